@@ -1,0 +1,1 @@
+"""Symbolic (SymPy) re-derivations of every claim of the GCUL paper."""
