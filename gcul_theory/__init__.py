@@ -1,0 +1,63 @@
+r"""The mathematics of GCUL, as numbers: closed forms, bounds and estimators of their inputs.
+
+Every function broadcasts over NumPy arrays (scalars in, floats out), validates its inputs at
+the boundary and documents its edge cases. Equation labels refer to the GCUL paper
+(``shared/paper/gcul_paper.tex``).
+
+Selectivity (``subsec:selectivity_score``)
+    rejection_rate        ρ = ε r1 + (1-ε) r2
+    clean_error           ε_clean = ε(1-r1)/(1-ρ)
+    utility               U(λ) = ε - ε_clean - λρ
+    selectivity_score     S_GCUL, Eq. ``eq:selectivity_score``; S > λ ⟺ U(λ) > 0
+    empirical_lambda      λ*_EMP = (ε - ε_sel)/ρ
+
+Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)
+    gaussian_tail         ½ erfc(D/(2√2σ))
+    chernoff_tail         exp(-D²/(8σ²))
+
+Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
+``thm:gcul_effectiveness_sufficient_condition``, ``cor:attractor_properties``)
+    Geometry, estimate_geometry
+    capture_rate_bound    r̂1 for method "gaussian" | "union" | "chernoff"
+    contamination_rate_bound  r̂2
+    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2))
+    structural_existence_confidence  S_exist
+    feasibility_report    λ*_PRE, r̂1, r̂2, per-class table and a verdict, printable as text
+"""
+
+from ._bounds import (
+    METHODS,
+    capture_rate_bound,
+    contamination_rate_bound,
+    critical_lambda,
+    structural_existence_confidence,
+)
+from ._geometry import Geometry, estimate_geometry
+from ._report import FeasibilityReport, feasibility_report
+from ._selectivity import (
+    clean_error,
+    empirical_lambda,
+    rejection_rate,
+    selectivity_score,
+    utility,
+)
+from ._tails import chernoff_tail, gaussian_tail
+
+__all__ = [
+    "METHODS",
+    "FeasibilityReport",
+    "Geometry",
+    "capture_rate_bound",
+    "chernoff_tail",
+    "clean_error",
+    "contamination_rate_bound",
+    "critical_lambda",
+    "empirical_lambda",
+    "estimate_geometry",
+    "feasibility_report",
+    "gaussian_tail",
+    "rejection_rate",
+    "selectivity_score",
+    "structural_existence_confidence",
+    "utility",
+]

@@ -1,0 +1,92 @@
+"""Input validation shared by the public functions of :mod:`gcul_theory`.
+
+Validation happens once, at the public boundary; private helpers assume valid input.
+Every message names the argument, the allowed range and the offending value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__: list[str] = []
+
+
+def _interval(lower: float | None, upper: float | None, lower_open: bool, upper_open: bool) -> str:
+    left = "(" if lower_open or lower is None else "["
+    right = ")" if upper_open or upper is None else "]"
+    lo = "-inf" if lower is None else f"{lower:g}"
+    hi = "inf" if upper is None else f"{upper:g}"
+    return f"{left}{lo}, {hi}{right}"
+
+
+def as_float_array(
+    value: Any,
+    name: str,
+    *,
+    lower: float | None = None,
+    upper: float | None = None,
+    lower_open: bool = False,
+    upper_open: bool = False,
+) -> np.ndarray:
+    """Return ``value`` as a float64 array after checking type, finiteness and range.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not real-valued numeric data (strings, objects, complex, None).
+    ValueError
+        If any element is NaN or infinite, or lies outside the interval.
+    """
+    if value is None or isinstance(value, str | bytes):
+        raise TypeError(f"{name} must be a real number or array of real numbers; got {value!r}")
+    try:
+        array = np.asarray(value)
+    except Exception as exc:  # pragma: no cover - exotic array-likes
+        raise TypeError(f"{name} must be array-like of real numbers; got {value!r}") from exc
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(
+            f"{name} must be a real number or array of real numbers; got dtype {array.dtype}"
+        )
+    array = array.astype(np.float64, copy=False)
+    finite = np.isfinite(array)
+    if not finite.all():
+        bad = array[~finite].flat[0]
+        raise ValueError(f"{name} must be finite (no NaN or inf); got {bad!r}")
+    interval = _interval(lower, upper, lower_open, upper_open)
+    outside = np.zeros(array.shape, dtype=bool)
+    if lower is not None:
+        outside |= (array <= lower) if lower_open else (array < lower)
+    if upper is not None:
+        outside |= (array >= upper) if upper_open else (array > upper)
+    if outside.any():
+        bad = array[outside].flat[0]
+        raise ValueError(f"{name} must lie in {interval}; got {bad!r}")
+    return array
+
+
+def broadcast(*arrays: np.ndarray, names: tuple[str, ...]) -> list[np.ndarray]:
+    """Broadcast arrays against each other, naming the arguments if their shapes clash."""
+    try:
+        return list(np.broadcast_arrays(*arrays))
+    except ValueError as exc:
+        shapes = ", ".join(f"{n}{a.shape}" for n, a in zip(names, arrays, strict=True))
+        raise ValueError(f"shapes do not broadcast: {shapes}") from exc
+
+
+def as_output(array: np.ndarray) -> float | np.ndarray:
+    """Scalars in, floats out: unwrap 0-d arrays to a Python float."""
+    array = np.asarray(array, dtype=np.float64)
+    return float(array) if array.ndim == 0 else array
+
+
+def check_method(method: Any, allowed: tuple[str, ...]) -> str:
+    """Validate a method name against ``allowed``."""
+    if not isinstance(method, str):
+        raise TypeError(f"method must be a string, one of {allowed}; got {method!r}")
+    if method not in allowed:
+        raise ValueError(f"method must be one of {allowed}; got {method!r}")
+    return method
