@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import erfc
+from scipy.special import erfc, erfcx
 
 from ._validation import as_float_array, as_output, broadcast
 
@@ -25,20 +25,64 @@ def _validate(D: ArrayLike, sigma: ArrayLike) -> list[np.ndarray]:
     return broadcast(D_a, sigma_a, names=("D", "sigma"))
 
 
+_SPLITTER = 134217729.0  # 2**27 + 1, Dekker's splitting constant for float64
+_LARGE_RATIO = 1e150  # beyond this D/σ the tails underflow to exactly 0
+_ERFC_DIRECT = 0.5  # below this x, erfc(x) is well conditioned and used as is
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Error-free product: ``a * b == p + e`` exactly (Dekker), for finite moderate inputs."""
+    p = a * b
+    c = _SPLITTER * a
+    a_hi = c - (c - a)
+    a_lo = a - a_hi
+    c = _SPLITTER * b
+    b_hi = c - (c - b)
+    b_lo = b - b_hi
+    e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    return p, e
+
+
+def _half_squared_ratio(
+    D: np.ndarray, sigma: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``a = D/σ`` and ``D²/(8σ²)`` as an unevaluated sum ``main + correction``.
+
+    The exponent ``x² = D²/(8σ²)`` reaches 450 at D/σ = 60, where one rounding of D/σ (relative
+    1.1e-16) would shift the tail by 2·450·1.1e-16 ≈ 1e-13 relative. Carrying the rounding
+    errors of D/σ and of its square (error-free transformations) keeps the tail to a few ulp.
+    ``main`` is an exact float (a float divided by 8) so ``exp(-main)`` rounds only once.
+    """
+    safe_sigma = np.where(sigma > 0.0, sigma, 1.0)
+    a = np.minimum(D / safe_sigma, _LARGE_RATIO)
+    p, e = _two_product(a, safe_sigma)
+    delta_a = ((D - p) - e) / safe_sigma  # D/σ = a + delta_a to about 2**-106 relative
+    square, square_error = _two_product(a, a)
+    main = square / 8.0
+    correction = (square_error + 2.0 * a * delta_a) / 8.0
+    return a, main, correction
+
+
 def _gaussian_tail(D: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     # x = D / (2√2 σ); σ = 0 with D > 0 is a point mass inside the boundary (x = ∞, tail 0);
     # D = 0 puts the boundary through the centre (x = 0, tail ½) whatever σ is.
-    x = np.full(np.broadcast(D, sigma).shape, np.inf)
-    np.divide(D, _TWO_SQRT_TWO * sigma, out=x, where=sigma > 0.0)
-    x = np.where(D == 0.0, 0.0, x)
-    return 0.5 * erfc(x)
+    D, sigma = np.broadcast_arrays(D, sigma)
+    a, main, correction = _half_squared_ratio(D, sigma)
+    x = a / _TWO_SQRT_TWO
+    with np.errstate(over="ignore", under="ignore"):
+        deep = 0.5 * erfcx(x) * np.exp(-main) * np.exp(-correction)
+    tail = np.where(x < _ERFC_DIRECT, 0.5 * erfc(x), deep)
+    tail = np.where(sigma > 0.0, tail, 0.0)
+    return np.where(D == 0.0, 0.5, tail)
 
 
 def _chernoff_tail(D: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    exponent = np.full(np.broadcast(D, sigma).shape, np.inf)
-    np.divide(D * D, 8.0 * sigma * sigma, out=exponent, where=sigma > 0.0)
-    exponent = np.where(D == 0.0, 0.0, exponent)
-    return np.exp(-exponent)
+    D, sigma = np.broadcast_arrays(D, sigma)
+    _, main, correction = _half_squared_ratio(D, sigma)
+    with np.errstate(over="ignore", under="ignore"):
+        tail = np.exp(-main) * np.exp(-correction)
+    tail = np.where(sigma > 0.0, tail, 0.0)
+    return np.where(D == 0.0, 1.0, tail)
 
 
 def gaussian_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
@@ -70,8 +114,10 @@ def gaussian_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
         = \frac12 \operatorname{erfc}\left(\frac{D}{2\sqrt2\,\sigma}\right)
         = \Phi\left(-\frac{D}{2\sigma}\right).
 
-    Computed with ``scipy.special.erfc``, never ``1 - erf``, so deep tails keep full relative
-    accuracy (``1 - erf`` is exactly 0 beyond :math:`D/\sigma \approx 17`).
+    Computed with ``scipy.special.erfc`` near the centre and as
+    :math:`\tfrac12\operatorname{erfcx}(x)\,e^{-x^2}` in the tail, with :math:`x^2` carried in
+    double-double arithmetic, never as ``1 - erf`` (exactly 0 beyond :math:`D/\sigma \approx 17`):
+    the relative error stays below 1e-13 up to :math:`D/\sigma = 60` (tested against mpmath).
     Edge cases: :math:`D = 0` gives :math:`\tfrac12` for every :math:`\sigma` (the boundary
     passes through the centre); :math:`\sigma = 0 < D` gives 0 (a point mass inside the cell).
     NaN, inf and negative inputs raise ``ValueError``.
