@@ -54,12 +54,15 @@ def _half_squared_ratio(
     ``main`` is an exact float (a float divided by 8) so ``exp(-main)`` rounds only once.
     """
     safe_sigma = np.where(sigma > 0.0, sigma, 1.0)
-    a = np.minimum(D / safe_sigma, _LARGE_RATIO)
-    p, e = _two_product(a, safe_sigma)
-    delta_a = ((D - p) - e) / safe_sigma  # D/σ = a + delta_a to about 2**-106 relative
-    square, square_error = _two_product(a, a)
-    main = square / 8.0
-    correction = (square_error + 2.0 * a * delta_a) / 8.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        ratio = D / safe_sigma
+        huge = ~(ratio < _LARGE_RATIO)  # the tails are exactly 0 there; skip the refinement
+        a = np.where(huge, _LARGE_RATIO, ratio)
+        p, e = _two_product(a, safe_sigma)
+        delta_a = ((D - p) - e) / safe_sigma  # D/σ = a + delta_a to about 2**-106 relative
+        square, square_error = _two_product(a, a)
+        main = square / 8.0
+        correction = np.where(huge, 0.0, (square_error + 2.0 * a * delta_a) / 8.0)
     return a, main, correction
 
 

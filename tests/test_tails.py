@@ -1,0 +1,107 @@
+"""Gaussian and Chernoff tails (gcul_theory._tails): accuracy, ordering, monotonicity, edges."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from gcul_theory import chernoff_tail, gaussian_tail
+
+positive = st.floats(min_value=1e-3, max_value=1e3, allow_nan=False)
+ratio = st.floats(min_value=0.0, max_value=60.0, allow_nan=False)
+
+
+def mp_gaussian_tail(D: float, sigma: float) -> float:
+    with mpmath.workdps(50):
+        D_, s_ = mpmath.mpf(D), mpmath.mpf(sigma)
+        return float(mpmath.erfc(D_ / (2 * mpmath.sqrt(2) * s_)) / 2)
+
+
+def mp_chernoff_tail(D: float, sigma: float) -> float:
+    with mpmath.workdps(50):
+        D_, s_ = mpmath.mpf(D), mpmath.mpf(sigma)
+        return float(mpmath.exp(-(D_**2) / (8 * s_**2)))
+
+
+# Pinned deep-tail values, from:
+#   import mpmath as mp; mp.mp.dps = 40
+#   mp.erfc(mp.mpf(D) / (2 * mp.sqrt(2))) / 2   for D = 3, 30, 60 (σ = 1)
+@pytest.mark.parametrize(
+    ("D", "expected"),
+    [
+        (3.0, 0.0668072012688580660044940409798860795229),
+        (30.0, 3.67096619931275088578608965533474348641e-51),
+        (60.0, 4.906713927148187059533809256580190471966e-198),
+    ],
+)
+def test_pinned_deep_tails(D, expected):
+    assert gaussian_tail(D, 1.0) == pytest.approx(expected, rel=1e-13)
+    # 1 - erf loses everything here: the reason the package uses erfc.
+    if D >= 30:
+        assert 0.5 * (1 - math.erf(D / (2 * math.sqrt(2)))) == 0.0
+
+
+@given(snr=ratio, sigma=positive)
+def test_gaussian_tail_matches_mpmath_to_1e13(snr, sigma):
+    D = snr * sigma
+    assert gaussian_tail(D, sigma) == pytest.approx(mp_gaussian_tail(D, sigma), rel=1e-13, abs=0)
+
+
+@given(snr=ratio, sigma=positive)
+def test_chernoff_tail_matches_mpmath_to_1e13(snr, sigma):
+    D = snr * sigma
+    assert chernoff_tail(D, sigma) == pytest.approx(mp_chernoff_tail(D, sigma), rel=1e-13, abs=0)
+
+
+@given(snr=st.floats(0.0, 30.0), sigma=positive)
+def test_gaussian_tail_is_normal_survival_at_half_distance(snr, sigma):
+    D = snr * sigma
+    assert gaussian_tail(D, sigma) == pytest.approx(norm.sf(D / (2 * sigma)), rel=1e-12, abs=1e-300)
+
+
+@given(D=st.floats(0.0, 1e3), sigma=st.floats(0.0, 1e3))
+def test_chernoff_dominates_gaussian_dominates_zero(D, sigma):
+    g = gaussian_tail(D, sigma)
+    assert 0.0 <= g <= 0.5
+    assert chernoff_tail(D, sigma) >= g
+
+
+@given(D=st.floats(0.0, 200.0), extra=st.floats(1e-3, 50.0), sigma=positive)
+def test_tails_decrease_in_distance(D, extra, sigma):
+    assert gaussian_tail(D + extra, sigma) <= gaussian_tail(D, sigma)
+    assert chernoff_tail(D + extra, sigma) <= chernoff_tail(D, sigma)
+
+
+@given(D=st.floats(1e-3, 200.0), sigma=positive, extra=st.floats(1e-3, 50.0))
+def test_tails_increase_in_spread(D, sigma, extra):
+    assert gaussian_tail(D, sigma + extra) >= gaussian_tail(D, sigma)
+    assert chernoff_tail(D, sigma + extra) >= chernoff_tail(D, sigma)
+
+
+def test_edge_cases():
+    assert gaussian_tail(0.0, 2.0) == 0.5
+    assert gaussian_tail(0.0, 0.0) == 0.5
+    assert gaussian_tail(1.0, 0.0) == 0.0
+    assert chernoff_tail(0.0, 2.0) == 1.0
+    assert chernoff_tail(0.0, 0.0) == 1.0
+    assert chernoff_tail(1.0, 0.0) == 0.0
+    assert gaussian_tail(1e308, 1e-308) == 0.0
+    out = gaussian_tail(np.array([0.0, 2.0, 4.0]), np.array([[1.0], [2.0]]))
+    assert out.shape == (2, 3)
+    assert out[1, 2] == gaussian_tail(4.0, 2.0)
+
+
+@pytest.mark.parametrize("func", [gaussian_tail, chernoff_tail])
+@pytest.mark.parametrize(
+    ("D", "sigma", "name"),
+    [(-1.0, 1.0, "D"), (1.0, -1.0, "sigma"), (np.nan, 1.0, "D"), (1.0, np.inf, "sigma")],
+)
+def test_bad_input_raises_naming_argument(func, D, sigma, name):
+    with pytest.raises(ValueError, match=name):
+        func(D, sigma)
