@@ -52,7 +52,9 @@ def test_factored_score_equals_printed_closed_form(eps, rates):
     r1, r2 = rates
     rho = eps * r1 + (1 - eps) * r2
     assume(0.01 < rho < 0.99)
-    assert selectivity_score(eps, r1, r2) == pytest.approx(paper_expanded_score(eps, r1, r2), rel=1e-9)
+    assert selectivity_score(eps, r1, r2) == pytest.approx(
+        paper_expanded_score(eps, r1, r2), rel=1e-9
+    )
 
 
 @given(eps=unit_open, rates=ordered_rates(), step=st.floats(1e-4, 1.0))
@@ -127,7 +129,11 @@ def test_broadcasting_and_scalar_output():
         (lambda: selectivity_score(np.nan, 0.5, 0.1), ValueError, ["eps", "finite", "nan"]),
         (lambda: selectivity_score(0.2, np.inf, 0.1), ValueError, ["r1", "finite"]),
         (lambda: selectivity_score("0.2", 0.5, 0.1), TypeError, ["eps"]),
-        (lambda: selectivity_score(0.2, [0.5, 0.6], [0.1, 0.2, 0.3]), ValueError, ["r1(2,)", "r2(3,)"]),
+        (
+            lambda: selectivity_score(0.2, [0.5, 0.6], [0.1, 0.2, 0.3]),
+            ValueError,
+            ["r1(2,)", "r2(3,)"],
+        ),
         (lambda: utility(1.0, 0.2, 0.5, 0.1), ValueError, ["lam", "[0, 1)"]),
         (lambda: utility(-0.1, 0.2, 0.5, 0.1), ValueError, ["lam"]),
         (lambda: empirical_lambda(0.2, 0.1, 1.2), ValueError, ["rejection_rate", "1.2"]),
