@@ -1,0 +1,380 @@
+"""Figures of the synthetic experiment: the phase transition of λ* (``fig:synthetic_dynamics``).
+
+Everything is drawn on :class:`matplotlib.figure.Figure` objects, never through ``pyplot``: a
+script or a CLI can save figures without a display and without touching the user's backend, and
+``show()`` is never called.  A plotting function takes an ``ax`` (or makes a single-column figure,
+3.4 in wide, 8 pt text) and returns a small dataclass holding the Axes and the artists it drew.
+
+Colours are Okabe–Ito (colour-blind safe); the curves also differ by line style, so the figure
+reads in greyscale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+
+from simulations.report import (
+    LAMBDA_TARGET,
+    Results,
+    _check_lam,
+    _check_methods,
+    _columns,
+    _noise_key,
+    violation_masks,
+)
+
+__all__ = [
+    "AccuracyPlot",
+    "PhaseTransitionPlot",
+    "SeedSummary",
+    "plot_accuracy",
+    "plot_phase_transition",
+    "save_figure",
+    "summarize_across_seeds",
+]
+
+#: Okabe & Ito (2008) colour-blind-safe palette.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+
+FONT_SIZE = 8
+SINGLE_COLUMN_SIZE = (3.4, 2.6)  # inches: one column of a two-column paper
+_LINE_WIDTH = 2.0
+_BAND_ALPHA = 0.22
+_SAVE_FORMATS = ("png", "pdf")
+_KNOWN_SUFFIXES = {"png", "pdf", "svg", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp"}
+
+_PRE_LABEL = r"$\lambda^*_{\mathrm{PRE}}$"
+_EMP_LABEL = r"$\lambda^*_{\mathrm{EMP}}$"
+_METHOD_NAMES = {"gaussian": "Gaussian", "union": "union", "chernoff": "Chernoff"}
+
+
+# --------------------------------------------------------------------------------------------
+# Aggregation
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeedSummary:
+    """Across-seed statistics of one column at each noise level (arrays of equal length)."""
+
+    noise: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray  # minimum over seeds
+    high: np.ndarray  # maximum over seeds
+    n_seeds: np.ndarray  # seeds present at each level
+
+
+def summarize_across_seeds(results: Results, column: str) -> SeedSummary:
+    """Mean, minimum and maximum of ``column`` over seeds at each noise level, sorted by σ.
+
+    Examples
+    --------
+    >>> rows = [{"seed": s, "noise": n, "lambda_emp": v}
+    ...         for s, n, v in [(10, 0.0, 0.8), (11, 0.0, 0.6), (10, 0.4, 0.5)]]
+    >>> summary = summarize_across_seeds(rows, "lambda_emp")
+    >>> summary.noise.tolist(), summary.mean.round(2).tolist(), summary.n_seeds.tolist()
+    ([0.0, 0.4], [0.7, 0.5], [2, 1])
+    """
+    cols = _columns(results, ("seed", "noise", column), f"the across-seed summary of {column!r}")
+    keys = _noise_key(cols["noise"])
+    levels, inverse = np.unique(keys, return_inverse=True)
+    values = cols[column]
+    mean = np.array([values[inverse == k].mean() for k in range(len(levels))])
+    low = np.array([values[inverse == k].min() for k in range(len(levels))])
+    high = np.array([values[inverse == k].max() for k in range(len(levels))])
+    n_seeds = np.array([len(np.unique(cols["seed"][inverse == k])) for k in range(len(levels))])
+    return SeedSummary(noise=levels, mean=mean, low=low, high=high, n_seeds=n_seeds)
+
+
+# --------------------------------------------------------------------------------------------
+# Saving
+# --------------------------------------------------------------------------------------------
+
+
+def save_figure(
+    fig: Figure,
+    path: str | Path,
+    *,
+    formats: Sequence[str] = _SAVE_FORMATS,
+    dpi: int = 200,
+) -> list[Path]:
+    """Save ``fig`` and return the paths written.
+
+    If ``path`` ends in an image suffix (``.png``, ``.pdf``, ``.svg``, ...), write that one file;
+    otherwise treat it as a stem and write ``stem.png`` and ``stem.pdf`` (or ``formats``).
+    Raster output uses ``dpi`` (200); PDF embeds TrueType fonts (``pdf.fonttype`` 42, as journals
+    ask) and carries no creation date, so re-saving an unchanged figure gives the same file.
+    Parent directories are created.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in _KNOWN_SUFFIXES:
+        targets = [path]
+    else:
+        if isinstance(formats, str) or not formats:
+            raise ValueError(f"formats must be a non-empty sequence of suffixes; got {formats!r}")
+        for fmt in formats:
+            if fmt.lower().lstrip(".") not in _KNOWN_SUFFIXES:
+                raise ValueError(
+                    f"unknown figure format {fmt!r}; allowed: {sorted(_KNOWN_SUFFIXES)}"
+                )
+        targets = [path.with_name(f"{path.name}.{fmt.lower().lstrip('.')}") for fmt in formats]
+    written = []
+    for target in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fmt = target.suffix.lower().lstrip(".")
+        metadata = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(fmt)
+        with matplotlib.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.hashsalt": "gcul"}):
+            fig.savefig(target, dpi=dpi, metadata=metadata)
+        written.append(target)
+    return written
+
+
+def _new_axes(ax: Axes | None) -> Axes:
+    if ax is not None:
+        if not isinstance(ax, Axes):
+            raise TypeError(f"ax must be a matplotlib Axes; got {type(ax).__name__}")
+        return ax
+    fig = Figure(figsize=SINGLE_COLUMN_SIZE, layout="constrained")
+    return fig.add_subplot()
+
+
+def _style_axes(ax: Axes) -> None:
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=8, steps=[1, 2, 4, 5, 10]))
+    ax.tick_params(labelsize=FONT_SIZE, width=0.8, length=3)
+    ax.grid(True, axis="both", color="0.85", linewidth=0.5)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+# --------------------------------------------------------------------------------------------
+# The phase transition of λ*
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PhaseTransitionPlot:
+    """What :func:`plot_phase_transition` drew."""
+
+    ax: Axes
+    pre: Line2D  # mean λ*_PRE over seeds
+    emp: Line2D  # mean λ*_EMP over seeds
+    pre_band: PolyCollection  # min–max of λ*_PRE over seeds
+    emp_band: PolyCollection  # min–max of λ*_EMP over seeds
+    target: Line2D  # horizontal line at λ
+    type_i: Line2D  # markers at (σ, λ*_EMP) of the Type-I cells
+    type_ii: Line2D  # markers at (σ, λ*_EMP) of the Type-II cells
+    legend: Legend
+    paths: list[Path] = field(default_factory=list)
+
+    @property
+    def figure(self) -> Figure:
+        return self.ax.figure
+
+
+def plot_phase_transition(
+    results: Results,
+    path: str | Path | None = None,
+    *,
+    lam: float = LAMBDA_TARGET,
+    method: str = "union",
+    ax: Axes | None = None,
+) -> PhaseTransitionPlot:
+    """Plot λ*_PRE and λ*_EMP against the noise level σ (the paper's ``fig:synthetic_dynamics``).
+
+    Two lines, the across-seed means of λ*_PRE (bound ``method``; solid, blue) and λ*_EMP
+    (dashed, vermillion), each with a shaded band from the minimum to the maximum over seeds; the
+    target λ as a dotted black line; and every violating (seed, σ) cell marked at its own
+    (σ, λ*_EMP): Type-I (λ*_PRE < λ ≤ λ*_EMP) as open circles, Type-II (λ*_EMP < λ ≤ λ*_PRE) as
+    crosses, with their counts in the legend.
+
+    Parameters
+    ----------
+    results : list of dict or dict of arrays
+        The sweep's cells; needs ``seed``, ``noise``, ``lambda_emp`` and ``lambda_pre_<method>``.
+    path : str or Path, optional
+        Where to save: a file name with a suffix, or a stem for ``stem.png`` and ``stem.pdf``
+        (see :func:`save_figure`).  The paths written are in the result's ``paths``.
+    lam : float, default 0.15
+        The target rejection cost λ.
+    method : {"union", "gaussian", "chernoff"}
+        The bound on r1 behind λ*_PRE; ``"union"`` is the paper's.
+    ax : Axes, optional
+        Draw here; otherwise a new single-column figure (3.4 x 2.6 in) is made without pyplot.
+
+    Returns
+    -------
+    PhaseTransitionPlot
+        The Axes and the artists drawn; never calls ``show()``.
+    """
+    lam = _check_lam(lam)
+    (method,) = _check_methods((method,))
+    pre_column = f"lambda_pre_{method}"
+    cols = _columns(
+        results, ("seed", "noise", "lambda_emp", pre_column), "the phase-transition plot"
+    )
+    pre = summarize_across_seeds(cols, pre_column)
+    emp = summarize_across_seeds(cols, "lambda_emp")
+    type_i, type_ii = violation_masks(cols, lam, method)
+    n_seeds = len(np.unique(cols["seed"]))
+
+    ax = _new_axes(ax)
+    _style_axes(ax)
+    blue, vermillion = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
+    pre_band = ax.fill_between(
+        pre.noise, pre.low, pre.high, color=blue, alpha=_BAND_ALPHA, linewidth=0, zorder=1
+    )
+    emp_band = ax.fill_between(
+        emp.noise, emp.low, emp.high, color=vermillion, alpha=_BAND_ALPHA, linewidth=0, zorder=1
+    )
+    target = ax.axhline(lam, color=OKABE_ITO["black"], linestyle=":", linewidth=1.3, zorder=2)
+    (pre_line,) = ax.plot(
+        pre.noise, pre.mean, color=blue, linestyle="-", linewidth=_LINE_WIDTH, zorder=3
+    )
+    (emp_line,) = ax.plot(
+        emp.noise, emp.mean, color=vermillion, linestyle=(0, (4, 1.5)), linewidth=_LINE_WIDTH,
+        zorder=3,
+    )  # fmt: skip
+    (type_i_markers,) = ax.plot(
+        cols["noise"][type_i], cols["lambda_emp"][type_i], linestyle="none", marker="o",
+        markersize=3.5, markerfacecolor="none", markeredgecolor=OKABE_ITO["black"],
+        markeredgewidth=0.8, zorder=4,
+    )  # fmt: skip
+    (type_ii_markers,) = ax.plot(
+        cols["noise"][type_ii], cols["lambda_emp"][type_ii], linestyle="none", marker="x",
+        markersize=4, markeredgecolor=OKABE_ITO["purple"], markeredgewidth=1.2, zorder=4,
+    )  # fmt: skip
+
+    lo, hi = float(cols["noise"].min()), float(cols["noise"].max())
+    pad = 0.015 * (hi - lo) if hi > lo else 0.5
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.margins(y=0.04)
+    ax.set_xlabel(r"Noise level $\sigma_{\mathrm{noise}}$", fontsize=FONT_SIZE)
+    ax.set_ylabel(r"Critical rejection cost $\lambda^*$", fontsize=FONT_SIZE)
+
+    seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
+    legend = ax.legend(
+        [(pre_band, pre_line), (emp_band, emp_line), target, type_i_markers, type_ii_markers],
+        [
+            f"{_PRE_LABEL} ({_METHOD_NAMES[method]})",
+            _EMP_LABEL,
+            rf"$\lambda_{{\mathrm{{target}}}} = {lam:g}$",
+            f"Type-I violation ({int(type_i.sum())})",
+            f"Type-II violation ({int(type_ii.sum())})",
+        ],
+        title=f"mean of {seeds}\nband: min–max",
+        loc="upper right",
+        fontsize=FONT_SIZE,
+        title_fontsize=FONT_SIZE,
+        frameon=True,
+        framealpha=0.9,
+        edgecolor="none",
+        handlelength=2.2,
+        handletextpad=0.5,
+        labelspacing=0.25,
+        borderpad=0.3,
+        borderaxespad=0.2,
+        alignment="left",
+    )
+    drawn = PhaseTransitionPlot(
+        ax=ax,
+        pre=pre_line,
+        emp=emp_line,
+        pre_band=pre_band,
+        emp_band=emp_band,
+        target=target,
+        type_i=type_i_markers,
+        type_ii=type_ii_markers,
+        legend=legend,
+    )
+    if path is not None:
+        drawn.paths = save_figure(ax.figure, path)
+    return drawn
+
+
+# --------------------------------------------------------------------------------------------
+# Accuracy and rejection rate
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class AccuracyPlot:
+    """What :func:`plot_accuracy` drew (lines of across-seed means, in percent)."""
+
+    ax: Axes
+    base: Line2D
+    selective: Line2D
+    rejection: Line2D
+    legend: Legend
+    paths: list[Path] = field(default_factory=list)
+
+
+def plot_accuracy(
+    results: Results, path: str | Path | None = None, *, ax: Axes | None = None
+) -> AccuracyPlot:
+    """Base accuracy, selective accuracy and rejection rate (across-seed means, %) against σ.
+
+    A companion panel to :func:`plot_phase_transition`: the selective gain closes as σ grows
+    while the rejection rate stays near the confusion share.  Saves to ``path`` like
+    :func:`save_figure` when given; never calls ``show()``.
+    """
+    cols = _columns(
+        results,
+        ("seed", "noise", "base_acc", "selective_acc", "rejection_rate"),
+        "the accuracy plot",
+    )
+    ax = _new_axes(ax)
+    _style_axes(ax)
+    styles = {
+        "base_acc": ("Base accuracy", OKABE_ITO["black"], "-"),
+        "selective_acc": ("Selective accuracy", OKABE_ITO["green"], (0, (4, 1.5))),
+        "rejection_rate": ("Rejection rate", OKABE_ITO["purple"], (0, (1, 1.2))),
+    }
+    lines = {}
+    for column, (label, colour, style) in styles.items():
+        summary = summarize_across_seeds(cols, column)
+        (lines[column],) = ax.plot(
+            summary.noise, 100 * summary.mean, color=colour, linestyle=style,
+            linewidth=_LINE_WIDTH, label=label,
+        )  # fmt: skip
+    lo, hi = float(cols["noise"].min()), float(cols["noise"].max())
+    pad = 0.015 * (hi - lo) if hi > lo else 0.5
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.set_ylim(0, 102)
+    ax.set_xlabel(r"Noise level $\sigma_{\mathrm{noise}}$", fontsize=FONT_SIZE)
+    ax.set_ylabel("Test set (%)", fontsize=FONT_SIZE)
+    legend = ax.legend(
+        loc="best", fontsize=FONT_SIZE, framealpha=0.9, edgecolor="none",
+        handlelength=2.6,
+    )  # fmt: skip
+    drawn = AccuracyPlot(
+        ax=ax,
+        base=lines["base_acc"],
+        selective=lines["selective_acc"],
+        rejection=lines["rejection_rate"],
+        legend=legend,
+    )
+    if path is not None:
+        drawn.paths = save_figure(ax.figure, path)
+    return drawn

@@ -1,0 +1,899 @@
+"""Tables of the synthetic experiment: the violation analysis and the per-seed table.
+
+The sweep gives one row per (seed, noise) cell.  This module turns those rows into
+
+- the violation analysis of the paper's ``tab:violation_analysis``, one block per bound on r1
+  (``"gaussian"``, ``"union"``, ``"chernoff"``) so the three λ*_PRE predictors can be compared,
+  with the paper's reported counts beside the union block (the paper's bound,
+  ``thm:r1_rigorous``);
+- the per-level table of one seed, the paper's ``tab:synthetic_gcul`` (seed 16),
+
+and writes each as CSV (machine-readable, full precision, fractions), Markdown (pipe table) and
+LaTeX (booktabs, a ``table`` float with caption and label; needs ``\\usepackage{booktabs}``).
+
+Definitions (DESIGN.md), with λ the target rejection cost (0.15 by default):
+
+- Type-I (conservative error): λ*_PRE < λ and λ*_EMP ≥ λ;
+- Type-II (unsafe error): λ*_PRE ≥ λ and λ*_EMP < λ;
+- Overall = Type-I + Type-II.
+
+A cell with λ*_PRE == λ counts as "predicted feasible", one with λ*_EMP == λ as "empirically
+effective", exactly as the inequalities read.
+
+Input: a list of dicts (one per cell, the sweep's rows) or a mapping of column name to an array
+of equal length (e.g. a dict of NumPy arrays, or anything with ``keys()`` and ``[name]``).  Only
+the columns a table needs are required; values may be numbers or numeric strings (as read back
+from ``results.csv``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "LAMBDA_TARGET",
+    "METHODS",
+    "PAPER_VIOLATIONS",
+    "SeedTable",
+    "SeedTableRow",
+    "ViolationCount",
+    "ViolationTable",
+    "format_seed_table_csv",
+    "format_seed_table_latex",
+    "format_seed_table_markdown",
+    "format_violations_csv",
+    "format_violations_latex",
+    "format_violations_markdown",
+    "format_violations_text",
+    "seed_table",
+    "violation_masks",
+    "violation_table",
+    "write_seed_table",
+    "write_violations",
+]
+
+#: A sweep result: rows (one mapping per cell) or columns (name -> equal-length array).
+Results = Sequence[Mapping[str, Any]] | Mapping[str, Any]
+
+LAMBDA_TARGET = 0.15
+METHODS = ("gaussian", "union", "chernoff")
+KINDS = ("type_i", "type_ii", "overall")
+
+_METHOD_LABELS = {"gaussian": "Gaussian", "union": "Union", "chernoff": "Chernoff"}
+_KIND_LABELS = {"type_i": "Type-I", "type_ii": "Type-II", "overall": "Overall"}
+
+#: What the paper reports in ``tab:violation_analysis`` (λ = 0.15, union bound, 41 levels x 10
+#: seeds): kind -> (count, total).  Shown for reference beside the union block only.
+PAPER_VIOLATIONS = {"type_i": (25, 410), "type_ii": (0, 410), "overall": (25, 410)}
+_PAPER_METHOD = "union"
+_PAPER_LAMBDA = 0.15
+
+_FRACTION_COLUMNS = ("base_acc", "selective_acc", "rejection_rate")
+
+
+# --------------------------------------------------------------------------------------------
+# Input handling (validation happens here, once)
+# --------------------------------------------------------------------------------------------
+
+
+def _materialize(results: Results) -> Results:
+    """A mapping of columns as is; any other iterable of rows as a list (one pass only)."""
+    if isinstance(results, (str, bytes)):
+        raise TypeError(
+            f"results must be a list of row dicts or a dict of columns; got {results!r}"
+        )
+    if hasattr(results, "keys") and not isinstance(results, Sequence):
+        return results
+    try:
+        return list(results)
+    except TypeError:
+        raise TypeError(
+            "results must be a list of row dicts or a dict of columns; "
+            f"got {type(results).__name__}"
+        ) from None
+
+
+def _columns(results: Results, needed: Sequence[str], purpose: str) -> dict[str, np.ndarray]:
+    """Return the ``needed`` columns of ``results`` as float arrays, validated.
+
+    Raises ``ValueError`` naming the missing column, the empty input or the non-finite cell.
+    """
+    results = _materialize(results)
+    if isinstance(results, list):
+        for i, row in enumerate(results):
+            if not isinstance(row, Mapping):
+                raise TypeError(f"results row {i} must be a mapping; got {type(row).__name__}")
+            missing = [name for name in needed if name not in row]
+            if missing:
+                raise ValueError(
+                    f"results row {i} is missing column(s) {', '.join(map(repr, missing))} "
+                    f"needed for {purpose}"
+                )
+        raw = {name: np.asarray([row[name] for row in results]) for name in needed}
+    else:
+        present = set(results.keys())
+        missing = [name for name in needed if name not in present]
+        if missing:
+            raise ValueError(
+                f"results is missing column(s) {', '.join(map(repr, missing))} needed for "
+                f"{purpose}; present: {', '.join(sorted(map(str, present)))}"
+            )
+        raw = {name: np.asarray(results[name]).ravel() for name in needed}
+        lengths = {name: len(col) for name, col in raw.items()}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"results columns have different lengths: {lengths}")
+    n = len(next(iter(raw.values()))) if raw else 0
+    if n == 0:
+        raise ValueError(f"results is empty: {purpose} needs at least one (seed, noise) cell")
+    columns: dict[str, np.ndarray] = {}
+    for name, col in raw.items():
+        try:
+            values = col.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError(f"results column {name!r} is not numeric: {col[:5]!r}...") from None
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise ValueError(
+                f"results column {name!r} has a non-finite value {float(values[bad[0]])!r} "
+                f"(row {bad[0]}); {purpose} needs finite values"
+            )
+        columns[name] = values
+    if "seed" in columns and np.any(columns["seed"] != np.round(columns["seed"])):
+        i = int(np.flatnonzero(columns["seed"] != np.round(columns["seed"]))[0])
+        raise ValueError(
+            f"results column 'seed' must hold integers; got {float(columns['seed'][i])} (row {i})"
+        )
+    if "noise" in columns and np.any(columns["noise"] < 0):
+        i = int(np.flatnonzero(columns["noise"] < 0)[0])
+        raise ValueError(
+            f"results column 'noise' must be >= 0; got {float(columns['noise'][i])} (row {i})"
+        )
+    return columns
+
+
+def _has_column(results: Results, name: str) -> bool:
+    """Whether every row (or the mapping of columns) has ``name``; ``results`` is materialized."""
+    if isinstance(results, list):
+        return all(isinstance(row, Mapping) and name in row for row in results)
+    return name in results.keys()
+
+
+def _check_lam(lam: float) -> float:
+    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)):
+        raise TypeError(f"lam must be a real number; got {lam!r}")
+    lam = float(lam)
+    if not math.isfinite(lam) or lam < 0:
+        raise ValueError(f"lam (the target rejection cost λ) must be finite and >= 0; got {lam}")
+    return lam
+
+
+def _check_methods(methods: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(methods, str):
+        methods = (methods,)
+    methods = tuple(methods)
+    if not methods:
+        raise ValueError(f"methods must name at least one of {METHODS}")
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"unknown method {m!r}; allowed: {', '.join(METHODS)}")
+    if len(set(methods)) != len(methods):
+        raise ValueError(f"methods has duplicates: {methods}")
+    return methods
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _noise_key(noise: np.ndarray) -> np.ndarray:
+    """Noise values rounded so that 0.4*3 and 1.2 are the same level."""
+    return np.round(noise, 9)
+
+
+# --------------------------------------------------------------------------------------------
+# Violation analysis
+# --------------------------------------------------------------------------------------------
+
+
+def violation_masks(
+    results: Results, lam: float = LAMBDA_TARGET, method: str = "union"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean masks of the Type-I and Type-II cells, in the order of ``results``.
+
+    Type-I: ``lambda_pre_<method> < lam <= lambda_emp``;
+    Type-II: ``lambda_emp < lam <= lambda_pre_<method>``.
+
+    Examples
+    --------
+    >>> rows = [{"lambda_pre_union": 0.10, "lambda_emp": 0.20},
+    ...         {"lambda_pre_union": 0.15, "lambda_emp": 0.14},
+    ...         {"lambda_pre_union": 0.50, "lambda_emp": 0.40}]
+    >>> type_i, type_ii = violation_masks(rows, lam=0.15, method="union")
+    >>> type_i.tolist(), type_ii.tolist()
+    ([True, False, False], [False, True, False])
+    """
+    lam = _check_lam(lam)
+    (method,) = _check_methods((method,))
+    pre_name = f"lambda_pre_{method}"
+    cols = _columns(results, (pre_name, "lambda_emp"), "the violation analysis")
+    pre, emp = cols[pre_name], cols["lambda_emp"]
+    predicted_feasible = pre >= lam
+    effective = emp >= lam
+    return (~predicted_feasible & effective), (predicted_feasible & ~effective)
+
+
+@dataclass(frozen=True)
+class ViolationCount:
+    """One line of the violation table: ``count`` of ``total`` cells are of type ``kind``.
+
+    ``paper_count``/``paper_total`` hold the paper's reported numbers (union bound, λ = 0.15)
+    and are ``None`` for the other bounds.
+    """
+
+    method: str
+    kind: str
+    count: int
+    total: int
+    paper_count: int | None = None
+    paper_total: int | None = None
+
+    @property
+    def rate(self) -> float:
+        """``count / total``, a fraction in [0, 1]."""
+        return self.count / self.total
+
+    @property
+    def paper_rate(self) -> float | None:
+        """The paper's rate as a fraction, or ``None``."""
+        if self.paper_count is None or self.paper_total is None:
+            return None
+        return self.paper_count / self.paper_total
+
+
+@dataclass(frozen=True)
+class ViolationTable:
+    """The violation analysis: for each method, Type-I, Type-II and Overall counts.
+
+    Index it as ``table["union", "type_i"]``; iterate it to get the :class:`ViolationCount`
+    entries, method by method, in the order Type-I, Type-II, Overall.
+    """
+
+    lam: float
+    methods: tuple[str, ...]
+    total: int
+    n_seeds: int
+    n_levels: int
+    entries: tuple[ViolationCount, ...]
+
+    def __getitem__(self, key: tuple[str, str]) -> ViolationCount:
+        method, kind = key
+        for entry in self.entries:
+            if entry.method == method and entry.kind == kind:
+                return entry
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[ViolationCount]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def describe_runs(self) -> str:
+        """``"410 runs (41 noise levels × 10 seeds)"``, or ``"N runs"`` off a full grid."""
+        runs = _plural(self.total, "run")
+        if self.n_seeds * self.n_levels == self.total:
+            levels = _plural(self.n_levels, "noise level")
+            return f"{runs} ({levels} × {_plural(self.n_seeds, 'seed')})"
+        return runs
+
+    @property
+    def has_paper_reference(self) -> bool:
+        return any(e.paper_count is not None for e in self.entries)
+
+
+def violation_table(
+    results: Results, lam: float = LAMBDA_TARGET, methods: Sequence[str] = METHODS
+) -> ViolationTable:
+    """Count Type-I, Type-II and overall violations of each λ*_PRE predictor.
+
+    Parameters
+    ----------
+    results : list of dict or dict of arrays
+        The sweep's cells; needs ``seed``, ``noise``, ``lambda_emp`` and
+        ``lambda_pre_<method>`` for each method.
+    lam : float, default 0.15
+        The target rejection cost λ.
+    methods : sequence of {"gaussian", "union", "chernoff"}
+        The bounds on r1 whose λ*_PRE is assessed, one block each, in this order.
+
+    Returns
+    -------
+    ViolationTable
+        The paper's ``tab:violation_analysis`` per method.  When ``lam`` is 0.15 the union
+        block carries the paper's reported counts (25/410 Type-I, 0/410 Type-II) for reference.
+
+    Examples
+    --------
+    >>> rows = [{"seed": 10, "noise": 0.0, "lambda_emp": 0.8, "lambda_pre_union": 0.9},
+    ...         {"seed": 10, "noise": 8.0, "lambda_emp": 0.2, "lambda_pre_union": 0.1}]
+    >>> table = violation_table(rows, methods=("union",))
+    >>> table["union", "type_i"].count, table["union", "overall"].total
+    (1, 2)
+    """
+    lam = _check_lam(lam)
+    methods = _check_methods(methods)
+    needed = ("seed", "noise", "lambda_emp", *(f"lambda_pre_{m}" for m in methods))
+    cols = _columns(results, needed, "the violation analysis")
+    total = len(cols["seed"])
+    with_paper = math.isclose(lam, _PAPER_LAMBDA)
+    entries = []
+    for method in methods:
+        type_i, type_ii = violation_masks(cols, lam, method)
+        counts = {
+            "type_i": int(type_i.sum()),
+            "type_ii": int(type_ii.sum()),
+            "overall": int(type_i.sum() + type_ii.sum()),
+        }
+        for kind in KINDS:
+            paper = PAPER_VIOLATIONS[kind] if with_paper and method == _PAPER_METHOD else None
+            entries.append(
+                ViolationCount(
+                    method=method,
+                    kind=kind,
+                    count=counts[kind],
+                    total=total,
+                    paper_count=None if paper is None else paper[0],
+                    paper_total=None if paper is None else paper[1],
+                )
+            )
+    return ViolationTable(
+        lam=lam,
+        methods=methods,
+        total=total,
+        n_seeds=len(np.unique(cols["seed"])),
+        n_levels=len(np.unique(_noise_key(cols["noise"]))),
+        entries=tuple(entries),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Per-seed table
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeedTableRow:
+    """One noise level of one seed; accuracies and rates are fractions in [0, 1]."""
+
+    noise: float
+    base_acc: float
+    selective_acc: float
+    rejection_rate: float
+    lambda_pre_union: float
+    lambda_emp: float
+    lambda_pre_gaussian: float
+    lambda_pre_chernoff: float
+    level: int | None = None
+
+
+@dataclass(frozen=True)
+class SeedTable:
+    """The per-level results of one seed, sorted by noise (the paper's ``tab:synthetic_gcul``)."""
+
+    seed: int
+    rows: tuple[SeedTableRow, ...]
+
+    def __iter__(self) -> Iterator[SeedTableRow]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+_SEED_VALUE_COLUMNS = (
+    "noise",
+    "base_acc",
+    "selective_acc",
+    "rejection_rate",
+    "lambda_pre_union",
+    "lambda_emp",
+    "lambda_pre_gaussian",
+    "lambda_pre_chernoff",
+)
+
+
+def seed_table(results: Results, seed: int = 16) -> SeedTable:
+    """The rows of one seed, one per noise level, sorted by σ.
+
+    Parameters
+    ----------
+    results : list of dict or dict of arrays
+        The sweep's cells; needs ``seed``, ``noise``, ``base_acc``, ``selective_acc``,
+        ``rejection_rate`` (fractions in [0, 1]), ``lambda_emp`` and the three
+        ``lambda_pre_*`` columns.  A ``level`` column is carried along when present.
+    seed : int, default 16
+        The seed to tabulate (the paper's appendix shows seed 16).
+
+    Raises
+    ------
+    ValueError
+        If a column is missing, the seed is absent, a noise level appears twice for the seed,
+        or an accuracy/rate is outside [0, 1] (e.g. given in percent).
+
+    Examples
+    --------
+    >>> rows = [dict(seed=16, noise=s, base_acc=0.9, selective_acc=1.0, rejection_rate=0.2,
+    ...              lambda_emp=0.8, lambda_pre_gaussian=0.9, lambda_pre_union=0.9,
+    ...              lambda_pre_chernoff=0.5) for s in (0.4, 0.0)]
+    >>> [row.noise for row in seed_table(rows, seed=16)]
+    [0.0, 0.4]
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer; got {seed!r}")
+    results = _materialize(results)
+    with_level = _has_column(results, "level")
+    needed = ("seed", *_SEED_VALUE_COLUMNS, *(("level",) if with_level else ()))
+    cols = _columns(results, needed, "the per-seed table")
+    mine = cols["seed"] == seed
+    if not mine.any():
+        present = ", ".join(str(int(s)) for s in np.unique(cols["seed"]))
+        raise ValueError(f"seed {seed} is absent from results; seeds present: {present}")
+    for name in _FRACTION_COLUMNS:
+        values = cols[name][mine]
+        bad = np.flatnonzero((values < 0) | (values > 1))
+        if bad.size:
+            raise ValueError(
+                f"results column {name!r} must be a fraction in [0, 1]; got {float(values[bad[0]])} "
+                f"for seed {seed} (percent instead of a fraction?)"
+            )
+    order = np.argsort(cols["noise"][mine], kind="stable")
+    picked = {name: col[mine][order] for name, col in cols.items()}
+    keys = _noise_key(picked["noise"])
+    if len(np.unique(keys)) != len(keys):
+        dup = keys[np.flatnonzero(np.diff(keys) == 0)[0]]
+        raise ValueError(f"seed {seed} has more than one row at noise {dup}")
+    rows = tuple(
+        SeedTableRow(
+            **{name: float(picked[name][i]) for name in _SEED_VALUE_COLUMNS},
+            level=int(picked["level"][i]) if with_level else None,
+        )
+        for i in range(len(keys))
+    )
+    return SeedTable(seed=int(seed), rows=rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _fmt_fixed(x: float, digits: int = 2) -> str:
+    """Fixed-point with no ``-0.00``."""
+    s = f"{x:.{digits}f}"
+    if s.startswith("-") and float(s) == 0:
+        s = s[1:]
+    return s
+
+
+def _fmt_noise(x: float) -> str:
+    """0.0, 0.4, 1.2, 0.25: at least one decimal, at most three."""
+    s = f"{x:.3f}".rstrip("0")
+    return s + "0" if s.endswith(".") else s
+
+
+def _fmt_pct(fraction: float) -> str:
+    return _fmt_fixed(100 * fraction, 2)
+
+
+def _latex_number(s: str) -> str:
+    """A formatted number for a LaTeX text cell: a true minus sign."""
+    return f"$-${s[1:]}" if s.startswith("-") else s
+
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "%": r"\%",
+    "_": r"\_",
+    "&": r"\&",
+    "#": r"\#",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def _markdown_table(header: Sequence[str], align: str, body: Sequence[Sequence[str]]) -> str:
+    """A pipe table; ``align`` has one of ``l``/``r``/``c`` per column."""
+    rule = {"l": ":---", "r": "---:", "c": ":---:"}
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return "\n".join(lines) + "\n"
+
+
+def _csv_text(header: Sequence[str], body: Sequence[Sequence[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(body)
+    return buffer.getvalue()
+
+
+def _csv_float(x: float | None) -> str:
+    return "" if x is None else repr(float(x))
+
+
+def _csv_int(x: int | None) -> str:
+    return "" if x is None else str(int(x))
+
+
+_PRE = r"$\lambda^*_{\mathrm{PRE}}$"
+_EMP = r"$\lambda^*_{\mathrm{EMP}}$"
+
+
+# --------------------------------------------------------------------------------------------
+# Violation table: CSV, Markdown, LaTeX, text
+# --------------------------------------------------------------------------------------------
+
+#: Header of ``violations.csv``; ``rate`` and ``paper_rate`` are fractions in [0, 1], the
+#: ``paper_*`` fields are empty except in the union rows at λ = 0.15.
+VIOLATIONS_CSV_COLUMNS = (
+    "method",
+    "violation_type",
+    "lam",
+    "count",
+    "total",
+    "rate",
+    "paper_count",
+    "paper_total",
+    "paper_rate",
+)
+
+
+def format_violations_csv(table: ViolationTable) -> str:
+    """CSV text, one line per (method, violation type); see ``VIOLATIONS_CSV_COLUMNS``.
+
+    ``violation_type`` is ``type_i``, ``type_ii`` or ``overall``; rates are fractions.
+    """
+    body = [
+        (
+            e.method,
+            e.kind,
+            _csv_float(table.lam),
+            e.count,
+            e.total,
+            _csv_float(e.rate),
+            _csv_int(e.paper_count),
+            _csv_int(e.paper_total),
+            _csv_float(e.paper_rate),
+        )
+        for e in table
+    ]
+    return _csv_text(VIOLATIONS_CSV_COLUMNS, body)
+
+
+def _violation_caption_lines(table: ViolationTable) -> list[str]:
+    lines = [
+        f"Reliability of the pre-deployment prediction λ*_PRE over {table.describe_runs}, "
+        f"λ = {table.lam:g}.",
+        "Type-I (conservative): λ*_PRE < λ ≤ λ*_EMP. Type-II (unsafe): λ*_EMP < λ ≤ λ*_PRE. "
+        "Overall = Type-I + Type-II. One block per bound on r1 used in λ*_PRE.",
+    ]
+    if table.has_paper_reference:
+        lines.append(
+            "Paper columns: the values reported in the paper (tab:violation_analysis, union "
+            "bound), for reference; not computed here."
+        )
+    return lines
+
+
+def format_violations_markdown(table: ViolationTable) -> str:
+    """A caption paragraph and a pipe table, one block of three rows per method.
+
+    Examples
+    --------
+    >>> rows = [{"seed": 10, "noise": 0.0, "lambda_emp": 0.20, "lambda_pre_union": 0.10},
+    ...         {"seed": 11, "noise": 0.0, "lambda_emp": 0.90, "lambda_pre_union": 0.95}]
+    >>> text = format_violations_markdown(violation_table(rows, methods=("union",)))
+    >>> print(text[text.index("|"):])
+    | λ*_PRE bound | Violation | Count / Total | Rate (%) | Paper: Count / Total | Paper: Rate (%) |
+    | :--- | :--- | ---: | ---: | ---: | ---: |
+    | Union | Type-I | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
+    | Union | Type-II | 0 / 2 | 0.00 | 0 / 410 | 0.00 |
+    | Union | Overall | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
+    <BLANKLINE>
+    """
+    header = ["λ*_PRE bound", "Violation", "Count / Total", "Rate (%)"]
+    align = "llrr"
+    if table.has_paper_reference:
+        header += ["Paper: Count / Total", "Paper: Rate (%)"]
+        align += "rr"
+    body = []
+    for e in table:
+        row = [
+            _METHOD_LABELS[e.method],
+            _KIND_LABELS[e.kind],
+            f"{e.count} / {e.total}",
+            _fmt_pct(e.rate),
+        ]
+        if table.has_paper_reference:
+            if e.paper_count is None:
+                row += ["—", "—"]
+            else:
+                row += [f"{e.paper_count} / {e.paper_total}", _fmt_pct(e.paper_rate)]
+        body.append(row)
+    caption = "\n".join(_violation_caption_lines(table))
+    return caption + "\n\n" + _markdown_table(header, align, body)
+
+
+def format_violations_latex(table: ViolationTable, *, label: str = "tab:violation_analysis") -> str:
+    """A booktabs ``table`` float (caption, ``label``), one ``\\midrule``-separated block per method.
+
+    Needs ``\\usepackage{booktabs}`` in the preamble; nothing else.
+    """
+    runs = _latex_escape(table.describe_runs).replace("×", r"$\times$")
+    caption = (
+        rf"Reliability of the pre-deployment prediction {_PRE} over {runs}, "
+        rf"$\lambda = {table.lam:g}$. Type-I (conservative): "
+        r"$\lambda^*_{\mathrm{PRE}} < \lambda \le \lambda^*_{\mathrm{EMP}}$; "
+        r"Type-II (unsafe): $\lambda^*_{\mathrm{EMP}} < \lambda \le \lambda^*_{\mathrm{PRE}}$; "
+        r"Overall = Type-I + Type-II. One block per bound on $r_1$ used in "
+        rf"{_PRE}."
+    )
+    if table.has_paper_reference:
+        caption += (
+            " Paper: the values reported in the paper for the union bound, for reference "
+            "(not computed here)."
+        )
+    paper = table.has_paper_reference
+    columns = "llrr" + ("rr" if paper else "")
+    header = [rf"{_PRE} bound", "Violation", "Count / Total", r"Rate (\%)"]
+    if paper:
+        header += ["Paper: Count / Total", r"Paper: Rate (\%)"]
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\small",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{{columns}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+    ]
+    for i, e in enumerate(table):
+        if i % len(KINDS) == 0:
+            lines.append(r"\midrule")
+        first = i % len(KINDS) == 0
+        cells = [
+            _latex_escape(_METHOD_LABELS[e.method]) if first else "",
+            _KIND_LABELS[e.kind],
+            f"{e.count} / {e.total}",
+            _fmt_pct(e.rate),
+        ]
+        if paper:
+            if e.paper_count is None:
+                cells += ["--", "--"]
+            else:
+                cells += [f"{e.paper_count} / {e.paper_total}", _fmt_pct(e.paper_rate)]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def format_violations_text(table: ViolationTable) -> str:
+    """Plain aligned text for a terminal.
+
+    Examples
+    --------
+    >>> rows = [{"seed": 10, "noise": 0.0, "lambda_emp": 0.20, "lambda_pre_union": 0.10},
+    ...         {"seed": 11, "noise": 0.0, "lambda_emp": 0.90, "lambda_pre_union": 0.95}]
+    >>> print(format_violations_text(violation_table(rows, methods=("union",))))
+    Violations of λ*_PRE at λ = 0.15 over 2 runs (1 noise level × 2 seeds)
+      Type-I  (conservative): λ*_PRE < λ ≤ λ*_EMP
+      Type-II (unsafe):       λ*_EMP < λ ≤ λ*_PRE
+    <BLANKLINE>
+    bound  violation  count / total    rate  paper* count / total  paper* rate
+    union  Type-I             1 / 2  50.00%              25 / 410        6.10%
+           Type-II            0 / 2   0.00%               0 / 410        0.00%
+           Overall            1 / 2  50.00%              25 / 410        6.10%
+    <BLANKLINE>
+    * reported in the paper (tab:violation_analysis, union bound); not computed here
+    """
+    paper = table.has_paper_reference
+    header = ["bound", "violation", "count / total", "rate"] + (
+        ["paper* count / total", "paper* rate"] if paper else []
+    )
+    align = "llrr" + ("rr" if paper else "")
+    body = []
+    for i, e in enumerate(table):
+        row = [
+            e.method if i % len(KINDS) == 0 else "",
+            _KIND_LABELS[e.kind],
+            f"{e.count} / {e.total}",
+            f"{_fmt_pct(e.rate)}%",
+        ]
+        if paper:
+            if e.paper_count is None:
+                row += ["", ""]
+            else:
+                row += [f"{e.paper_count} / {e.paper_total}", f"{_fmt_pct(e.paper_rate)}%"]
+        body.append(row)
+    widths = [max(len(r[j]) for r in [header, *body]) for j in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            c.ljust(w) if a == "l" else c.rjust(w)
+            for c, w, a in zip(cells, widths, align, strict=True)
+        ]
+        return "  ".join(padded).rstrip()
+
+    lines = [
+        f"Violations of λ*_PRE at λ = {table.lam:g} over {table.describe_runs}",
+        "  Type-I  (conservative): λ*_PRE < λ ≤ λ*_EMP",
+        "  Type-II (unsafe):       λ*_EMP < λ ≤ λ*_PRE",
+        "",
+        line(header),
+        *(line(row) for row in body),
+    ]
+    if paper:
+        lines += [
+            "",
+            "* reported in the paper (tab:violation_analysis, union bound); not computed here",
+        ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Seed table: CSV, Markdown, LaTeX
+# --------------------------------------------------------------------------------------------
+
+
+def format_seed_table_csv(table: SeedTable) -> str:
+    """CSV text with the ``results.csv`` column names, full precision.
+
+    Columns: ``seed``, ``level`` (when known), ``noise``, ``base_acc``, ``selective_acc``,
+    ``rejection_rate`` (fractions in [0, 1], not percent), ``lambda_pre_union``,
+    ``lambda_emp``, ``lambda_pre_gaussian``, ``lambda_pre_chernoff``.
+    """
+    with_level = all(row.level is not None for row in table)
+    header = ["seed", *(["level"] if with_level else []), *_SEED_VALUE_COLUMNS]
+    body = [
+        [
+            table.seed,
+            *([row.level] if with_level else []),
+            *(_csv_float(getattr(row, name)) for name in _SEED_VALUE_COLUMNS),
+        ]
+        for row in table
+    ]
+    return _csv_text(header, body)
+
+
+def _seed_cells(row: SeedTableRow) -> list[str]:
+    return [
+        _fmt_noise(row.noise),
+        _fmt_pct(row.base_acc),
+        _fmt_pct(row.selective_acc),
+        _fmt_pct(row.rejection_rate),
+        _fmt_fixed(row.lambda_pre_union),
+        _fmt_fixed(row.lambda_emp),
+        _fmt_fixed(row.lambda_pre_gaussian),
+        _fmt_fixed(row.lambda_pre_chernoff),
+    ]
+
+
+def format_seed_table_markdown(table: SeedTable) -> str:
+    """A caption line and a pipe table: the paper's six columns, then the two other bounds."""
+    header = [
+        "Noise σ",
+        "Base Acc (%)",
+        "Sel Acc (%)",
+        "Rej Rate (%)",
+        "λ*_PRE (union)",
+        "λ*_EMP",
+        "λ*_PRE (Gaussian)",
+        "λ*_PRE (Chernoff)",
+    ]
+    caption = (
+        f"GCUL under varying noise levels on synthetic data (seed {table.seed}). "
+        "λ*_PRE from the union bound (the paper's); the Gaussian and Chernoff bounds for "
+        "comparison."
+    )
+    return caption + "\n\n" + _markdown_table(header, "r" * 8, [_seed_cells(r) for r in table])
+
+
+def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> str:
+    """A booktabs ``table`` float; ``label`` defaults to ``tab:synthetic_gcul`` for seed 16 and
+    ``tab:synthetic_gcul_seed<N>`` otherwise.  Needs ``\\usepackage{booktabs}``."""
+    if label is None:
+        label = "tab:synthetic_gcul" if table.seed == 16 else f"tab:synthetic_gcul_seed{table.seed}"
+    caption = (
+        f"GCUL performance under varying noise levels on synthetic data (seed {table.seed}); "
+        rf"{_PRE} from the union bound (the paper's) and, for comparison, from the Gaussian "
+        "and Chernoff bounds on $r_1$."
+    )
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\small",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        r"\begin{tabular}{cccccccc}",
+        r"\toprule",
+        rf"Noise & Base Acc & Sel Acc & Rej Rate & {_PRE} & {_EMP} & {_PRE} & {_PRE} \\",
+        r"$\sigma_{\mathrm{noise}}$ & (\%) & (\%) & (\%) & (union) & & (Gaussian) & (Chernoff) \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(_latex_number(c) for c in _seed_cells(row)) + r" \\" for row in table]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Writers
+# --------------------------------------------------------------------------------------------
+
+
+def _write(out_dir: str | Path, stem: str, texts: Mapping[str, str]) -> list[Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for suffix, text in texts.items():
+        path = out / f"{stem}.{suffix}"
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def write_violations(
+    results: Results,
+    out_dir: str | Path,
+    lam: float = LAMBDA_TARGET,
+    methods: Sequence[str] = METHODS,
+) -> list[Path]:
+    """Write ``violations.csv``, ``violations.md`` and ``violations.tex`` into ``out_dir``.
+
+    Returns the paths written (created directories included as needed).
+    """
+    table = violation_table(results, lam=lam, methods=methods)
+    return _write(
+        out_dir,
+        "violations",
+        {
+            "csv": format_violations_csv(table),
+            "md": format_violations_markdown(table),
+            "tex": format_violations_latex(table),
+        },
+    )
+
+
+def write_seed_table(results: Results, out_dir: str | Path, seed: int = 16) -> list[Path]:
+    """Write ``seed<N>.csv``, ``seed<N>.md`` and ``seed<N>.tex`` into ``out_dir``.
+
+    Returns the paths written.
+    """
+    table = seed_table(results, seed=seed)
+    return _write(
+        out_dir,
+        f"seed{table.seed}",
+        {
+            "csv": format_seed_table_csv(table),
+            "md": format_seed_table_markdown(table),
+            "tex": format_seed_table_latex(table),
+        },
+    )

@@ -1,0 +1,201 @@
+"""Tests of simulations.figures: what the phase-transition plot draws, and saving it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.image import imread
+
+from simulations.figures import (
+    SINGLE_COLUMN_SIZE,
+    plot_accuracy,
+    plot_phase_transition,
+    save_figure,
+    summarize_across_seeds,
+)
+
+
+def make_rows(seeds=(10, 11, 12), n_levels=41, rng_seed=0):
+    """Fabricated sweep rows: λ*_PRE and λ*_EMP as decreasing logistic curves in σ."""
+    rng = np.random.default_rng(rng_seed)
+    rows = []
+    for seed in seeds:
+        shift = rng.normal(0, 0.35)
+        for level in range(n_levels):
+            sigma = 0.4 * level
+            logistic = 1 / (1 + np.exp((sigma - 4.3 - shift) / 1.5))
+            pre = max(0.0, 1.05 * (logistic - 0.05))
+            emp = 0.8 / (1 + np.exp((sigma - 5.4 - shift) / 1.0)) + rng.normal(0, 0.03)
+            rows.append(
+                {
+                    "seed": seed,
+                    "noise": sigma,
+                    "level": level,
+                    "base_acc": 0.865 - 0.025 * sigma,
+                    "selective_acc": min(1.0, 0.865 - 0.025 * sigma + 0.1 * emp),
+                    "rejection_rate": 0.165,
+                    "lambda_emp": emp,
+                    "lambda_pre_gaussian": min(1.0, 1.2 * pre),
+                    "lambda_pre_union": pre,
+                    "lambda_pre_chernoff": 0.6 * pre,
+                }
+            )
+    return rows
+
+
+def rows_with_known_violations():
+    """Three seeds where only (seed 11, σ = 8.0) is Type-I and (seed 12, σ = 2.0) is Type-II."""
+    rows = make_rows()
+    for row in rows:  # first make every cell agree with the prediction at λ = 0.15
+        row["lambda_emp"] = row["lambda_pre_union"] + (
+            0.01 if row["lambda_pre_union"] >= 0.15 else 0
+        )
+        row["lambda_emp"] = (
+            min(row["lambda_emp"], 0.14) if row["lambda_pre_union"] < 0.15 else row["lambda_emp"]
+        )
+    type_i = next(r for r in rows if r["seed"] == 11 and r["level"] == 20)
+    type_i["lambda_pre_union"], type_i["lambda_emp"] = 0.05, 0.31
+    type_ii = next(r for r in rows if r["seed"] == 12 and r["level"] == 5)
+    type_ii["lambda_pre_union"], type_ii["lambda_emp"] = 0.70, 0.12
+    return rows
+
+
+def legend_texts(drawn):
+    return [text.get_text() for text in drawn.legend.get_texts()]
+
+
+def test_draws_two_means_target_and_violation_markers():
+    drawn = plot_phase_transition(rows_with_known_violations(), lam=0.15)
+    ax = drawn.ax
+    assert isinstance(ax, Axes) and isinstance(ax.figure, Figure)
+    assert len(ax.lines) == 5  # mean λ*_PRE, mean λ*_EMP, λ target, Type-I, Type-II
+    assert len(ax.collections) == 2  # the two min–max bands
+    assert set(ax.lines) == {drawn.pre, drawn.emp, drawn.target, drawn.type_i, drawn.type_ii}
+
+    lo, hi = ax.get_xlim()
+    assert lo <= 0.0 and hi >= 16.0 and hi - lo < 17.0
+    assert np.all(np.asarray(drawn.target.get_ydata()) == 0.15)
+
+    assert drawn.type_i.get_xydata().tolist() == [[8.0, 0.31]]
+    assert drawn.type_ii.get_xydata().tolist() == [[2.0, 0.12]]
+    texts = legend_texts(drawn)
+    assert "Type-I violation (1)" in texts and "Type-II violation (1)" in texts
+    assert any("union" in t for t in texts) and any("0.15" in t for t in texts)
+    assert "3 seeds" in drawn.legend.get_title().get_text()
+    assert "min–max" in drawn.legend.get_title().get_text()
+    assert "sigma" in ax.get_xlabel() and "lambda" in ax.get_ylabel()
+
+
+def test_mean_lines_and_bands_follow_the_seeds():
+    rows = make_rows()
+    drawn = plot_phase_transition(rows, method="chernoff", lam=0.3)
+    noise = np.array([0.4 * i for i in range(41)])
+    pre = np.array([r["lambda_pre_chernoff"] for r in rows]).reshape(3, 41)
+    emp = np.array([r["lambda_emp"] for r in rows]).reshape(3, 41)
+    np.testing.assert_allclose(drawn.pre.get_xdata(), noise)
+    np.testing.assert_allclose(drawn.pre.get_ydata(), pre.mean(axis=0))
+    np.testing.assert_allclose(drawn.emp.get_ydata(), emp.mean(axis=0))
+    band = drawn.emp_band.get_paths()[0].vertices
+    assert band[:, 1].min() == pytest.approx(emp.min()) and band[:, 1].max() == pytest.approx(
+        emp.max()
+    )
+    assert np.all(np.asarray(drawn.target.get_ydata()) == 0.3)
+    assert any("Chernoff" in t for t in legend_texts(drawn))
+
+
+def test_summary_across_seeds():
+    rows = make_rows()
+    summary = summarize_across_seeds(rows, "lambda_emp")
+    values = np.array([r["lambda_emp"] for r in rows]).reshape(3, 41)
+    np.testing.assert_allclose(summary.low, values.min(axis=0))
+    np.testing.assert_allclose(summary.high, values.max(axis=0))
+    assert np.all(summary.n_seeds == 3)
+
+
+def test_writes_png_and_pdf_from_a_stem(tmp_path):
+    drawn = plot_phase_transition(make_rows(), tmp_path / "figs" / "phase_transition")
+    assert [p.name for p in drawn.paths] == ["phase_transition.png", "phase_transition.pdf"]
+    png, pdf = drawn.paths
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    height, width = imread(png).shape[:2]
+    assert (width, height) == (
+        round(SINGLE_COLUMN_SIZE[0] * 200),
+        round(SINGLE_COLUMN_SIZE[1] * 200),
+    )
+
+
+def test_save_figure_single_file_and_formats(tmp_path):
+    drawn = plot_phase_transition(make_rows())
+    assert drawn.paths == []
+    (only,) = save_figure(drawn.figure, tmp_path / "one.pdf")
+    assert only.name == "one.pdf" and sorted(p.name for p in tmp_path.iterdir()) == ["one.pdf"]
+    paths = save_figure(drawn.figure, tmp_path / "run.v2", formats=("svg",))
+    assert [p.name for p in paths] == ["run.v2.svg"]
+    with pytest.raises(ValueError, match="unknown figure format 'gif'"):
+        save_figure(drawn.figure, tmp_path / "x", formats=("gif",))
+
+
+def test_same_results_give_the_same_files(tmp_path):
+    first = plot_phase_transition(make_rows(), tmp_path / "first").paths
+    second = plot_phase_transition(make_rows(), tmp_path / "second").paths
+    for a, b in zip(first, second, strict=True):
+        assert a.read_bytes() == b.read_bytes()  # no timestamps in the PDF
+
+
+def test_draws_into_a_given_axes_and_never_shows(pyplot, monkeypatch):
+    def no_show(*args, **kwargs):
+        raise AssertionError("show() must not be called")
+
+    monkeypatch.setattr(pyplot, "show", no_show)
+    fig, (left, right) = pyplot.subplots(1, 2)
+    drawn = plot_phase_transition(make_rows(), ax=left)
+    accuracy = plot_accuracy(make_rows(), ax=right)
+    assert drawn.ax is left and accuracy.ax is right
+    assert len(right.lines) == 3
+    np.testing.assert_allclose(accuracy.base.get_ydata()[0], 86.5)
+    np.testing.assert_allclose(accuracy.rejection.get_ydata(), 16.5)
+    assert len(fig.axes) == 2
+
+
+def test_plot_accuracy_saves(tmp_path):
+    drawn = plot_accuracy(make_rows(), tmp_path / "accuracy.png")
+    assert [p.name for p in drawn.paths] == ["accuracy.png"]
+    assert drawn.paths[0].stat().st_size > 0
+
+
+def test_module_does_not_import_pyplot(tmp_path):
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from simulations.figures import plot_phase_transition
+        rows = [dict(seed=s, noise=n, lambda_emp=0.5, lambda_pre_union=0.4)
+                for s in (1, 2) for n in (0.0, 0.4)]
+        plot_phase_transition(rows, {str(tmp_path / "fig")!r})
+        assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    assert (tmp_path / "fig.png").stat().st_size > 0
+
+
+def test_bad_inputs():
+    rows = make_rows(seeds=(10,), n_levels=3)
+    with pytest.raises(ValueError, match="unknown method 'exact'"):
+        plot_phase_transition(rows, method="exact")
+    with pytest.raises(ValueError, match="'lambda_emp'"):
+        plot_phase_transition([{k: v for k, v in r.items() if k != "lambda_emp"} for r in rows])
+    with pytest.raises(ValueError, match="empty"):
+        plot_phase_transition([])
+    with pytest.raises(ValueError, match="lam"):
+        plot_phase_transition(rows, lam=-1.0)
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
+        plot_phase_transition(rows, ax="left")
+    with pytest.raises(ValueError, match="'rejection_rate'"):
+        plot_accuracy([{k: v for k, v in r.items() if k != "rejection_rate"} for r in rows])

@@ -1,0 +1,433 @@
+"""Tests of simulations.report: violation counts, the per-seed table and the writers."""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+
+import numpy as np
+import pytest
+
+from simulations import report
+from simulations.report import (
+    format_seed_table_latex,
+    format_seed_table_markdown,
+    format_violations_latex,
+    format_violations_markdown,
+    format_violations_text,
+    seed_table,
+    violation_masks,
+    violation_table,
+    write_seed_table,
+    write_violations,
+)
+
+METHODS = ("gaussian", "union", "chernoff")
+SIGMAS = [0.4 * i for i in range(41)]
+
+
+def make_rows(seeds=range(10, 20), n_levels=41, rng_seed=0):
+    """Fabricated sweep rows that look like the paper's: decreasing logistic λ* curves in σ."""
+    rng = np.random.default_rng(rng_seed)
+    rows = []
+    for seed in seeds:
+        shift = rng.normal(0, 0.35)
+        for level in range(n_levels):
+            sigma = 0.4 * level
+            logistic = 1 / (1 + np.exp((sigma - 4.3 - shift) / 1.5))
+            pre = {
+                m: max(0.0, k * (logistic - 0.05) + rng.normal(0, 0.01))
+                for m, k in (("gaussian", 1.2), ("union", 1.05), ("chernoff", 0.6))
+            }
+            emp = 0.8 / (1 + np.exp((sigma - 5.4 - shift) / 1.0)) + rng.normal(0, 0.03)
+            base = 0.865 - 0.025 * sigma
+            rejection = 0.165
+            rows.append(
+                {
+                    "seed": seed,
+                    "noise": sigma,
+                    "level": level,
+                    "flip_prob": 0.025 * sigma,
+                    "base_acc": base,
+                    "selective_acc": min(1.0, base + 0.1 * emp),
+                    "rejection_rate": rejection,
+                    "lambda_emp": emp,
+                    "lambda_pre_gaussian": pre["gaussian"],
+                    "lambda_pre_union": pre["union"],
+                    "lambda_pre_chernoff": pre["chernoff"],
+                    "seconds": 0.1,
+                }
+            )
+    return rows
+
+
+# Hand-built cells at λ = 0.15: (λ*_PRE gaussian, union, chernoff, λ*_EMP).  Expected kinds:
+#   a: g none (0.15 ≥ λ, 0.15 ≥ λ), u I, c I
+#   b: g II (0.15 ≥ λ > 0.10), u II, c none (0.14 < λ, 0.10 < λ)
+#   c: g none, u none, c I
+#   d: none (both below λ; λ*_EMP slightly negative)
+#   e: II for all three (λ*_EMP = 0.1499 < λ)
+#   f: I for all three
+HAND = [
+    (0.15, 0.10, 0.00, 0.15),
+    (0.15, 0.15, 0.14, 0.10),
+    (0.30, 0.20, 0.05, 0.40),
+    (0.00, 0.00, 0.00, -0.02),
+    (0.90, 0.80, 0.60, 0.1499),
+    (0.10, 0.10, 0.10, 0.90),
+]
+HAND_COUNTS = {
+    "gaussian": {"type_i": 1, "type_ii": 2, "overall": 3},
+    "union": {"type_i": 2, "type_ii": 2, "overall": 4},
+    "chernoff": {"type_i": 3, "type_ii": 1, "overall": 4},
+}
+
+
+def hand_rows():
+    cells = [(seed, noise) for seed in (1, 2) for noise in (0.0, 0.4, 0.8)]
+    return [
+        {
+            "seed": seed,
+            "noise": noise,
+            "lambda_pre_gaussian": g,
+            "lambda_pre_union": u,
+            "lambda_pre_chernoff": c,
+            "lambda_emp": e,
+        }
+        for (seed, noise), (g, u, c, e) in zip(cells, HAND, strict=True)
+    ]
+
+
+def as_columns(rows):
+    return {key: np.array([row[key] for row in rows]) for key in rows[0]}
+
+
+# --------------------------------------------------------------------------------------------
+# Violation counts
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_hand_built_counts_per_method(method):
+    table = violation_table(hand_rows(), lam=0.15)
+    for kind, count in HAND_COUNTS[method].items():
+        entry = table[method, kind]
+        assert entry.count == count
+        assert entry.total == 6
+        assert entry.rate == pytest.approx(count / 6)
+    assert table.total == 6 and table.n_seeds == 2 and table.n_levels == 3
+
+
+def test_boundaries_pre_equal_lambda_is_feasible_emp_equal_lambda_is_effective():
+    type_i, type_ii = violation_masks(hand_rows(), lam=0.15, method="union")
+    # a: λ*_PRE < λ = λ*_EMP -> Type-I; b: λ*_PRE = λ > λ*_EMP -> Type-II.
+    assert type_i.tolist() == [True, False, False, False, False, True]
+    assert type_ii.tolist() == [False, True, False, False, True, False]
+    type_i, type_ii = violation_masks(hand_rows(), lam=0.15, method="gaussian")
+    assert not type_i[0] and not type_ii[0]  # λ*_PRE = λ*_EMP = λ: agreement
+
+
+def test_overall_is_sum_and_order_of_entries():
+    table = violation_table(make_rows(), lam=0.15)
+    assert [(e.method, e.kind) for e in table] == [(m, k) for m in METHODS for k in report.KINDS]
+    for method in METHODS:
+        assert (
+            table[method, "overall"].count
+            == table[method, "type_i"].count + table[method, "type_ii"].count
+        )
+        assert table[method, "overall"].total == 410
+    assert table.describe_runs == "410 runs (41 noise levels × 10 seeds)"
+
+
+def test_counts_match_a_direct_count():
+    rows = make_rows(rng_seed=3)
+    table = violation_table(rows, lam=0.3, methods=("chernoff", "union"))
+    assert table.methods == ("chernoff", "union")
+    for method in ("chernoff", "union"):
+        pre = np.array([r[f"lambda_pre_{method}"] for r in rows])
+        emp = np.array([r["lambda_emp"] for r in rows])
+        assert table[method, "type_i"].count == np.sum((pre < 0.3) & (emp >= 0.3))
+        assert table[method, "type_ii"].count == np.sum((pre >= 0.3) & (emp < 0.3))
+
+
+def test_paper_reference_only_beside_union_at_015():
+    table = violation_table(hand_rows())
+    assert table["union", "type_i"].paper_count == 25
+    assert table["union", "type_ii"].paper_count == 0
+    assert table["union", "overall"].paper_total == 410
+    assert table["union", "overall"].paper_rate == pytest.approx(25 / 410)
+    assert table["gaussian", "type_i"].paper_count is None
+    assert table["chernoff", "overall"].paper_rate is None
+    other = violation_table(hand_rows(), lam=0.2)
+    assert not other.has_paper_reference
+    assert "Paper" not in format_violations_markdown(other)
+
+
+def test_dict_of_columns_and_strings_give_the_same_table():
+    rows = make_rows(seeds=(10, 11), rng_seed=5)
+    expected = violation_table(rows)
+    assert violation_table(as_columns(rows)) == expected
+    as_text = [{k: str(v) for k, v in row.items()} for row in rows]  # as csv.DictReader gives
+    assert violation_table(as_text) == expected
+
+
+# --------------------------------------------------------------------------------------------
+# Per-seed table
+# --------------------------------------------------------------------------------------------
+
+
+def test_seed_table_has_one_sorted_row_per_level():
+    rows = make_rows()
+    rng = np.random.default_rng(1)
+    shuffled = [rows[i] for i in rng.permutation(len(rows))]
+    table = seed_table(shuffled, seed=16)
+    assert table.seed == 16 and len(table) == 41
+    assert [r.noise for r in table] == sorted(r.noise for r in table)
+    assert [r.level for r in table] == list(range(41))
+    original = {r["level"]: r for r in rows if r["seed"] == 16}
+    for row in table:
+        assert row.lambda_emp == original[row.level]["lambda_emp"]
+        assert row.lambda_pre_chernoff == original[row.level]["lambda_pre_chernoff"]
+
+
+def test_seed_table_without_level_column():
+    rows = [{k: v for k, v in r.items() if k != "level"} for r in make_rows(seeds=(16,))]
+    table = seed_table(rows)
+    assert all(r.level is None for r in table)
+    assert len(table_lines(format_seed_table_markdown(table))) == 2 + 41
+
+
+def test_negative_zero_is_not_printed():
+    rows = make_rows(seeds=(16,), n_levels=2)
+    rows[0]["lambda_emp"] = -0.001
+    rows[1]["lambda_emp"] = -0.012
+    table = seed_table(rows)
+    markdown = format_seed_table_markdown(table)
+    assert "-0.00" not in markdown and "| -0.01 |" in markdown
+    assert "$-$0.01" in format_seed_table_latex(table)
+
+
+# --------------------------------------------------------------------------------------------
+# Writers and formats
+# --------------------------------------------------------------------------------------------
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def table_lines(markdown):
+    return [line for line in markdown.splitlines() if line.startswith("|")]
+
+
+def strip_math(latex):
+    return re.sub(r"\$[^$]*\$", "", latex)
+
+
+def assert_latex_escaped(latex):
+    body = "\n".join(line for line in latex.splitlines() if not line.startswith("% requires"))
+    text = re.sub(r"\\label\{[^}]*\}", "", strip_math(body))
+    assert not re.search(r"(?<!\\)%", text), "unescaped % outside math"
+    assert not re.search(r"(?<!\\)_", text), "unescaped _ outside math"
+    assert body.count("{") == body.count("}")
+
+
+def test_write_violations(tmp_path):
+    rows = make_rows()
+    paths = write_violations(rows, tmp_path / "new" / "dir")
+    assert [p.name for p in paths] == ["violations.csv", "violations.md", "violations.tex"]
+    assert all(p.stat().st_size > 0 for p in paths)
+    table = violation_table(rows)
+
+    parsed = read_csv(paths[0])
+    assert list(parsed[0]) == list(report.VIOLATIONS_CSV_COLUMNS)
+    assert len(parsed) == 9
+    for line, entry in zip(parsed, table, strict=True):
+        assert (line["method"], line["violation_type"]) == (entry.method, entry.kind)
+        assert int(line["count"]) == entry.count and int(line["total"]) == entry.total
+        assert float(line["rate"]) == entry.rate  # full precision round trip
+        assert float(line["lam"]) == 0.15
+        if entry.paper_count is None:
+            assert line["paper_count"] == line["paper_rate"] == ""
+        else:
+            assert int(line["paper_count"]) == entry.paper_count
+
+    markdown = paths[1].read_text(encoding="utf-8")
+    assert len(table_lines(markdown)) == 2 + 9
+    assert "| Union | Type-I |" in markdown and "25 / 410" in markdown
+
+    latex = paths[2].read_text(encoding="utf-8")
+    for token in (r"\toprule", r"\midrule", r"\bottomrule", r"\label{tab:violation_analysis}"):
+        assert token in latex
+    assert r"\begin{table}" in latex and r"\caption{" in latex
+    assert r"Rate (\%)" in latex and r"$\lambda^*_{\mathrm{PRE}}$" in latex
+    assert latex.count(r"\midrule") == 3
+    assert_latex_escaped(latex)
+    rows_tex = [line for line in latex.splitlines() if line.endswith(r"\\")]
+    assert len(rows_tex) == 1 + 9 and all(line.count("&") == 5 for line in rows_tex)
+
+
+def test_write_seed_table(tmp_path):
+    rows = make_rows()
+    paths = write_seed_table(rows, tmp_path, seed=13)
+    assert [p.name for p in paths] == ["seed13.csv", "seed13.md", "seed13.tex"]
+
+    parsed = read_csv(paths[0])
+    assert len(parsed) == 41
+    assert list(parsed[0])[:3] == ["seed", "level", "noise"]
+    noise = [float(line["noise"]) for line in parsed]
+    assert noise == sorted(noise) and noise == SIGMAS
+    original = {r["level"]: r for r in rows if r["seed"] == 13}
+    for line in parsed:
+        source = original[int(line["level"])]
+        for key in ("base_acc", "selective_acc", "rejection_rate", "lambda_emp"):
+            assert float(line[key]) == source[key]  # fractions, full precision
+        assert all(float(line[f"lambda_pre_{m}"]) == source[f"lambda_pre_{m}"] for m in METHODS)
+
+    markdown = paths[1].read_text(encoding="utf-8")
+    lines = table_lines(markdown)
+    assert len(lines) == 2 + 41
+    first = [cell.strip() for cell in lines[2].strip("|").split("|")]
+    source = original[0]
+    assert first[0] == "0.0"
+    assert first[1] == f"{100 * source['base_acc']:.2f}"
+    assert first[4] == f"{source['lambda_pre_union']:.2f}"
+    assert first[5] == f"{source['lambda_emp']:.2f}"
+    assert [cell.strip() for cell in lines[-1].strip("|").split("|")][0] == "16.0"
+
+    latex = paths[2].read_text(encoding="utf-8")
+    assert r"\toprule" in latex and r"\bottomrule" in latex
+    assert r"\label{tab:synthetic_gcul_seed13}" in latex
+    assert_latex_escaped(latex)
+    rows_tex = [line for line in latex.splitlines() if line.endswith(r"\\")]
+    assert len(rows_tex) == 2 + 41 and all(line.count("&") == 7 for line in rows_tex)
+
+
+def test_seed16_label_matches_paper():
+    latex = format_seed_table_latex(seed_table(make_rows(seeds=(16,))))
+    assert r"\label{tab:synthetic_gcul}" in latex
+
+
+def test_latex_escape():
+    assert report._latex_escape("a_b%c&d") == r"a\_b\%c\&d"
+
+
+def test_text_format_lists_every_method_and_the_paper():
+    text = format_violations_text(violation_table(make_rows()))
+    for word in ("gaussian", "union", "chernoff", "Type-I", "Type-II", "Overall", "25 / 410"):
+        assert word in text
+    assert "not computed here" in text
+    rows = [line for line in text.splitlines() if "/ 410" in line]
+    assert len(rows) == 9
+    assert len({len(line) for line in rows if line.count("/") == 2}) == 1  # union, with paper
+    assert len({len(line) for line in rows if line.count("/") == 1}) == 1  # aligned columns
+
+
+def test_latex_without_paper_has_four_columns():
+    latex = format_violations_latex(violation_table(hand_rows(), lam=0.5))
+    assert r"\begin{tabular}{llrr}" in latex and "Paper" not in latex
+
+
+# --------------------------------------------------------------------------------------------
+# Bad inputs
+# --------------------------------------------------------------------------------------------
+
+
+def test_missing_column_is_named():
+    rows = hand_rows()
+    del rows[3]["lambda_pre_union"]
+    with pytest.raises(ValueError, match=r"row 3 is missing column\(s\) 'lambda_pre_union'"):
+        violation_table(rows)
+    columns = as_columns(hand_rows())
+    del columns["lambda_emp"]
+    with pytest.raises(ValueError, match="missing column.*'lambda_emp'"):
+        violation_table(columns)
+    with pytest.raises(ValueError, match="'base_acc'"):
+        seed_table(hand_rows(), seed=1)
+
+
+def test_only_needed_columns_are_required():
+    rows = [{k: v for k, v in r.items() if k != "lambda_pre_chernoff"} for r in hand_rows()]
+    table = violation_table(rows, methods=("union",))
+    assert table["union", "overall"].count == 4
+    with pytest.raises(ValueError, match="lambda_pre_chernoff"):
+        violation_table(rows)
+
+
+@pytest.mark.parametrize("empty", [[], {"seed": [], "noise": [], "lambda_emp": []}])
+def test_empty_results(empty):
+    if isinstance(empty, dict):
+        empty = {**empty, **{f"lambda_pre_{m}": [] for m in METHODS}}
+    with pytest.raises(ValueError, match="empty"):
+        violation_table(empty)
+
+
+def test_seed_absent_is_named():
+    with pytest.raises(ValueError, match=r"seed 99 is absent.*10, 11"):
+        seed_table(make_rows(seeds=(10, 11)), seed=99)
+    with pytest.raises(ValueError, match="seed 99 is absent"):
+        write_seed_table(make_rows(seeds=(10,)), "unused", seed=99)
+
+
+def test_bad_method_and_lambda():
+    with pytest.raises(ValueError, match="unknown method 'hoeffding'"):
+        violation_table(hand_rows(), methods=("union", "hoeffding"))
+    with pytest.raises(ValueError, match="at least one"):
+        violation_table(hand_rows(), methods=())
+    with pytest.raises(ValueError, match="duplicates"):
+        violation_table(hand_rows(), methods=("union", "union"))
+    for lam in (-0.1, math.nan, math.inf):
+        with pytest.raises(ValueError, match="lam"):
+            violation_table(hand_rows(), lam=lam)
+    with pytest.raises(TypeError, match="lam"):
+        violation_table(hand_rows(), lam="0.15")
+
+
+def test_non_finite_values_and_mismatched_lengths():
+    rows = hand_rows()
+    rows[2]["lambda_emp"] = float("nan")
+    with pytest.raises(ValueError, match=r"'lambda_emp' has a non-finite value nan \(row 2\)"):
+        violation_table(rows)
+    columns = as_columns(hand_rows())
+    columns["noise"] = columns["noise"][:-1]
+    with pytest.raises(ValueError, match="different lengths"):
+        violation_table(columns)
+    rows = hand_rows()
+    rows[0]["lambda_emp"] = "high"
+    with pytest.raises(ValueError, match="'lambda_emp' is not numeric"):
+        violation_table(rows)
+
+
+def test_percent_instead_of_fraction_and_duplicate_levels():
+    rows = make_rows(seeds=(16,), n_levels=3)
+    rows[1]["base_acc"] = 86.5
+    with pytest.raises(ValueError, match=r"'base_acc' must be a fraction in \[0, 1\]; got 86.5"):
+        seed_table(rows)
+    rows = make_rows(seeds=(16,), n_levels=3)
+    rows.append(dict(rows[1]))
+    with pytest.raises(ValueError, match="more than one row at noise 0.4"):
+        seed_table(rows)
+
+
+def test_bad_container_types():
+    with pytest.raises(TypeError, match="row 1 must be a mapping"):
+        violation_table([hand_rows()[0], 3])
+    with pytest.raises(TypeError, match="list of row dicts"):
+        violation_table(42)
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        seed_table(make_rows(seeds=(16,)), seed=16.0)
+
+
+def test_a_generator_of_rows_is_read_once():
+    rows = make_rows(seeds=(16,))
+    assert len(seed_table(row for row in rows)) == 41
+    assert violation_table(iter(rows)).total == 41
+
+
+def test_non_integer_seed():
+    rows = hand_rows()
+    rows[1]["seed"] = 1.5
+    with pytest.raises(ValueError, match=r"'seed' must hold integers; got 1.5 \(row 1\)"):
+        violation_table(rows)
