@@ -66,7 +66,8 @@ def _contamination(geometry: Geometry) -> np.ndarray:
     clean_share = 1.0 - geometry.eps
     r2 = np.ones(clean_share.shape)
     np.divide(contaminated, clean_share, out=r2, where=clean_share > 0.0)
-    return np.clip(r2, 0.0, 1.0)
+    # No error pool means no attractor to capture anything: r2 = 0 exactly.
+    return np.where(geometry.eps > 0.0, np.clip(r2, 0.0, 1.0), 0.0)
 
 
 def capture_rate_bound(geometry: Geometry, method: str = "union") -> float | np.ndarray:
@@ -98,7 +99,8 @@ def capture_rate_bound(geometry: Geometry, method: str = "union") -> float | np.
     A value below 0 is a vacuous lower bound and is clipped to 0. With no errors
     (:math:`\varepsilon = 0`) :math:`r_1` is undefined and the vacuous bound 0 is returned.
     ``proofs`` records that, with more than one class cell, this is not a lower bound on
-    :math:`r_1` as the paper states (erratum ``rate_bounds.r1``).
+    :math:`r_1` as the paper states (errata ``global_rate_bounds.r1_bound`` and
+    ``r1_rigorous.loss_cover``).
 
     References
     ----------
@@ -144,8 +146,10 @@ def contamination_rate_bound(geometry: Geometry, method: str = "union") -> float
         \hat r_2 = \frac{1}{1-\varepsilon} \sum_c \pi_c \cdot \tfrac12
         \operatorname{erfc}\left(\frac{D_c}{2\sqrt2\sigma_c}\right)
 
-    Clipped to 1 (an upper bound above 1 is vacuous). With no correct sample
-    (:math:`\varepsilon = 1`) :math:`r_2` is undefined and the vacuous bound 1 is returned.
+    Clipped to 1 (an upper bound above 1 is vacuous; ``proofs`` erratum
+    ``sufficient_condition.domain`` shows the unclipped value can exceed 1). With no correct
+    sample (:math:`\varepsilon = 1`) :math:`r_2` is undefined and the vacuous bound 1 is returned;
+    with no error (:math:`\varepsilon = 0`) there is no attractor and the result is 0.
 
     References
     ----------

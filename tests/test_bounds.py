@@ -256,6 +256,7 @@ def test_degenerate_error_rates_give_zero_lambda():
     assert critical_lambda(none) == 0.0
     assert capture_rate_bound(none) == 0.0
     assert structural_existence_confidence(none) == 1.0
+    assert contamination_rate_bound(none) == 0.0  # no attractor, nothing captured
     everything = Geometry(
         eps=1.0,
         pi=[0.5, 0.5],

@@ -1,0 +1,363 @@
+r"""Derivation of the effectiveness criterion :math:`S_{GCUL} > \lambda` (appendix
+``app:criterion_derivation`` of [1]_), line by line.
+
+Each displayed inequality is written as a *margin* :math:`g_k` so that the line reads
+:math:`g_k > 0`. Line :math:`k+1` is equivalent to line :math:`k` on the domain
+:math:`0 < \varepsilon < 1`, :math:`0 \le \lambda < 1`, :math:`0 \le r_1, r_2 \le 1`,
+:math:`0 < \rho < 1` when :math:`g_{k+1} = c_k\, g_k` with a factor :math:`c_k > 0` there; this
+is checked with ``cancel``. When a line is not such a multiple, a rational point where one
+line holds and the other does not is exhibited.
+
+References
+----------
+.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ._result import Finding, claim, require
+from ._symbolic import is_identity, rate_symbols, show, sympify_all
+from ._utility import clean_error_expr, rejection_rate_expr, utility_expr
+
+__all__ = [
+    "selectivity_denominator",
+    "selectivity_expr",
+    "selectivity_closed_form",
+    "criterion_margins",
+    "CLAIMS",
+]
+
+
+def selectivity_denominator(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
+    r"""Denominator :math:`D` of Eq. (``eq:selectivity_score``) as printed.
+
+    .. math:: D = r_1 + \tfrac{1-\varepsilon}{\varepsilon} r_2 - \varepsilon r_1^2
+              - \tfrac{(1-\varepsilon)^2}{\varepsilon} r_2^2 - 2(1-\varepsilon) r_1 r_2
+
+    Sources: Eq. (``eq:selectivity_score``); the same :math:`D` opens ``app:proof_monotonicity``.
+    """
+    eps, r1, r2 = sympify_all(eps, r1, r2)
+    a = 1 - eps
+    return r1 + a / eps * r2 - eps * r1**2 - a**2 / eps * r2**2 - 2 * a * r1 * r2
+
+
+def selectivity_expr(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
+    r"""GCUL selectivity score as printed in Eq. (``eq:selectivity_score``): :math:`(1-\varepsilon)(r_1-r_2)/D`.
+
+    Sources: Eq. (``eq:selectivity_score``) of the paper.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> selectivity_expr(sp.Rational(1, 5), sp.Rational(9, 10), sp.Rational(1, 20))
+    340/429
+    """
+    eps, r1, r2 = sympify_all(eps, r1, r2)
+    return (1 - eps) * (r1 - r2) / selectivity_denominator(eps, r1, r2)
+
+
+def selectivity_closed_form(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
+    r"""Factored form :math:`\varepsilon(1-\varepsilon)(r_1-r_2)/(\rho(1-\rho))` of :math:`S_{GCUL}`.
+
+    Sources: the line "Thus, we obtain" of ``app:criterion_derivation``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> selectivity_closed_form(sp.Rational(1, 5), sp.Rational(9, 10), sp.Rational(1, 20))
+    340/429
+    """
+    eps, r1, r2 = sympify_all(eps, r1, r2)
+    rho = rejection_rate_expr(eps, r1, r2)
+    return eps * (1 - eps) * (r1 - r2) / (rho * (1 - rho))
+
+
+def criterion_margins(lam: sp.Expr, eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> dict[str, sp.Expr]:
+    r"""Margins :math:`g_k` (line reads :math:`g_k > 0`) of every displayed line, as printed.
+
+    Keys name the line: ``"U"`` (:math:`U(\lambda) > 0`), ``"1a"``/``"1b"`` ("Starting
+    from"), ``"2a"``/``"2b"`` ("Dividing both sides by ε"), ``"3a"``/``"3b"`` ("Expanding the
+    right-hand side"), ``"4"`` ("Rearranging terms", as printed), ``"4_corrected"``, ``"6a"``/
+    ``"6b"`` ("Thus, we obtain").
+
+    Sources: appendix ``app:criterion_derivation``.
+    """
+    rho = rejection_rate_expr(eps, r1, r2)
+    clean = clean_error_expr(eps, r1, r2)
+    k = lam / eps
+    return {
+        "U": utility_expr(lam, eps, r1, r2),
+        "1a": eps - (clean + lam * rho),
+        "1b": eps - (eps * (1 - r1) / (1 - rho) + lam * rho),
+        "2a": (1 - k * rho) - (1 - r1) / (1 - rho),
+        "2b": (1 - rho) * (1 - k * rho) - (1 - r1),
+        "3a": (1 - rho - k * rho + k * rho**2) - (1 - r1),
+        "3b": (-rho + k * rho * (rho - 1)) - (-r1),
+        "4": (rho - r1) - k * rho * (1 - rho),
+        "4_corrected": (r1 - rho) - k * rho * (1 - rho),
+        "6a": (1 - eps) * (r1 - r2) - k * rho * (1 - rho),
+        "6b": eps * (1 - eps) * (r1 - r2) / (rho * (1 - rho)) - lam,
+    }
+
+
+def _chain(margins: dict[str, sp.Expr], steps: list[tuple[str, str, sp.Expr, str]]) -> list[str]:
+    """Check g_next = factor * g_prev for each (prev, next, factor, label); return certificates.
+
+    `label` is how the factor is printed (in terms of rho rather than r1, r2).
+    """
+    out = []
+    for prev, nxt, factor, label in steps:
+        require(
+            is_identity(margins[nxt], factor * margins[prev]),
+            f"line {nxt} is not {show(factor)} * line {prev}",
+        )
+        out.append(f"g[{nxt}] = {label}*g[{prev}]")
+    return out
+
+
+_STATEMENT_START = (
+    "U(lambda) > 0  <=>  eps_clean + lambda rho < eps  ==>  eps(1-r1)/(1-rho) + lambda rho < eps."
+)
+
+
+@claim("criterion.step1_start", "app:criterion_derivation", _STATEMENT_START)
+def check_step1() -> Finding:
+    """'Starting from' line: substitution of ε_clean, factor 1. Sources: app:criterion_derivation."""
+    lam, eps, r1, r2 = rate_symbols()
+    m = criterion_margins(lam, eps, r1, r2)
+    cert = _chain(m, [("U", "1a", sp.Integer(1), "1"), ("1a", "1b", sp.Integer(1), "1")])
+    return Finding(
+        status="verified",
+        established="Both lines are U(lambda) > 0 rewritten: " + "; ".join(cert) + " (cancel).",
+        evidence="; ".join(cert),
+    )
+
+
+@claim(
+    "criterion.step2_divide",
+    "app:criterion_derivation",
+    "Dividing by eps > 0: (1-r1)/(1-rho) < 1 - (lambda/eps) rho  ==>  "
+    "1-r1 < (1-rho)(1 - (lambda/eps) rho).",
+)
+def check_step2() -> Finding:
+    """'Dividing both sides by ε': factors 1/ε and (1-ρ). Sources: app:criterion_derivation."""
+    lam, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    m = criterion_margins(lam, eps, r1, r2)
+    cert = _chain(m, [("1b", "2a", 1 / eps, "(1/eps)"), ("2a", "2b", 1 - rho, "(1-rho)")])
+    return Finding(
+        status="verified",
+        established=(
+            "Equivalences with positive factors 1/eps and (1-rho) (positive since eps > 0, "
+            "rho < 1): " + "; ".join(cert) + "."
+        ),
+        evidence="; ".join(cert),
+    )
+
+
+@claim(
+    "criterion.step3_expand",
+    "app:criterion_derivation",
+    "1-r1 < 1 - rho - (lambda/eps) rho + (lambda/eps) rho^2  ==>  "
+    "-r1 < -rho + (lambda/eps) rho (rho-1).",
+)
+def check_step3() -> Finding:
+    """'Expanding the right-hand side': both factor 1. Sources: app:criterion_derivation."""
+    lam, eps, r1, r2 = rate_symbols()
+    m = criterion_margins(lam, eps, r1, r2)
+    cert = _chain(m, [("2b", "3a", sp.Integer(1), "1"), ("3a", "3b", sp.Integer(1), "1")])
+    return Finding(
+        status="verified",
+        established="Pure expansion and subtraction of 1: " + "; ".join(cert) + ".",
+        evidence="; ".join(cert),
+    )
+
+
+@claim(
+    "criterion.step4_rearrange",
+    "app:criterion_derivation",
+    "Rearranging terms: rho - r1 > (lambda/eps) rho (1-rho).",
+)
+def check_step4() -> Finding:
+    """'Rearranging terms' flips the sign of the left-hand side. Sources: app:criterion_derivation."""
+    lam, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    m = criterion_margins(lam, eps, r1, r2)
+    kterm = lam / eps * rho * (1 - rho)
+    # As printed: g4 = -g3b - 2 (lambda/eps) rho (1-rho): not a positive multiple of g3b.
+    require(is_identity(m["4"], -m["3b"] - 2 * kterm), "g4 = -g3b - 2k")
+    require(not is_identity(m["4"], m["3b"]), "g4 unexpectedly equals g3b")
+    cert = _chain(m, [("3b", "4_corrected", sp.Integer(1), "1")])
+    # Witness A: previous line (and U > 0) holds, printed line fails.
+    half = sp.Rational(1, 2)
+    pt_a = {eps: half, lam: 0, r1: half, r2: 0}
+    g3b_a, g4_a, u_a = (m[k].subs(pt_a) for k in ("3b", "4", "U"))
+    require(g3b_a > 0 and u_a > 0 and g4_a < 0, "witness A signs")
+    # Witness B: printed line holds while U < 0.
+    pt_b = {eps: half, lam: 0, r1: 0, r2: half}
+    g4_b, u_b = (m[k].subs(pt_b) for k in ("4", "U"))
+    require(g4_b > 0 and u_b < 0, "witness B signs")
+    return Finding(
+        status="erratum",
+        established=(
+            "From -r1 < -rho + (lambda/eps) rho (rho-1) (line 3b) rearranging gives "
+            f"r1 - rho > (lambda/eps) rho (1-rho): {cert[0]}. The printed line has margin "
+            "g4 = -g3b - 2(lambda/eps) rho (1-rho), not a positive multiple of g3b, and is not "
+            "equivalent to U > 0. The following 'Thus' line (1-eps)(r1-r2) > ... is the "
+            "consequence of the corrected line, so the final result is unaffected."
+        ),
+        corrected="r1 - rho > (lambda/eps) rho (1-rho)",
+        evidence=(
+            f"eps=1/2, lambda=0, r1=1/2, r2=0 (rho=1/4): line 3b margin {g3b_a} > 0 and "
+            f"U = {u_a} > 0, but printed line margin {g4_a} < 0; eps=1/2, lambda=0, r1=0, "
+            f"r2=1/2 (rho=1/4): printed line margin {g4_b} > 0 while U = {u_b} < 0"
+        ),
+    )
+
+
+@claim(
+    "criterion.step5_substitute",
+    "app:criterion_derivation",
+    "Substituting rho = eps r1 + (1-eps) r2: rho - r1 = (1-eps) r2 - (1-eps) r1 = "
+    "(1-eps)(r2 - r1).",
+)
+def check_step5() -> Finding:
+    """The identity for ρ - r1 (true as printed). Sources: app:criterion_derivation."""
+    _, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    mid = (1 - eps) * r2 - (1 - eps) * r1
+    require(is_identity(rho - r1, mid), "rho - r1 = (1-eps) r2 - (1-eps) r1")
+    require(is_identity(mid, (1 - eps) * (r2 - r1)), "= (1-eps)(r2-r1)")
+    return Finding(
+        status="verified",
+        established=(
+            "Both equalities hold identically (cancel). Note it is the left-hand side of the "
+            "mis-signed step 4; with the corrected step, r1 - rho = (1-eps)(r1 - r2) is used."
+        ),
+        evidence="cancel(rho - r1 - (1-eps)*(r2-r1)) = 0",
+    )
+
+
+@claim(
+    "criterion.step6_thus",
+    "app:criterion_derivation",
+    "Thus (1-eps)(r1-r2) > (lambda/eps) rho (1-rho)  ==>  lambda < eps(1-eps)(r1-r2)/(rho(1-rho)).",
+)
+def check_step6() -> Finding:
+    """'Thus, we obtain': factor 1 from the corrected step 4, then ε/(ρ(1-ρ)).
+
+    Sources: app:criterion_derivation.
+    """
+    lam, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    m = criterion_margins(lam, eps, r1, r2)
+    cert = _chain(
+        m,
+        [
+            ("4_corrected", "6a", sp.Integer(1), "1"),
+            ("6a", "6b", eps / (rho * (1 - rho)), "(eps/(rho*(1-rho)))"),
+        ],
+    )
+    # With the printed step 4 and step 5 one would get (1-eps)(r2-r1) > ..., i.e. not line 6a.
+    printed_route = (1 - eps) * (r2 - r1) - lam / eps * rho * (1 - rho)
+    require(is_identity(printed_route, m["4"]), "printed 4 + 5 give (1-eps)(r2-r1) > ...")
+    require(not is_identity(printed_route, m["6a"]), "printed route unexpectedly gives 6a")
+    return Finding(
+        status="verified",
+        established=(
+            "Line 6a follows from the corrected step 4 (" + cert[0] + "), not from the printed "
+            "one (which with step 5 gives (1-eps)(r2-r1) > ...); then " + cert[1] + ", the "
+            "factor eps/(rho(1-rho)) being positive for 0 < rho < 1."
+        ),
+        evidence="; ".join(cert),
+    )
+
+
+@claim(
+    "criterion.step7_expand_rho",
+    "app:criterion_derivation",
+    "rho(1-rho) = eps r1 + (1-eps) r2 - eps^2 r1^2 - (1-eps)^2 r2^2 - 2 eps(1-eps) r1 r2.",
+)
+def check_step7() -> Finding:
+    """Expansion of ρ(1-ρ), both printed lines. Sources: app:criterion_derivation."""
+    _, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    line1 = (eps * r1 + (1 - eps) * r2) * (1 - eps * r1 - (1 - eps) * r2)
+    line2 = (
+        eps * r1
+        + (1 - eps) * r2
+        - eps**2 * r1**2
+        - (1 - eps) ** 2 * r2**2
+        - 2 * eps * (1 - eps) * r1 * r2
+    )
+    require(is_identity(rho * (1 - rho), line1), "first line")
+    require(is_identity(line1, line2), "second line")
+    return Finding(
+        status="verified",
+        established="Both printed lines equal rho*(1-rho) identically (expand).",
+        evidence="expand(rho*(1-rho) - printed expansion) = 0",
+    )
+
+
+@claim(
+    "criterion.step8_closed_form",
+    "eq:selectivity_score",
+    "Dividing numerator and denominator by eps gives Eq. (selectivity_score) = "
+    "eps(1-eps)(r1-r2)/(rho(1-rho)).",
+)
+def check_step8() -> Finding:
+    """Eq. (selectivity_score) equals the factored form. Sources: eq:selectivity_score."""
+    _, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    den = selectivity_denominator(eps, r1, r2)
+    require(is_identity(den, rho * (1 - rho) / eps), "D = rho(1-rho)/eps")
+    require(
+        is_identity(selectivity_expr(eps, r1, r2), selectivity_closed_form(eps, r1, r2)),
+        "printed S = factored S",
+    )
+    return Finding(
+        status="verified",
+        established=(
+            "The printed denominator is D = rho(1-rho)/eps and the printed S equals "
+            "eps(1-eps)(r1-r2)/(rho(1-rho)) identically (cancel)."
+        ),
+        evidence="cancel(S_printed - eps*(1-eps)*(r1-r2)/(rho*(1-rho))) = 0",
+    )
+
+
+@claim(
+    "criterion.equivalence",
+    "eq:selectivity_score",
+    "Solving U(lambda) > 0 yields the criterion S_GCUL > lambda.",
+)
+def check_equivalence() -> Finding:
+    """U(λ) = ρ (S - λ), hence S > λ ⟺ U(λ) > 0 for 0 < ρ < 1. Sources: eq:selectivity_score."""
+    lam, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    s = selectivity_expr(eps, r1, r2)
+    u = utility_expr(lam, eps, r1, r2)
+    require(is_identity(u, rho * (s - lam)), "U = rho (S - lambda)")
+    return Finding(
+        status="verified",
+        established=(
+            "U(lambda) = rho*(S_GCUL - lambda) identically (cancel), so on 0 < rho < 1 (the "
+            "whole domain except r1 = r2 = 0, where U = 0 and S is 0/0, and r1 = r2 = 1) "
+            "S_GCUL > lambda <=> U(lambda) > 0, for every lambda, not only lambda in [0, 1)."
+        ),
+        evidence="cancel(U - rho*(S - lambda)) = 0",
+    )
+
+
+CLAIMS = (
+    check_step1,
+    check_step2,
+    check_step3,
+    check_step4,
+    check_step5,
+    check_step6,
+    check_step7,
+    check_step8,
+    check_equivalence,
+)

@@ -1,0 +1,186 @@
+r"""Theorem ``thm:monotonicity``: :math:`\partial S/\partial r_1 > 0`, :math:`\partial S/\partial r_2 < 0`.
+
+Follows appendix ``app:proof_monotonicity`` of [1]_: quotient rule, the two numerator
+identities, their signs as sums of non-negative terms, and :math:`D = \rho(1-\rho)/\varepsilon > 0`.
+
+References
+----------
+.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ._criterion import selectivity_denominator, selectivity_expr
+from ._result import Finding, claim, require
+from ._symbolic import is_identity, rate_symbols, sympify_all
+from ._utility import rejection_rate_expr
+
+__all__ = ["selectivity_gradient", "CLAIMS"]
+
+
+def selectivity_gradient(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    r"""Gradient of :math:`S_{GCUL}` in the signed form of ``app:proof_monotonicity``.
+
+    .. math::
+
+        \frac{\partial S}{\partial r_1} = \frac{a}{D^2}\left[\varepsilon(r_1-r_2)^2
+            + \frac{r_2(1-r_2)}{\varepsilon}\right],\qquad
+        \frac{\partial S}{\partial r_2} = -\frac{a}{D^2}\left[\frac{a^2}{\varepsilon}(r_1-r_2)^2
+            + \frac{r_1(1-r_1)}{\varepsilon}\right],
+
+    with :math:`a = 1-\varepsilon` and :math:`D = \rho(1-\rho)/\varepsilon`.
+
+    Sources: appendix ``app:proof_monotonicity`` (Parts 1 and 2).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> half = sp.Rational(1, 2)
+    >>> selectivity_gradient(half, sp.Rational(3, 4), sp.Rational(1, 4))
+    (1, -1)
+    """
+    eps, r1, r2 = sympify_all(eps, r1, r2)
+    a = 1 - eps
+    den = selectivity_denominator(eps, r1, r2)
+    num1 = eps * (r1 - r2) ** 2 + r2 * (1 - r2) / eps
+    num2 = -(a**2 / eps * (r1 - r2) ** 2 + r1 * (1 - r1) / eps)
+    return a / den**2 * num1, a / den**2 * num2
+
+
+def _parts() -> dict[str, sp.Expr]:
+    _, eps, r1, r2 = rate_symbols()
+    a = 1 - eps
+    den = selectivity_denominator(eps, r1, r2)
+    return {
+        "eps": eps,
+        "r1": r1,
+        "r2": r2,
+        "a": a,
+        "D": den,
+        "S": selectivity_expr(eps, r1, r2),
+        "dD1_printed": 1 - 2 * eps * r1 - 2 * a * r2,
+        "dD2_printed": a / eps - 2 * a**2 / eps * r2 - 2 * a * r1,
+    }
+
+
+@claim(
+    "monotonicity.part1_derivative",
+    "app:proof_monotonicity",
+    "dS/dr1 = (a/D^2)[D - (r1-r2) dD/dr1] with dD/dr1 = 1 - 2 eps r1 - 2 a r2.",
+)
+def check_part1_derivative() -> Finding:
+    """Quotient rule for ∂S/∂r1 and the printed ∂D/∂r1. Sources: app:proof_monotonicity."""
+    p = _parts()
+    r1, r2, a, den = p["r1"], p["r2"], p["a"], p["D"]
+    require(is_identity(sp.diff(den, r1), p["dD1_printed"]), "dD/dr1 as printed")
+    quotient = a / den**2 * (den - (r1 - r2) * p["dD1_printed"])
+    require(is_identity(sp.diff(p["S"], r1), quotient), "quotient rule for dS/dr1")
+    return Finding(
+        status="verified",
+        established="diff(S, r1) equals the printed quotient-rule form; diff(D, r1) as printed.",
+        evidence="cancel(diff(S, r1) - a/D**2*(D - (r1-r2)*(1-2*eps*r1-2*a*r2))) = 0",
+    )
+
+
+@claim(
+    "monotonicity.part1_numerator",
+    "app:proof_monotonicity",
+    "D - (r1-r2) dD/dr1 = eps (r1-r2)^2 + r2(1-r2)/eps.",
+)
+def check_part1_numerator() -> Finding:
+    """Numerator identity of Part 1. Sources: app:proof_monotonicity."""
+    p = _parts()
+    eps, r1, r2, den = p["eps"], p["r1"], p["r2"], p["D"]
+    lhs = den - (r1 - r2) * p["dD1_printed"]
+    rhs = eps * (r1 - r2) ** 2 + r2 / eps * (1 - r2)
+    require(is_identity(lhs, rhs), "Part 1 numerator identity")
+    return Finding(
+        status="verified",
+        established="D - (r1-r2)*dD/dr1 = eps*(r1-r2)**2 + r2*(1-r2)/eps identically.",
+        evidence="cancel(lhs - rhs) = 0",
+    )
+
+
+@claim(
+    "monotonicity.part2_derivative",
+    "app:proof_monotonicity",
+    "dS/dr2 = (a/D^2)[-D - (r1-r2) dD/dr2] with dD/dr2 = a/eps - 2 a^2 r2/eps - 2 a r1.",
+)
+def check_part2_derivative() -> Finding:
+    """Quotient rule for ∂S/∂r2 and the printed ∂D/∂r2. Sources: app:proof_monotonicity."""
+    p = _parts()
+    r1, r2, a, den = p["r1"], p["r2"], p["a"], p["D"]
+    require(is_identity(sp.diff(den, r2), p["dD2_printed"]), "dD/dr2 as printed")
+    quotient = a / den**2 * (-den - (r1 - r2) * p["dD2_printed"])
+    require(is_identity(sp.diff(p["S"], r2), quotient), "quotient rule for dS/dr2")
+    return Finding(
+        status="verified",
+        established="diff(S, r2) equals the printed quotient-rule form; diff(D, r2) as printed.",
+        evidence="cancel(diff(S, r2) - a/D**2*(-D - (r1-r2)*dD/dr2)) = 0",
+    )
+
+
+@claim(
+    "monotonicity.part2_numerator",
+    "app:proof_monotonicity",
+    "-D - (r1-r2) dD/dr2 = -[a^2 (r1-r2)^2/eps + r1(1-r1)/eps].",
+)
+def check_part2_numerator() -> Finding:
+    """Numerator identity of Part 2. Sources: app:proof_monotonicity."""
+    p = _parts()
+    eps, r1, r2, a, den = p["eps"], p["r1"], p["r2"], p["a"], p["D"]
+    lhs = -den - (r1 - r2) * p["dD2_printed"]
+    rhs = -(a**2 / eps * (r1 - r2) ** 2 + r1 / eps * (1 - r1))
+    require(is_identity(lhs, rhs), "Part 2 numerator identity")
+    return Finding(
+        status="verified",
+        established="-D - (r1-r2)*dD/dr2 = -[a**2*(r1-r2)**2/eps + r1*(1-r1)/eps] identically.",
+        evidence="cancel(lhs - rhs) = 0",
+    )
+
+
+@claim(
+    "monotonicity.signs",
+    "thm:monotonicity",
+    "For 0 < eps < 1 and 0 < r2 < r1 < 1: dS/dr1 > 0 and dS/dr2 < 0.",
+)
+def check_signs() -> Finding:
+    """Signs of the gradient, and the observation that r2 < r1 is never used.
+
+    Sources: Theorem ``thm:monotonicity`` and appendix ``app:proof_monotonicity``.
+    """
+    p = _parts()
+    eps, r1, r2, den = p["eps"], p["r1"], p["r2"], p["D"]
+    rho = rejection_rate_expr(eps, r1, r2)
+    require(is_identity(den, rho * (1 - rho) / eps), "D = rho(1-rho)/eps")
+    g1, g2 = selectivity_gradient(eps, r1, r2)
+    require(is_identity(sp.diff(p["S"], r1), g1), "gradient r1 (signed form)")
+    require(is_identity(sp.diff(p["S"], r2), g2), "gradient r2 (signed form)")
+    # A point with r2 > r1: the theorem's hypothesis fails, the signs do not.
+    third = sp.Rational(1, 3)
+    pt = {eps: third, r1: sp.Rational(1, 5), r2: sp.Rational(4, 5)}
+    v1, v2 = g1.subs(pt), g2.subs(pt)
+    require(v1 > 0 and v2 < 0, "signs at r2 > r1")
+    return Finding(
+        status="verified",
+        established=(
+            "D = rho(1-rho)/eps > 0 because rho is a convex combination of r1, r2 in (0, 1). "
+            "dS/dr1 = a/D^2 [eps (r1-r2)^2 + r2(1-r2)/eps] and dS/dr2 = -a/D^2 [a^2 (r1-r2)^2/eps"
+            " + r1(1-r1)/eps]: each bracket is a non-negative square plus a term that is "
+            "strictly positive for r in (0, 1). The hypothesis r2 < r1 is never used: S is "
+            "strictly increasing in r1 and strictly decreasing in r2 on the whole open square "
+            "(0,1)^2 (including r2 >= r1, where S <= 0)."
+        ),
+        evidence=f"at eps=1/3, r1=1/5, r2=4/5 (r2 > r1): dS/dr1 = {v1} > 0, dS/dr2 = {v2} < 0",
+    )
+
+
+CLAIMS = (
+    check_part1_derivative,
+    check_part1_numerator,
+    check_part2_derivative,
+    check_part2_numerator,
+    check_signs,
+)

@@ -1,0 +1,146 @@
+"""The result type of a checked claim and the machinery that turns a check into one.
+
+Every claim of the paper is checked by one pure function decorated with :func:`claim`. The
+function returns a :class:`Finding` (what was established, the status, the evidence); the
+decorator attaches the claim's stable name, the paper's label and statement, and turns any
+exception -- a broken internal check included -- into a ``"failed"`` :class:`ClaimResult`,
+so one broken derivation never hides the others.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["ClaimResult", "Finding", "ProofCheckError", "STATUSES", "claim", "require"]
+
+STATUSES = ("verified", "erratum", "failed")
+
+
+class ProofCheckError(AssertionError):
+    """An internal check of a derivation did not come out as the derivation requires."""
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise :class:`ProofCheckError` with `message` unless `condition` holds.
+
+    Parameters
+    ----------
+    condition : bool
+        The fact a derivation relies on (e.g. ``sympy.cancel(lhs - rhs) == 0``).
+    message : str
+        What was expected, shown as the evidence of the ``"failed"`` result.
+    """
+    if not condition:
+        raise ProofCheckError(message)
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """Outcome of checking one claim of the paper.
+
+    Parameters
+    ----------
+    name : str
+        Stable identifier, ``family.item`` (e.g. ``"criterion.step4_rearrange"``).
+    reference : str
+        The paper's LaTeX label of the claim (e.g. ``"thm:monotonicity"``).
+    statement : str
+        The paper's claim as written, shortened.
+    established : str
+        What the symbolic/numeric work actually showed, with the key expression.
+    status : {"verified", "erratum", "failed"}
+        ``"verified"``: the claim holds as written. ``"erratum"``: it does not hold as
+        written; `corrected` holds and `evidence` carries a concrete witness. ``"failed"``:
+        the code could not establish a claim or an internal check broke.
+    corrected : str or None
+        The corrected statement for an erratum, else None.
+    evidence : str
+        Short witness: the expression that is zero or non-zero, a counterexample point, a
+        Monte Carlo figure.
+    """
+
+    name: str
+    reference: str
+    statement: str
+    established: str
+    status: str
+    corrected: str | None
+    evidence: str
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.status == "erratum" and not self.corrected:
+            raise ValueError(f"erratum {self.name!r} needs a corrected statement")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check function returns; :func:`claim` adds the claim's identity.
+
+    Parameters
+    ----------
+    status : {"verified", "erratum"}
+        The check's verdict (``"failed"`` comes only from a raised exception).
+    established : str
+        See :class:`ClaimResult`.
+    evidence : str
+        See :class:`ClaimResult`.
+    corrected : str or None, optional
+        See :class:`ClaimResult`.
+    """
+
+    status: str
+    established: str
+    evidence: str
+    corrected: str | None = None
+
+
+def claim(
+    name: str, reference: str, statement: str
+) -> Callable[[Callable[[], Finding]], Callable[[], ClaimResult]]:
+    """Decorate a check function so that calling it returns a :class:`ClaimResult`.
+
+    Parameters
+    ----------
+    name, reference, statement : str
+        The claim's identity; see :class:`ClaimResult`.
+
+    Returns
+    -------
+    callable
+        A decorator. The decorated function takes no argument and never raises: an exception
+        inside the check becomes a ``"failed"`` result naming the exception.
+    """
+
+    def decorate(check: Callable[[], Finding]) -> Callable[[], ClaimResult]:
+        @functools.wraps(check)
+        def run() -> ClaimResult:
+            try:
+                finding = check()
+                return ClaimResult(
+                    name=name,
+                    reference=reference,
+                    statement=statement,
+                    established=finding.established,
+                    status=finding.status,
+                    corrected=finding.corrected,
+                    evidence=finding.evidence,
+                )
+            except Exception as exc:  # noqa: BLE001 - any breakage is reported, not raised
+                return ClaimResult(
+                    name=name,
+                    reference=reference,
+                    statement=statement,
+                    established="the check did not complete",
+                    status="failed",
+                    corrected=None,
+                    evidence=f"{type(exc).__name__}: {exc}",
+                )
+
+        run.claim_name = name  # type: ignore[attr-defined]
+        return run
+
+    return decorate

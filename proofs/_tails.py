@@ -1,0 +1,151 @@
+r"""Lemma ``lem:projection_tails``: the Gaussian tail beyond the Voronoi midpoint.
+
+Appendix ``app:proof_projection_tails`` of [1]_: the upper tail of
+:math:`\mathcal N(0, \sigma^2)` beyond :math:`D/2`, integrated by SymPy, and the substitution
+:math:`t = u/(\sqrt2\sigma)` that turns it into :math:`\tfrac12\operatorname{erfc}`.
+
+References
+----------
+.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sympy as sp
+
+from ._result import Finding, claim, require
+from ._symbolic import is_identity, show, sympify_all
+
+__all__ = [
+    "normal_density",
+    "normal_interval_probability",
+    "gaussian_tail_expr",
+    "CLAIMS",
+]
+
+
+def normal_density(u: sp.Expr, mean: sp.Expr, sigma: sp.Expr) -> sp.Expr:
+    r"""Density of :math:`\mathcal N(\text{mean}, \sigma^2)` at `u`.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> u = sp.Symbol("u", real=True)
+    >>> sp.integrate(normal_density(u, 0, 1), (u, -sp.oo, sp.oo))
+    1
+    """
+    u, mean, sigma = sympify_all(u, mean, sigma)
+    return sp.exp(-((u - mean) ** 2) / (2 * sigma**2)) / (sp.sqrt(2 * sp.pi) * sigma)
+
+
+@functools.cache
+def normal_interval_probability(
+    mean: sp.Expr, sigma: sp.Expr, lower: sp.Expr, upper: sp.Expr
+) -> sp.Expr:
+    r"""Probability of (lower, upper) under :math:`\mathcal N(\text{mean}, \sigma^2)`, by ``integrate``.
+
+    Translates to the centred density and uses SymPy's ``manual`` integrator (substitution
+    rules, as a person would integrate; fast and exact here). Cached: several claims
+    integrate the same density over the same interval.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> normal_interval_probability(sp.Integer(0), sp.Integer(1), sp.Integer(0), sp.oo)
+    1/2
+    """
+    v = sp.Symbol("v", real=True)
+    # Translate u = v + mean, then integrate the centred density; fall back to the default
+    # integrator should the manual one leave an unevaluated Integral.
+    bounds = (v, lower - mean, upper - mean)
+    result = sp.integrate(normal_density(v, 0, sigma), bounds, manual=True)
+    if result.has(sp.Integral):
+        result = sp.integrate(normal_density(v, 0, sigma), bounds)
+    return result
+
+
+def gaussian_tail_expr(D: sp.Expr, sigma: sp.Expr) -> sp.Expr:
+    r"""Closed form :math:`\tfrac12\operatorname{erfc}(D/(2\sqrt2\sigma))` of the lemma's tails.
+
+    Eqs. (``eq:p_loss_exact``) and (``eq:q_contam_exact``).
+
+    Sources: Lemma ``lem:projection_tails``; shown equal to the integral by
+    ``projection_tails.gaussian_integral``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> gaussian_tail_expr(sp.Integer(0), sp.Integer(1))
+    1/2
+    """
+    D, sigma = sympify_all(D, sigma)
+    return sp.erfc(D / (2 * sp.sqrt(2) * sigma)) / 2
+
+
+def _same_erf(lhs: sp.Expr, rhs: sp.Expr) -> bool:
+    """Identity check for expressions in erf/erfc: rewrite erfc as 1 - erf, then compare."""
+    return is_identity(sp.expand(lhs.rewrite(sp.erf)), sp.expand(rhs.rewrite(sp.erf)))
+
+
+@claim(
+    "projection_tails.gaussian_integral",
+    "eq:p_loss_exact",
+    "p_loss = int_{D/2}^oo N(0, sigma^2) du = (1/2)[1 - erf(D/(2 sqrt(2) sigma))].",
+)
+def check_gaussian_integral() -> Finding:
+    """SymPy integrates the upper tail. Sources: Eq. (p_loss_exact), app:proof_projection_tails."""
+    D = sp.Symbol("D", positive=True)
+    sigma = sp.Symbol("sigma", positive=True)
+    integral = normal_interval_probability(sp.Integer(0), sigma, D / 2, sp.oo)
+    printed = (1 - sp.erf(D / (2 * sp.sqrt(2) * sigma))) / 2
+    require(_same_erf(integral, printed), f"integral {integral} != printed form")
+    require(_same_erf(integral, gaussian_tail_expr(D, sigma)), "integral != erfc form")
+    return Finding(
+        status="verified",
+        established=(
+            "integrate(N(0, sigma^2) density, (u, D/2, oo), manual=True) with D, sigma > 0 equals "
+            "(1 - erf(D/(2*sqrt(2)*sigma)))/2 = erfc(D/(2*sqrt(2)*sigma))/2 (both rewritten in erf)."
+        ),
+        evidence=f"integrate(...) = {show(sp.factor(integral))}",
+    )
+
+
+@claim(
+    "projection_tails.substitution",
+    "app:proof_projection_tails",
+    "With t = u/(sqrt(2) sigma): p_loss = (1/sqrt(pi)) int_{D/(2 sqrt2 sigma)}^oo e^{-t^2} dt "
+    "= (1/2)[1 - (2/sqrt(pi)) int_0^{D/(2 sqrt2 sigma)} e^{-t^2} dt].",
+)
+def check_substitution() -> Finding:
+    """Change of variables and the split of the integral. Sources: app:proof_projection_tails."""
+    D = sp.Symbol("D", positive=True)
+    sigma = sp.Symbol("sigma", positive=True)
+    t = sp.Symbol("t", real=True)
+    u_of_t = sp.sqrt(2) * sigma * t
+    u = sp.Symbol("u", real=True)
+    transformed = normal_density(u, 0, sigma).subs(u, u_of_t) * sp.diff(u_of_t, t)
+    require(
+        is_identity(sp.powsimp(transformed), sp.exp(-(t**2)) / sp.sqrt(sp.pi)),
+        "integrand after substitution",
+    )
+    lower = sp.solve(sp.Eq(u_of_t, D / 2), t)
+    x0 = D / (2 * sp.sqrt(2) * sigma)
+    require(len(lower) == 1 and is_identity(lower[0], x0), "lower limit")
+    left = sp.integrate(sp.exp(-(t**2)), (t, x0, sp.oo), manual=True) / sp.sqrt(sp.pi)
+    right = (1 - 2 / sp.sqrt(sp.pi) * sp.integrate(sp.exp(-(t**2)), (t, 0, x0), manual=True)) / 2
+    require(_same_erf(left, right), "split of the integral")
+    require(_same_erf(left, gaussian_tail_expr(D, sigma)), "substituted integral = tail")
+    return Finding(
+        status="verified",
+        established=(
+            "u = sqrt(2)*sigma*t maps the density times du/dt to exp(-t**2)/sqrt(pi) and the "
+            "lower limit D/2 to D/(2*sqrt(2)*sigma); both printed integrals equal "
+            "(1 - erf(x0))/2 by integrate."
+        ),
+        evidence="density(sqrt(2)*sigma*t)*sqrt(2)*sigma = exp(-t**2)/sqrt(pi)",
+    )
+
+
+CLAIMS = (check_gaussian_integral, check_substitution)

@@ -1,0 +1,198 @@
+r"""The utility model: rates from counts, the risk normalisation, conditional vs joint error.
+
+Claims of section ``subsec:selectivity_score`` of [1]_ ("Operational risk & utility gain" and
+"Feasibility condition"), ahead of the appendix derivation of the criterion.
+
+References
+----------
+.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ._result import Finding, claim, require
+from ._symbolic import is_identity, rate_symbols, show, sympify_all
+
+__all__ = [
+    "rejection_rate_expr",
+    "clean_error_expr",
+    "utility_expr",
+    "joint_utility_expr",
+    "CLAIMS_RISK",
+    "CLAIMS_MODEL",
+]
+
+
+def rejection_rate_expr(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
+    r"""Rejection rate :math:`\rho = \varepsilon r_1 + (1-\varepsilon) r_2`.
+
+    Sources: section ``subsec:selectivity_score`` of the paper, display after "Feasibility
+    condition".
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> eps, r1, r2 = sp.symbols("epsilon r1 r2")
+    >>> rejection_rate_expr(eps, r1, r2)
+    epsilon*r1 + r2*(1 - epsilon)
+    """
+    eps, r1, r2 = sympify_all(eps, r1, r2)
+    return eps * r1 + (1 - eps) * r2
+
+
+def clean_error_expr(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
+    r"""Conditional error on accepted samples, :math:`\varepsilon(1-r_1)/(1-\rho)`.
+
+    Sources: section ``subsec:selectivity_score``, display after "Feasibility condition".
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> clean_error_expr(sp.Rational(1, 5), sp.Rational(9, 10), sp.Rational(1, 20))
+    1/39
+    """
+    eps, r1, r2 = sympify_all(eps, r1, r2)
+    return eps * (1 - r1) / (1 - rejection_rate_expr(eps, r1, r2))
+
+
+def utility_expr(lam: sp.Expr, eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
+    r"""Normalised utility gain :math:`U(\lambda) = \varepsilon - \varepsilon_{clean} - \lambda\rho`.
+
+    Sources: section ``subsec:selectivity_score``, definition of :math:`\mathcal U(\lambda)`.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> utility_expr(0, sp.Rational(1, 2), 1, 0)
+    1/2
+    """
+    lam, eps, r1, r2 = sympify_all(lam, eps, r1, r2)
+    return eps - clean_error_expr(eps, r1, r2) - lam * rejection_rate_expr(eps, r1, r2)
+
+
+def joint_utility_expr(lam: sp.Expr, eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
+    r"""Utility with the joint (per-sample) error :math:`\varepsilon(1-r_1)` in place of
+    :math:`\varepsilon_{clean}`: :math:`\varepsilon r_1 - \lambda\rho` (Chow's risk).
+
+    Not in the paper; the alternative its modelling choice is compared with.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> joint_utility_expr(0, sp.Rational(1, 2), 1, 0)
+    1/2
+    """
+    lam, eps, r1, r2 = sympify_all(lam, eps, r1, r2)
+    return eps - eps * (1 - r1) - lam * rejection_rate_expr(eps, r1, r2)
+
+
+@claim(
+    "utility.risk_normalisation",
+    "subsec:selectivity_score",
+    "R_base = N eps eta1, R_GCUL = eps_clean eta1 + rho eta2, and "
+    "U(lambda) := (R_base - R_GCUL)/eta1 = eps - eps_clean - lambda rho.",
+)
+def check_risk_normalisation() -> Finding:
+    """The paper's risks mix a total (N ε η1) with per-sample rates; the quotient is off by (N-1)ε.
+
+    Sources: section ``subsec:selectivity_score``, "Operational risk & utility gain".
+    """
+    lam, eps, r1, r2 = rate_symbols()
+    n = sp.Symbol("N", positive=True, integer=True)
+    eta1 = sp.Symbol("eta1", positive=True)
+    rho = rejection_rate_expr(eps, r1, r2)
+    clean = clean_error_expr(eps, r1, r2)
+    r_gcul = clean * eta1 + rho * (lam * eta1)  # eta2 = lambda * eta1
+    as_written = (n * eps * eta1 - r_gcul) / eta1
+    gap = sp.factor(sp.cancel(as_written - utility_expr(lam, eps, r1, r2)))
+    require(is_identity(gap, (n - 1) * eps), f"expected gap (N-1)*eps, got {gap}")
+    per_sample = (eps * eta1 - r_gcul) / eta1
+    require(
+        is_identity(per_sample, utility_expr(lam, eps, r1, r2)),
+        "per-sample risks should give U exactly",
+    )
+    witness = gap.subs({n: 1000, eps: sp.Rational(1, 5)})
+    return Finding(
+        status="erratum",
+        established=(
+            f"(R_base - R_GCUL)/eta1 - U(lambda) = {show(gap)} (cancel), non-zero for N > 1: "
+            "R_base is a total over N samples while R_GCUL is a per-sample rate. With "
+            "R_base = eps*eta1 the quotient equals U(lambda) identically."
+        ),
+        corrected=(
+            "Per-sample risks: R_base = eps*eta1 and R_GCUL = eps_clean*eta1 + rho*eta2, so "
+            "U(lambda) = (R_base - R_GCUL)/eta1 = eps - eps_clean - lambda*rho. Everything "
+            "downstream uses U(lambda), so nothing else changes."
+        ),
+        evidence=f"gap = (N-1)*eps; at N=1000, eps=1/5 the gap is {witness}",
+    )
+
+
+@claim(
+    "utility.rates_definition",
+    "subsec:selectivity_score",
+    "With r1 = |C_conf & E|/|E| and r2 = |C_conf minus E|/(N-|E|): "
+    "rho = eps r1 + (1-eps) r2 and eps_clean = eps(1-r1)/(1-rho).",
+)
+def check_rates_definition() -> Finding:
+    """ρ and ε_clean from the counts of the confusion cluster and the error pool.
+
+    Sources: section ``subsec:selectivity_score``, display after "Feasibility condition".
+    """
+    _, eps, r1, r2 = rate_symbols()
+    n = sp.Symbol("N", positive=True)
+    errors = eps * n
+    captured_errors = r1 * errors
+    captured_clean = r2 * (n - errors)
+    rho_counts = (captured_errors + captured_clean) / n
+    accepted = n - (captured_errors + captured_clean)
+    clean_counts = (errors - captured_errors) / accepted
+    require(is_identity(rho_counts, rejection_rate_expr(eps, r1, r2)), "rho from counts")
+    require(is_identity(clean_counts, clean_error_expr(eps, r1, r2)), "eps_clean from counts")
+    return Finding(
+        status="verified",
+        established=(
+            "|C_conf|/N = (r1*eps*N + r2*(1-eps)*N)/N = eps*r1 + (1-eps)*r2 and "
+            "(|E| - |C_conf & E|)/(N - |C_conf|) = eps*(1-r1)/(1-rho), both by cancel."
+        ),
+        evidence="cancel(rho_counts - rho) = 0; cancel(eps_clean_counts - eps_clean) = 0",
+    )
+
+
+@claim(
+    "utility.conditional_error",
+    "subsec:selectivity_score",
+    "U(lambda) uses the conditional error eps_clean on accepted samples (a modelling choice).",
+)
+def check_conditional_error() -> Finding:
+    """Remark: with the joint error ε(1-r1) (Chow's per-sample risk) the threshold is S + ε_clean.
+
+    Sources: section ``subsec:selectivity_score``; the comparison is not in the paper.
+    """
+    from ._criterion import selectivity_closed_form
+
+    lam, eps, r1, r2 = rate_symbols()
+    rho = rejection_rate_expr(eps, r1, r2)
+    clean = clean_error_expr(eps, r1, r2)
+    s = selectivity_closed_form(eps, r1, r2)
+    require(is_identity(eps * (1 - r1), (1 - rho) * clean), "joint error = (1-rho)*eps_clean")
+    joint = joint_utility_expr(lam, eps, r1, r2)
+    require(is_identity(joint, rho * (s + clean - lam)), "U_joint = rho*(S + eps_clean - lambda)")
+    require(is_identity(joint - utility_expr(lam, eps, r1, r2), rho * clean), "U_joint - U")
+    return Finding(
+        status="verified",
+        established=(
+            "Internally consistent as defined. Remark: the joint error is "
+            "eps*(1-r1) = (1-rho)*eps_clean, and the per-sample (Chow) utility "
+            "U_joint = eps*r1 - lambda*rho = rho*(S + eps_clean - lambda) = U + rho*eps_clean, so "
+            "with the joint error the threshold would be S + eps_clean >= S: the paper's "
+            "criterion S > lambda is the more demanding of the two."
+        ),
+        evidence="cancel(U_joint - rho*(S + eps_clean - lambda)) = 0",
+    )
+
+
+CLAIMS_RISK = (check_risk_normalisation, check_rates_definition)
+CLAIMS_MODEL = (check_conditional_error,)

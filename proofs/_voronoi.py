@@ -1,0 +1,199 @@
+r"""1-D Voronoi reduction and the events of Lemma ``lem:projection_tails`` (sign conventions).
+
+The statement (section ``subsec:feasibility_threshold`` of [1]_) defines
+:math:`\hat d_c = (\mu_{mix} - \mu_c)/D_c` and :math:`z_c(x) = \langle x - \mu_{mix}, \hat d_c\rangle`
+and says :math:`x \in C_{mix}` (relative to class :math:`c`) iff :math:`z_c < D_c/2`. The proof
+(appendix ``app:proof_voronoi``) derives :math:`z_c > -D_c/2` and then switches to displacement
+"from :math:`\mu_{mix}` towards :math:`\mu_c`", i.e. to :math:`-z_c`. Here the algebra is done
+with symbolic 3-D vectors and the consequences for the two tail events are integrated.
+
+References
+----------
+.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ._result import Finding, claim, require
+from ._symbolic import is_identity, show
+from ._tails import gaussian_tail_expr, normal_interval_probability
+
+__all__ = ["voronoi_margin", "projection", "CLAIMS_REDUCTION", "CLAIMS_EVENTS"]
+
+
+def voronoi_margin(x: sp.Matrix, mu_mix: sp.Matrix, mu_c: sp.Matrix) -> sp.Expr:
+    r""":math:`\|x-\mu_c\|^2 - \|x-\mu_{mix}\|^2`: positive iff `x` is strictly closer to :math:`\mu_{mix}`.
+
+    Sources: first display of ``app:proof_voronoi``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> voronoi_margin(sp.Matrix([3]), sp.Matrix([0]), sp.Matrix([-2]))
+    16
+    """
+    return (x - mu_c).dot(x - mu_c) - (x - mu_mix).dot(x - mu_mix)
+
+
+def projection(x: sp.Matrix, mu_mix: sp.Matrix, mu_c: sp.Matrix) -> sp.Expr:
+    r"""The statement's :math:`z_c(x) = \langle x - \mu_{mix}, (\mu_{mix}-\mu_c)/D_c\rangle`.
+
+    Sources: "1D Voronoi Reduction", section ``subsec:feasibility_threshold``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> projection(sp.Matrix([3]), sp.Matrix([0]), sp.Matrix([-2]))
+    3
+    """
+    d = mu_mix - mu_c
+    return (x - mu_mix).dot(d) / sp.sqrt(d.dot(d))
+
+
+@claim(
+    "voronoi.reduction",
+    "app:proof_voronoi",
+    "With d_c = mu_mix - mu_c and z_c(x) = <x - mu_mix, d_c/D_c>: x is assigned to C_mix "
+    "(relative to class c) iff z_c(x) < D_c/2.",
+)
+def check_reduction() -> Finding:
+    """The statement's condition has the wrong sign for its own z_c. Sources: app:proof_voronoi."""
+    x = sp.Matrix(sp.symbols("x1:4", real=True))
+    mu_mix = sp.Matrix(sp.symbols("m1:4", real=True))
+    mu_c = sp.Matrix(sp.symbols("c1:4", real=True))
+    d = mu_mix - mu_c
+    margin = voronoi_margin(x, mu_mix, mu_c)
+    require(is_identity(margin, 2 * (x - mu_mix).dot(d) + d.dot(d)), "expansion of the margin")
+    D = sp.sqrt(d.dot(d))
+    z = projection(x, mu_mix, mu_c)
+    require(is_identity(margin, 2 * D * (z + D / 2)), "margin = 2 D (z + D/2)")
+    # Concrete 3-D witnesses (exact).
+    m0, c0 = sp.Matrix([1, 1, 1]), sp.Matrix([-1, 1, -1])
+    D0 = sp.sqrt((m0 - c0).dot(m0 - c0))
+    rows = []
+    for x0 in (sp.Matrix([3, 0, 3]), sp.Matrix([-1, 1, -1]) + sp.Matrix([1, 0, 1]) / 2):
+        z0 = sp.nsimplify(projection(x0, m0, c0))
+        closer = voronoi_margin(x0, m0, c0) > 0
+        as_stated = bool(z0 < D0 / 2)
+        corrected = bool(z0 > -D0 / 2)
+        flipped = bool(-z0 < D0 / 2)  # z'_c = <x - mu_mix, (mu_c - mu_mix)/D_c>
+        require(as_stated != bool(closer), "witness should be misassigned by the statement")
+        require(corrected == bool(closer) and flipped == bool(closer), "corrected rule")
+        rows.append(
+            f"x={tuple(x0)}: z_c={show(z0)}, D_c/2={show(D0 / 2)}, closer to mu_mix: "
+            f"{bool(closer)}, statement says in C_mix: {as_stated}"
+        )
+    return Finding(
+        status="erratum",
+        established=(
+            "For symbolic x, mu_mix, mu_c in R^3: ||x-mu_c||^2 - ||x-mu_mix||^2 = "
+            "2<x-mu_mix, d_c> + D_c^2 = 2 D_c (z_c + D_c/2), so x is closer to mu_mix iff "
+            "z_c > -D_c/2 with the statement's z_c. The proof gets this, then measures "
+            "displacement 'from mu_mix towards mu_c', i.e. uses -z_c, for which the boundary is "
+            "-z_c < D_c/2. The statement mixes the two conventions. Tail probabilities are "
+            "unaffected by symmetry of the centred Gaussian (see projection_tails.loss_event)."
+        ),
+        corrected=(
+            "x in C_mix (relative to c) iff z_c(x) > -D_c/2 with z_c = <x-mu_mix, "
+            "(mu_mix-mu_c)/D_c>; equivalently iff z'_c(x) < D_c/2 with z'_c = <x-mu_mix, "
+            "(mu_c-mu_mix)/D_c>."
+        ),
+        evidence="mu_mix=(1,1,1), mu_c=(-1,1,-1): " + "; ".join(rows),
+    )
+
+
+@claim(
+    "projection_tails.loss_event",
+    "eq:p_loss_exact",
+    "For an error sample z_c ~ N(0, sigma_mix^2): p_loss := P{z_c > D_c/2} = "
+    "(1/2)[1 - erf(D_c/(2 sqrt2 sigma_mix))].",
+)
+def check_loss_event() -> Finding:
+    """The value of p_loss is the same under either convention (symmetric centred Gaussian).
+
+    Sources: Eq. (``eq:p_loss_exact``), app:proof_projection_tails.
+    """
+    D = sp.Symbol("D", positive=True)
+    sigma = sp.Symbol("sigma", positive=True)  # sigma_mix,c; same symbol as the cached integrals
+    zero = sp.Integer(0)
+    upper = normal_interval_probability(zero, sigma, D / 2, sp.oo)  # as written
+    lower = normal_interval_probability(zero, sigma, -sp.oo, -D / 2)  # loss, statement's z_c
+    target = gaussian_tail_expr(D, sigma)
+    for value in (upper, lower):
+        require(
+            is_identity(sp.expand(value.rewrite(sp.erf)), sp.expand(target.rewrite(sp.erf))),
+            f"{value} != erfc tail",
+        )
+    return Finding(
+        status="verified",
+        established=(
+            "With the statement's z_c the loss event (leaving C_mix across the class-c boundary) "
+            "is {z_c <= -D_c/2}, with the proof's -z_c it is {z > D_c/2}; for z ~ N(0, sigma^2) "
+            "both integrate to erfc(D/(2*sqrt(2)*sigma))/2, so p_loss's value is right whichever "
+            "convention is read."
+        ),
+        evidence=(f"P(z > D/2) = {show(sp.factor(upper))}; P(z < -D/2) = {show(sp.factor(lower))}"),
+    )
+
+
+@claim(
+    "projection_tails.contamination_event",
+    "eq:q_contam_exact",
+    "For a clean class-c sample, z_c ~ N(-D_c, sigma_c^2): q_contam := P{z_c < -D_c/2} = "
+    "(1/2)[1 - erf(D_c/(2 sqrt2 sigma_c))].",
+)
+def check_contamination_event() -> Finding:
+    """With the statement's z_c, {z_c < -D/2} is *not* being captured; P = ½[1 + erf].
+
+    Sources: Eq. (``eq:q_contam_exact``), app:proof_projection_tails.
+    """
+    D = sp.Symbol("D", positive=True)
+    sigma = sp.Symbol("sigma", positive=True)  # sigma_c; same symbol as the cached integrals
+    x0 = D / (2 * sp.sqrt(2) * sigma)
+    as_written = normal_interval_probability(-D, sigma, -sp.oo, -D / 2)
+    captured = normal_interval_probability(-D, sigma, -D / 2, sp.oo)
+    require(
+        is_identity(sp.expand(as_written.rewrite(sp.erf)), (1 + sp.erf(x0)) / 2),
+        f"as written: {as_written}",
+    )
+    require(
+        is_identity(
+            sp.expand(captured.rewrite(sp.erf)),
+            sp.expand(gaussian_tail_expr(D, sigma).rewrite(sp.erf)),
+        ),
+        f"captured: {captured}",
+    )
+    # The proof's recentred variable: <X - mu_c, d> = z_c + D_c ~ N(0, sigma_c^2); captured iff
+    # it exceeds D_c/2 (statement's direction) or, in the proof's flipped direction, is < -D_c/2.
+    recentred = normal_interval_probability(sp.Integer(0), sigma, -sp.oo, -D / 2)
+    require(
+        is_identity(
+            sp.expand(recentred.rewrite(sp.erf)),
+            sp.expand(gaussian_tail_expr(D, sigma).rewrite(sp.erf)),
+        ),
+        "recentred tail",
+    )
+    point = {D: 2, sigma: 1}
+    wrong = sp.N(as_written.subs(point), 6)
+    right = sp.N(captured.subs(point), 6)
+    return Finding(
+        status="erratum",
+        established=(
+            "With the statement's z_c (clean projection ~ N(-D_c, sigma_c^2)), integrate gives "
+            f"P{{z_c < -D_c/2}} = {show(sp.expand(as_written.rewrite(sp.erf)))} = "
+            "(1/2)[1 + erf(D_c/(2 sqrt2 sigma_c))]: the probability of NOT being captured. The "
+            "capture event is {z_c > -D_c/2}, of probability erfc(D_c/(2 sqrt2 sigma_c))/2, "
+            "which is what the proof's recentred variable (measured towards mu_c) yields."
+        ),
+        corrected=(
+            "q_contam := P{z_c > -D_c/2} = (1/2)[1 - erf(D_c/(2 sqrt2 sigma_c))] with the "
+            "statement's z_c (equivalently P{z'_c < D_c/2}, z'_c = -z_c)."
+        ),
+        evidence=f"D_c/sigma_c = 2: P(z_c < -D_c/2) = {wrong} (as written) vs {right} (capture)",
+    )
+
+
+CLAIMS_REDUCTION = (check_reduction,)
+CLAIMS_EVENTS = (check_loss_event, check_contamination_event)

@@ -1,0 +1,333 @@
+"""The synthetic phase-transition protocol of the paper (``subsec:synthetic_exp``).
+
+One *seed* fixes every random draw of the experiment; the noise level σ only scales them. A dataset
+for ``(seed, σ)`` is built from σ-independent base draws (common random numbers):
+
+- class centres ``c_k ~ U([-S, S]^d)``, ``k = 0..K-1``;
+- ``n_per_class`` samples of class ``k`` from ``N(c_k, r² I)``;
+- ``n_confusion`` samples from ``N(mean_k c_k, r² I)`` with labels uniform over the ``K`` classes;
+- a random train/test split (``test_fraction`` of the samples go to the test split);
+- one standard-normal matrix ``G``; the features at σ are ``X + σ G``;
+- one uniform ``u_i`` and one "other class" offset ``o_i ∈ {1..K-1}`` per sample; a *training*
+  label flips to ``(y_i + o_i) mod K`` iff ``u_i < 0.025 σ`` (so a label flipped at σ stays
+  flipped, to the same class, at every larger σ). Test labels stay clean.
+
+Every stream comes from ``numpy.random.SeedSequence(seed, spawn_key=(stream,))`` — the same child
+``SeedSequence(seed).spawn(...)`` would produce — so the draws depend on ``(seed, config)`` only:
+never on σ, on the order of calls, on other seeds, or on global state.
+
+Tables ``tab:synthetic_data_params`` and ``tab:noise_params`` of [1] give the defaults.
+
+References
+----------
+.. [1] The GCUL paper, ``paper/gcul_paper.tex``, appendix "Synthetic phase-transition verification".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Dataset", "SyntheticConfig", "make_dataset", "noise_levels"]
+
+# Stream ids of the base draws; ``SeedSequence(seed, spawn_key=(id,))``. Never renumber: it would
+# change every dataset. New streams get new ids.
+_STREAM_CENTERS = 0
+_STREAM_CLASS_SAMPLES = 1
+_STREAM_CONFUSION = 2
+_STREAM_SPLIT = 3
+_STREAM_FEATURE_NOISE = 4
+_STREAM_FLIP_UNIFORM = 5
+_STREAM_FLIP_OTHER_CLASS = 6
+
+# Number of base datasets kept in memory (one per (seed, config)); a full-size one is about 2.5 MB.
+_BASE_CACHE_SIZE = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class SyntheticConfig:
+    """Parameters of the synthetic protocol; the defaults are the paper's.
+
+    Parameters
+    ----------
+    n_classes : int
+        Number of classes ``K`` (at least 2).
+    dim : int
+        Feature dimension ``d``.
+    center_scale : float
+        ``S``: class centres are uniform in ``[-S, S]^d``.
+    radius : float
+        ``r``: the standard deviation of every population around its centre.
+    n_per_class : int
+        Samples drawn around each class centre.
+    n_confusion : int
+        Samples in the confusion population around the mean of the centres.
+    test_fraction : float
+        Share of all samples put in the test split, in (0, 1); the test split has
+        ``round(test_fraction * n_total)`` samples.
+    flip_per_noise : float
+        A training label flips with probability ``flip_per_noise * σ`` (0.025 in the paper), which
+        must stay at most 1.
+
+    Examples
+    --------
+    >>> SyntheticConfig().n_total, SyntheticConfig().n_test
+    (12000, 2400)
+    """
+
+    n_classes: int = 5
+    dim: int = 10
+    center_scale: float = 10.0
+    radius: float = 1.5
+    n_per_class: int = 2000
+    n_confusion: int = 2000
+    test_fraction: float = 0.2
+    flip_per_noise: float = 0.025
+
+    def __post_init__(self) -> None:
+        _check_int("n_classes", self.n_classes, minimum=2)
+        _check_int("dim", self.dim, minimum=1)
+        _check_int("n_per_class", self.n_per_class, minimum=1)
+        _check_int("n_confusion", self.n_confusion, minimum=0)
+        _check_real("center_scale", self.center_scale, lower=0.0, lower_open=False)
+        _check_real("radius", self.radius, lower=0.0, lower_open=False)
+        _check_real("flip_per_noise", self.flip_per_noise, lower=0.0, lower_open=False)
+        _check_real("test_fraction", self.test_fraction, lower=0.0, lower_open=True)
+        if not self.test_fraction < 1.0:
+            raise ValueError(f"test_fraction must be in (0, 1); got {self.test_fraction!r}")
+        if not 1 <= self.n_test <= self.n_total - 1:
+            raise ValueError(
+                f"test_fraction={self.test_fraction!r} leaves {self.n_test} of {self.n_total} "
+                "samples for the test split; both splits need at least one sample"
+            )
+
+    @property
+    def n_total(self) -> int:
+        """All samples: ``n_classes * n_per_class + n_confusion``."""
+        return self.n_classes * self.n_per_class + self.n_confusion
+
+    @property
+    def n_test(self) -> int:
+        """Size of the test split, ``round(test_fraction * n_total)``."""
+        return int(round(self.test_fraction * self.n_total))
+
+    @property
+    def n_train(self) -> int:
+        """Size of the training split."""
+        return self.n_total - self.n_test
+
+    def flip_probability(self, noise: float) -> float:
+        """Label-flip probability ``flip_per_noise * noise`` at noise level σ."""
+        return self.flip_per_noise * float(noise)
+
+    @property
+    def max_noise(self) -> float:
+        """Largest σ whose flip probability is at most 1 (``inf`` when labels never flip)."""
+        return math.inf if self.flip_per_noise == 0 else 1.0 / self.flip_per_noise
+
+
+class Dataset(NamedTuple):
+    """One ``(seed, σ)`` dataset of the synthetic protocol.
+
+    ``X_*`` are ``float64`` arrays of shape ``(n, dim)``; labels are ``int64`` in ``0..K-1``;
+    masks are ``bool``. ``y_train`` holds the observed (possibly flipped) training labels,
+    ``y_train_clean`` the labels before flipping; ``flipped_train == (y_train != y_train_clean)``.
+    ``is_confusion_*`` marks samples of the confusion population. The arrays are fresh copies that
+    the caller owns.
+    """
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    y_train_clean: np.ndarray
+    is_confusion_train: np.ndarray
+    is_confusion_test: np.ndarray
+    flipped_train: np.ndarray
+
+
+class _Base(NamedTuple):
+    """σ-independent draws of one seed, already split; all arrays read-only."""
+
+    X_train: np.ndarray  # clean features
+    X_test: np.ndarray
+    G_train: np.ndarray  # standard-normal feature noise
+    G_test: np.ndarray
+    y_train: np.ndarray  # clean labels
+    y_test: np.ndarray
+    is_confusion_train: np.ndarray
+    is_confusion_test: np.ndarray
+    flip_uniform_train: np.ndarray  # u_i in [0, 1)
+    flip_target_train: np.ndarray  # the label a flip turns y_i into (never y_i)
+
+
+def noise_levels(n_levels: int = 41, step: float = 0.4) -> np.ndarray:
+    """The noise grid ``σ_i = step * i``, ``i = 0..n_levels-1``, rounded to 10 decimals.
+
+    Rounding makes every level the float nearest its decimal value (``1.2``, not
+    ``1.2000000000000002``), so a σ compares equal across runs, files and machines.
+
+    Examples
+    --------
+    >>> grid = noise_levels()
+    >>> len(grid), float(grid[3]), float(grid[-1])
+    (41, 1.2, 16.0)
+    """
+    _check_int("n_levels", n_levels, minimum=1)
+    _check_real("step", step, lower=0.0, lower_open=True)
+    return np.round(float(step) * np.arange(int(n_levels)), 10)
+
+
+def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None) -> Dataset:
+    """Build the dataset of one ``(seed, σ)`` cell of the synthetic protocol.
+
+    Parameters
+    ----------
+    seed : int
+        Non-negative seed; it fixes every random draw (see the module docstring).
+    noise : float
+        σ ≥ 0: the standard deviation of the feature noise; training labels flip with probability
+        ``config.flip_per_noise * σ``, which must be at most 1 (σ ≤ 40 by default).
+    config : SyntheticConfig, optional
+        Protocol parameters; the paper's by default.
+
+    Returns
+    -------
+    Dataset
+        Train/test features and labels plus the ground truth (clean labels, confusion membership,
+        which training labels flipped).
+
+    Examples
+    --------
+    >>> small = SyntheticConfig(n_per_class=20, n_confusion=20)
+    >>> data = make_dataset(16, 0.4, small)
+    >>> data.X_train.shape, data.X_test.shape
+    ((96, 10), (24, 10))
+    >>> bool(np.array_equal(make_dataset(16, 0.4, small).X_train, data.X_train))
+    True
+    """
+    config = _check_config(config)
+    seed = _check_seed(seed)
+    noise = check_noise(noise, config)
+    base = _base_draws(seed, config)
+    X_train = base.X_train + noise * base.G_train
+    X_test = base.X_test + noise * base.G_test
+    flipped = base.flip_uniform_train < config.flip_probability(noise)
+    y_train = np.where(flipped, base.flip_target_train, base.y_train)
+    return Dataset(
+        X_train=X_train,
+        y_train=y_train,
+        X_test=X_test,
+        y_test=base.y_test.copy(),
+        y_train_clean=base.y_train.copy(),
+        is_confusion_train=base.is_confusion_train.copy(),
+        is_confusion_test=base.is_confusion_test.copy(),
+        flipped_train=flipped,
+    )
+
+
+def check_noise(noise: float, config: SyntheticConfig) -> float:
+    """Validate a noise level for ``config``; return it as a Python float.
+
+    Raises ``TypeError`` for a non-real value and ``ValueError`` for NaN, ±inf, a negative σ, or a σ
+    whose flip probability ``config.flip_per_noise * σ`` exceeds 1.
+    """
+    if isinstance(noise, bool) or not isinstance(noise, numbers.Real):
+        raise TypeError(f"noise must be a real number >= 0; got {noise!r} ({type(noise).__name__})")
+    value = float(noise) + 0.0  # + 0.0 turns -0.0 into 0.0, so one σ has one spelling
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
+    flip = config.flip_probability(value)
+    if flip > 1.0:
+        raise ValueError(
+            f"noise={value!r} gives a label-flip probability flip_per_noise * noise = {flip!r} > 1;"
+            f" noise must be in [0, {config.max_noise!r}] for flip_per_noise="
+            f"{config.flip_per_noise!r}"
+        )
+    return value
+
+
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be a non-negative int; got {seed!r} ({type(seed).__name__})")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative int (>= 0); got {seed!r}")
+    return int(seed)
+
+
+def _check_config(config: SyntheticConfig | None) -> SyntheticConfig:
+    if config is None:
+        return SyntheticConfig()
+    if not isinstance(config, SyntheticConfig):
+        raise TypeError(f"config must be a SyntheticConfig; got {type(config).__name__}")
+    return config
+
+
+def _check_int(name: str, value: object, *, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}")
+
+
+def _check_real(name: str, value: object, *, lower: float, lower_open: bool) -> None:
+    bound = f"> {lower!r}" if lower_open else f">= {lower!r}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite number {bound}; got {value!r}")
+    ok = value > lower if lower_open else value >= lower
+    if not (math.isfinite(value) and ok):
+        raise ValueError(f"{name} must be a finite number {bound}; got {value!r}")
+
+
+def _rng(seed: int, stream: int) -> np.random.Generator:
+    """The generator of one stream: the ``stream``-th child of ``SeedSequence(seed)``."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream,)))
+
+
+@functools.lru_cache(maxsize=_BASE_CACHE_SIZE)
+def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
+    """Draw everything that does not depend on σ, once per ``(seed, config)``."""
+    K, d, r = config.n_classes, config.dim, config.radius
+    n_clean, n_conf = K * config.n_per_class, config.n_confusion
+    n_total = config.n_total
+
+    centers = _rng(seed, _STREAM_CENTERS).uniform(-config.center_scale, config.center_scale, (K, d))
+    y_clean_pop = np.repeat(np.arange(K, dtype=np.int64), config.n_per_class)
+    X_clean_pop = centers[y_clean_pop] + r * _rng(seed, _STREAM_CLASS_SAMPLES).standard_normal(
+        (n_clean, d)
+    )
+    rng_conf = _rng(seed, _STREAM_CONFUSION)
+    X_conf = centers.mean(axis=0) + r * rng_conf.standard_normal((n_conf, d))
+    y_conf = rng_conf.integers(0, K, size=n_conf, dtype=np.int64)
+
+    X = np.concatenate([X_clean_pop, X_conf])
+    y = np.concatenate([y_clean_pop, y_conf])
+    is_conf = np.concatenate([np.zeros(n_clean, dtype=bool), np.ones(n_conf, dtype=bool)])
+    # Per-sample draws are indexed by the sample (before the split), so they do not depend on it.
+    G = _rng(seed, _STREAM_FEATURE_NOISE).standard_normal((n_total, d))
+    flip_u = _rng(seed, _STREAM_FLIP_UNIFORM).random(n_total)
+    offset = _rng(seed, _STREAM_FLIP_OTHER_CLASS).integers(1, K, size=n_total, dtype=np.int64)
+    flip_target = (y + offset) % K
+
+    order = _rng(seed, _STREAM_SPLIT).permutation(n_total)
+    test, train = order[: config.n_test], order[config.n_test :]
+    arrays = _Base(
+        X_train=X[train],
+        X_test=X[test],
+        G_train=G[train],
+        G_test=G[test],
+        y_train=y[train],
+        y_test=y[test],
+        is_confusion_train=is_conf[train],
+        is_confusion_test=is_conf[test],
+        flip_uniform_train=flip_u[train],
+        flip_target_train=flip_target[train],
+    )
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays

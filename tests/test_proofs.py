@@ -1,0 +1,453 @@
+"""Tests of the ``proofs`` package.
+
+(a) ``run_all`` returns one result per claim, none failed, with the statuses established so far
+    (a regression in a derivation or in a witness flips a test);
+(b) every symbolic result is ``lambdify``'d and compared with the numeric function of
+    ``gcul_theory`` at points drawn by hypothesis;
+(c) the CLI: ``python -m proofs`` exits 0 and ``--format markdown`` prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import assume, example, given
+from hypothesis import strategies as st
+
+import gcul_theory as gt
+import proofs
+from proofs import _runner
+from proofs._result import ClaimResult, Finding, claim, require
+
+# ---------------------------------------------------------------------------------------------
+# (a) the claim table
+# ---------------------------------------------------------------------------------------------
+
+#: Every claim, in paper order, with the status the derivations establish.
+EXPECTED_STATUS = {
+    "utility.risk_normalisation": "erratum",
+    "utility.rates_definition": "verified",
+    "criterion.step1_start": "verified",
+    "criterion.step2_divide": "verified",
+    "criterion.step3_expand": "verified",
+    "criterion.step4_rearrange": "erratum",
+    "criterion.step5_substitute": "verified",
+    "criterion.step6_thus": "verified",
+    "criterion.step7_expand_rho": "verified",
+    "criterion.step8_closed_form": "verified",
+    "criterion.equivalence": "verified",
+    "utility.conditional_error": "verified",
+    "monotonicity.part1_derivative": "verified",
+    "monotonicity.part1_numerator": "verified",
+    "monotonicity.part2_derivative": "verified",
+    "monotonicity.part2_numerator": "verified",
+    "monotonicity.signs": "verified",
+    "voronoi.reduction": "erratum",
+    "projection_tails.gaussian_integral": "verified",
+    "projection_tails.substitution": "verified",
+    "projection_tails.loss_event": "verified",
+    "projection_tails.contamination_event": "erratum",
+    "global_rate_bounds.r1_bound": "erratum",
+    "global_rate_bounds.r2_bound": "verified",
+    "sufficient_condition.monotone_substitution": "verified",
+    "sufficient_condition.domain": "erratum",
+    "chernoff.optimal_parameter": "verified",
+    "chernoff.dominates_gaussian": "verified",
+    "r1_rigorous.weights": "verified",
+    "r1_rigorous.boole_algebra": "verified",
+    "r1_rigorous.outlier_event": "verified",
+    "r1_rigorous.loss_cover": "erratum",
+    "corollary.existence_bound": "verified",
+    "corollary.dense_limit": "verified",
+}
+
+
+@pytest.fixture(scope="module")
+def results() -> list[ClaimResult]:
+    return proofs.run_all()
+
+
+def test_one_result_per_claim_in_paper_order(results):
+    assert all(isinstance(r, ClaimResult) for r in results)
+    names = [r.name for r in results]
+    assert len(names) == len(set(names)) == len(_runner.CHECKS)
+    assert names == list(EXPECTED_STATUS)
+
+
+def test_no_claim_failed(results):
+    failed = [(r.name, r.evidence) for r in results if r.status == "failed"]
+    assert failed == []
+
+
+def test_statuses_are_the_established_ones(results):
+    assert {r.name: r.status for r in results} == EXPECTED_STATUS
+
+
+def test_every_result_is_complete(results):
+    for r in results:
+        assert r.reference and r.statement and r.established and r.evidence, r.name
+        if r.status == "erratum":
+            assert r.corrected, r.name
+        else:
+            assert r.corrected is None, r.name
+
+
+def test_claim_result_validates_its_status():
+    with pytest.raises(ValueError, match="status"):
+        ClaimResult("x.y", "ref", "s", "e", "maybe", None, "ev")
+    with pytest.raises(ValueError, match="corrected"):
+        ClaimResult("x.y", "ref", "s", "e", "erratum", None, "ev")
+
+
+def test_a_broken_check_is_reported_as_failed_not_raised():
+    @claim("dummy.broken", "ref", "a claim whose check breaks")
+    def broken() -> Finding:
+        require(False, "the identity did not cancel")
+        return Finding("verified", "never", "never")
+
+    @claim("dummy.crash", "ref", "a claim whose check crashes")
+    def crash() -> Finding:
+        raise ZeroDivisionError("boom")
+
+    r1, r2 = broken(), crash()
+    assert (r1.status, r2.status) == ("failed", "failed")
+    assert "the identity did not cancel" in r1.evidence
+    assert "ZeroDivisionError: boom" in r2.evidence
+
+
+def test_main_exits_1_when_a_claim_fails(monkeypatch, capsys):
+    @claim("dummy.broken", "ref", "a claim whose check breaks")
+    def broken() -> Finding:
+        require(False, "expected failure")
+        return Finding("verified", "never", "never")
+
+    monkeypatch.setattr(_runner, "CHECKS", (_runner.CHECKS[0], broken))
+    assert proofs.main([]) == 1
+    out = capsys.readouterr().out
+    assert "2 claims: 0 verified, 1 erratum, 1 failed" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# (b) symbolic results against gcul_theory
+# ---------------------------------------------------------------------------------------------
+
+LAM, EPS, R1, R2 = sp.symbols("lam eps r1 r2", real=True)
+D_SYM, SIGMA_SYM = sp.symbols("D sigma", positive=True)
+MODULES = ["scipy", "numpy"]
+
+unit_open = st.floats(min_value=1e-3, max_value=1 - 1e-3, allow_nan=False, allow_infinity=False)
+unit_closed = st.floats(min_value=0.0, max_value=1.0, allow_nan=False, allow_infinity=False)
+costs = st.floats(min_value=0.0, max_value=0.999, allow_nan=False, allow_infinity=False)
+
+
+@functools.cache
+def rate_functions():
+    args = (EPS, R1, R2)
+    return {
+        "rho": sp.lambdify(args, proofs.rejection_rate_expr(*args), MODULES),
+        "clean": sp.lambdify(args, proofs.clean_error_expr(*args), MODULES),
+        "utility": sp.lambdify((LAM, *args), proofs.utility_expr(LAM, *args), MODULES),
+        "S_printed": sp.lambdify(args, proofs.selectivity_expr(*args), MODULES),
+        "S_closed": sp.lambdify(args, proofs.selectivity_closed_form(*args), MODULES),
+        "grad": sp.lambdify(args, proofs.selectivity_gradient(*args), MODULES),
+    }
+
+
+@given(eps=unit_open, r1=unit_closed, r2=unit_closed)
+@example(eps=0.2, r1=0.9, r2=0.05)
+def test_rates_and_utility_match_gcul_theory(eps, r1, r2):
+    f = rate_functions()
+    rho = eps * r1 + (1 - eps) * r2
+    assume(rho < 1 - 1e-9)
+    assert f["rho"](eps, r1, r2) == pytest.approx(gt.rejection_rate(eps, r1, r2), rel=1e-14)
+    assert f["clean"](eps, r1, r2) == pytest.approx(
+        gt.clean_error(eps, r1, r2), rel=1e-12, abs=1e-15
+    )
+    for lam in (0.0, 0.15, 0.9):
+        assert f["utility"](lam, eps, r1, r2) == pytest.approx(
+            gt.utility(lam, eps, r1, r2), rel=1e-12, abs=1e-14
+        )
+
+
+@given(eps=unit_open, r1=unit_closed, r2=unit_closed, lam=costs)
+@example(eps=0.5, r1=0.5, r2=0.0, lam=0.0)  # the witness of criterion.step4_rearrange
+def test_selectivity_printed_and_factored_match_gcul_theory(eps, r1, r2, lam):
+    assume(r2 <= r1)
+    f = rate_functions()
+    rho = eps * r1 + (1 - eps) * r2
+    assume(1e-3 < rho < 1 - 1e-3)
+    s = gt.selectivity_score(eps, r1, r2)
+    assert s <= 1 + 1e-12  # used by sufficient_condition.domain: lambda* > 1 certifies nothing
+    assert f["S_closed"](eps, r1, r2) == pytest.approx(s, rel=1e-10, abs=1e-12)
+    assert f["S_printed"](eps, r1, r2) == pytest.approx(s, rel=1e-7, abs=1e-9)
+    # U(lambda) = rho (S - lambda), hence S > lambda <=> U > 0 (criterion.equivalence).
+    u = gt.utility(lam, eps, r1, r2)
+    assert u == pytest.approx(rho * (s - lam), rel=1e-9, abs=1e-12)
+    if abs(s - lam) > 1e-9:
+        assert (s > lam) == (u > 0)
+
+
+@given(eps=unit_open, r1=unit_open, r2=unit_open)
+@example(eps=1 / 3, r1=0.2, r2=0.8)  # r2 > r1: monotonicity still holds (monotonicity.signs)
+def test_gradient_signs_on_the_whole_square(eps, r1, r2):
+    g1, g2 = rate_functions()["grad"](eps, r1, r2)
+    assert g1 > 0 and g2 < 0
+
+
+@given(eps=unit_open, r1=unit_open, r2=unit_open)
+def test_gradient_matches_finite_differences_of_gcul_theory(eps, r1, r2):
+    h = 1e-6
+    assume(r2 + 2 * h < r1 - 2 * h and h < r2 and r1 < 1 - h)
+    g1, g2 = rate_functions()["grad"](eps, r1, r2)
+    s = gt.selectivity_score
+    fd1 = (s(eps, r1 + h, r2) - s(eps, r1 - h, r2)) / (2 * h)
+    fd2 = (s(eps, r1, r2 + h) - s(eps, r1, r2 - h)) / (2 * h)
+    scale = 1 + abs(g1) + abs(g2)
+    assert fd1 == pytest.approx(g1, abs=1e-5 * scale, rel=1e-4)
+    assert fd2 == pytest.approx(g2, abs=1e-5 * scale, rel=1e-4)
+
+
+def test_selectivity_score_refuses_r2_above_r1():
+    # gcul_theory keeps the theorem's domain r2 <= r1 even though monotonicity holds beyond it.
+    with pytest.raises(ValueError, match="r2"):
+        gt.selectivity_score(0.3, 0.2, 0.8)
+
+
+@functools.cache
+def tail_functions():
+    args = (D_SYM, SIGMA_SYM)
+    return {
+        "gauss": sp.lambdify(args, proofs.gaussian_tail_expr(*args), MODULES),
+        "gauss_mp": sp.lambdify(args, proofs.gaussian_tail_expr(*args), "mpmath"),
+        "chernoff": sp.lambdify(args, proofs.chernoff_tail_expr(*args), MODULES),
+    }
+
+
+distances = st.floats(min_value=0.0, max_value=40.0, allow_nan=False, allow_infinity=False)
+sigmas = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
+
+
+@given(D=distances, sigma=sigmas)
+@example(D=0.0, sigma=1.0)
+@example(D=4.0, sigma=1.0)
+def test_tails_match_gcul_theory(D, sigma):
+    f = tail_functions()
+    gauss = gt.gaussian_tail(D, sigma)
+    chern = gt.chernoff_tail(D, sigma)
+    # erfc's relative condition number at x = D/(2 sqrt2 sigma) is about 2x^2: the two
+    # evaluations round the argument differently (gcul_theory is the accurate one, see below).
+    x = D / (2 * math.sqrt(2) * sigma)
+    rel = 1e-15 * (4 + 2 * x * x)
+    assert f["gauss"](D, sigma) == pytest.approx(gauss, rel=rel, abs=1e-300)
+    assert f["chernoff"](D, sigma) == pytest.approx(chern, rel=1e-15 * (4 + 2 * x * x), abs=1e-300)
+    # chernoff.dominates_gaussian: exp(-x^2) >= erfc(x) = 2 * gaussian tail.
+    assert chern >= 2 * gauss * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("snr", [0.5, 4.0, 12.0, 30.0, 50.0, 52.0])
+def test_gaussian_tail_deep_tail_against_mpmath(snr):
+    # mpmath reference, as pasted from an interactive session:
+    #   >>> mpmath.mp.dps = 50; mpmath.erfc(mpmath.mpf(50) / (2 * mpmath.sqrt(2))) / 2
+    #   mpf('2.0038...e-138')  (D/sigma = 50)
+    with mpmath.workdps(50):
+        exact = tail_functions()["gauss_mp"](mpmath.mpf(snr), mpmath.mpf(1))
+    assert gt.gaussian_tail(snr, 1.0) == pytest.approx(float(exact), rel=1e-13)
+
+
+@st.composite
+def geometries(draw):
+    c = draw(st.integers(min_value=2, max_value=3))
+    positive = st.floats(min_value=0.05, max_value=1.0, allow_nan=False, allow_infinity=False)
+    raw = np.array(draw(st.lists(positive, min_size=c, max_size=c)))
+    pi = raw / raw.sum()
+    eps_c = np.array(draw(st.lists(unit_open, min_size=c, max_size=c)))
+    D = np.array(draw(st.lists(st.floats(0.0, 12.0, allow_nan=False), min_size=c, max_size=c)))
+    sigma_mix = np.array(draw(st.lists(sigmas, min_size=c, max_size=c)))
+    sigma_c = np.array(draw(st.lists(sigmas, min_size=c, max_size=c)))
+    eps = float(pi @ eps_c)
+    return gt.Geometry(eps=eps, pi=pi, eps_c=eps_c, D=D, sigma_mix=sigma_mix, sigma_c=sigma_c)
+
+
+@functools.cache
+def bound_functions(c: int):
+    pi = sp.symbols(f"pi1:{c + 1}", positive=True)
+    eps_c = sp.symbols(f"e1:{c + 1}", positive=True)
+    D = sp.symbols(f"D1:{c + 1}", nonnegative=True)
+    sm = sp.symbols(f"sm1:{c + 1}", positive=True)
+    sc = sp.symbols(f"sc1:{c + 1}", positive=True)
+    eps = sp.Symbol("eps", positive=True)
+    p = [proofs.gaussian_tail_expr(d, s) for d, s in zip(D, sm, strict=True)]
+    eta = [proofs.chernoff_tail_expr(d, s) for d, s in zip(D, sm, strict=True)]
+    q = [proofs.gaussian_tail_expr(d, s) for d, s in zip(D, sc, strict=True)]
+    r1 = {
+        "gaussian": proofs.capture_rate_bound_expr(eps, pi, eps_c, p),
+        "union": proofs.rigorous_capture_bound_expr(eps, pi, eps_c, D, sm),
+        "chernoff": proofs.capture_rate_bound_expr(eps, pi, eps_c, eta),
+    }
+    r2 = proofs.contamination_rate_bound_expr(eps, pi, q)
+    args = (eps, *pi, *eps_c, *D, *sm, *sc)
+    out = {}
+    for method, expr in r1.items():
+        out[("r1", method)] = sp.lambdify(args, proofs.clip_unit(expr), MODULES)
+        out[("lambda", method)] = sp.lambdify(
+            args, proofs.critical_lambda_expr(eps, expr, r2), MODULES
+        )
+    out["r2"] = sp.lambdify(args, proofs.clip_unit(r2), MODULES)
+    out["exist"] = sp.lambdify(
+        args, proofs.structural_existence_bound_expr(eps, pi, eps_c, D, sm), MODULES
+    )
+    return out
+
+
+def _geometry_args(g: gt.Geometry) -> tuple[float, ...]:
+    return (float(g.eps), *g.pi, *g.eps_c, *g.D, *g.sigma_mix, *g.sigma_c)
+
+
+@given(g=geometries(), method=st.sampled_from(["gaussian", "union", "chernoff"]))
+def test_rate_bounds_match_gcul_theory(g, method):
+    f = bound_functions(g.n_classes)
+    args = _geometry_args(g)
+    r1 = gt.capture_rate_bound(g, method)
+    r2 = gt.contamination_rate_bound(g, method)
+    assert f[("r1", method)](*args) == pytest.approx(r1, abs=1e-12)
+    assert f["r2"](*args) == pytest.approx(r2, abs=1e-12)
+    assert f["exist"](*args) == pytest.approx(gt.structural_existence_confidence(g), abs=1e-12)
+    # critical_lambda = max(0, S(clip r1_hat, clip r2_hat)) away from rho_hat in {0, 1}.
+    rho_hat = g.eps * r1 + (1 - g.eps) * r2
+    assume(1e-6 < rho_hat < 1 - 1e-6)
+    assert f[("lambda", method)](*args) == pytest.approx(
+        gt.critical_lambda(g, method), rel=1e-9, abs=1e-10
+    )
+
+
+def test_critical_lambda_does_not_certify_the_domain_witness():
+    # sufficient_condition.domain: eps = 4/5, one "class" split in two identical cells with
+    # D/sigma_mix = 2.5631 (r1_hat = 0.9) and D/sigma_c = 0.5067 (unclipped r2_hat = 2).
+    g = gt.Geometry(
+        eps=0.8,
+        pi=[0.5, 0.5],
+        eps_c=[0.8, 0.8],
+        D=[2.5631031310892, 2.5631031310892],
+        sigma_mix=[1.0, 1.0],
+        sigma_c=[2.5631031310892 / 0.5066942062716] * 2,
+    )
+    assert gt.capture_rate_bound(g, "gaussian") == pytest.approx(0.9, abs=1e-9)
+    unclipped = float(sum(g.pi * gt.gaussian_tail(g.D, g.sigma_c)) / (1 - g.eps))
+    assert unclipped == pytest.approx(2.0, abs=1e-9)
+    unclipped_score = proofs.selectivity_closed_form(sp.Rational(4, 5), sp.Rational(9, 10), 2)
+    assert unclipped_score > sp.Rational(3, 20)  # the paper's lambda* would certify ...
+    assert gt.critical_lambda(g, "gaussian") == 0.0  # ... the package's clipped one does not
+
+
+@given(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    snr=st.tuples(*[st.floats(1.0, 5.0, allow_nan=False)] * 2),
+)
+def test_paper_r1_hat_overestimates_capture_under_its_own_model(seed, snr):
+    # global_rate_bounds.r1_bound: two orthogonal classes, isotropic Sigma_mix (sigma = 1).
+    g = gt.Geometry(
+        eps=0.2,
+        pi=[0.5, 0.5],
+        eps_c=[0.2, 0.2],
+        D=list(snr),
+        sigma_mix=[1.0, 1.0],
+        sigma_c=[1.0, 1.0],
+    )
+    p = gt.gaussian_tail(np.asarray(snr), 1.0)
+    exact = float(np.prod(1 - p))
+    r1_hat = gt.capture_rate_bound(g, "gaussian")
+    assert r1_hat - exact == pytest.approx(0.5 * p[0] * (1 - p[1]) + 0.5 * p[1] * (1 - p[0]))
+    n = 20_000
+    points = np.random.default_rng(seed).standard_normal((n, 2))
+    centres = -np.diag(np.asarray(snr))
+    r1_mc = float(proofs.nearest_centre_capture(points, np.zeros(2), centres).mean())
+    se = math.sqrt(max(exact * (1 - exact), 1e-4) / n)
+    assert abs(r1_mc - exact) < 6 * se
+    assert r1_mc >= 1 - p.sum() - 6 * se  # the corrected (Boole) bound
+
+
+@functools.cache
+def voronoi_functions():
+    xs, ms, cs = (sp.symbols(f"{n}1:4", real=True) for n in ("x", "m", "c"))
+    vec = (sp.Matrix(xs), sp.Matrix(ms), sp.Matrix(cs))
+    args = (*xs, *ms, *cs)
+    return (
+        sp.lambdify(args, proofs.voronoi_margin(*vec), MODULES),
+        sp.lambdify(args, proofs.projection(*vec), MODULES),
+    )
+
+
+coordinates = st.tuples(*[st.floats(-10, 10, allow_nan=False)] * 3)
+
+
+@given(x=coordinates, mu_mix=coordinates, mu_c=coordinates)
+@example(x=(3.0, 0.0, 3.0), mu_mix=(1.0, 1.0, 1.0), mu_c=(-1.0, 1.0, -1.0))
+def test_voronoi_rule_with_the_corrected_sign(x, mu_mix, mu_c):
+    xa, m, c = (np.asarray(v) for v in (x, mu_mix, mu_c))
+    d = m - c
+    dist = float(np.linalg.norm(d))
+    assume(dist > 1e-3)
+    margin = float(np.sum((xa - c) ** 2) - np.sum((xa - m) ** 2))
+    assume(abs(margin) > 1e-6)
+    margin_fn, projection_fn = voronoi_functions()
+    z = projection_fn(*x, *mu_mix, *mu_c)
+    assert z == pytest.approx(float((xa - m) @ d / dist), rel=1e-9, abs=1e-9)
+    assert margin_fn(*x, *mu_mix, *mu_c) == pytest.approx(margin, rel=1e-9, abs=1e-9)
+    assert (margin > 0) == (z > -dist / 2)  # voronoi.reduction, corrected statement
+
+
+def test_voronoi_statement_as_written_misassigns():
+    margin_fn, projection_fn = voronoi_functions()
+    point = (3.0, 0.0, 3.0, 1.0, 1.0, 1.0, -1.0, 1.0, -1.0)
+    half_distance = math.sqrt(2.0)
+    assert margin_fn(*point) > 0  # closer to mu_mix ...
+    assert not projection_fn(*point) < half_distance  # ... yet "z_c < D_c/2" fails
+
+
+# ---------------------------------------------------------------------------------------------
+# (c) the command line
+# ---------------------------------------------------------------------------------------------
+
+
+def test_main_text(capsys):
+    assert proofs.main([]) == 0
+    out = capsys.readouterr().out
+    assert "criterion.step4_rearrange" in out
+    n_erratum = sum(s == "erratum" for s in EXPECTED_STATUS.values())
+    n_verified = len(EXPECTED_STATUS) - n_erratum
+    expected = (
+        f"{len(EXPECTED_STATUS)} claims: {n_verified} verified, {n_erratum} erratum, 0 failed"
+    )
+    assert expected in out.strip().splitlines()[-1]
+
+
+def test_main_markdown(capsys):
+    assert proofs.main(["--format", "markdown", "--verbose"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "| # | Claim | Reference | Status | Evidence |"
+    assert lines[1].startswith("|---:|")
+    rows = [ln for ln in lines if ln.startswith("| ") and ln[2].isdigit()]
+    assert len(rows) == len(EXPECTED_STATUS)
+    assert all(ln.endswith("|") for ln in rows)
+    assert "### Corrections" in lines
+
+
+def test_main_usage_error_is_one_line(capsys):
+    assert proofs.main(["--format", "html"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "invalid choice" in err
+
+
+def test_python_dash_m_proofs_exits_zero():
+    done = subprocess.run(
+        [sys.executable, "-m", "proofs"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "0 failed" in done.stdout
