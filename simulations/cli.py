@@ -99,8 +99,8 @@ def _sha256(path: Path) -> str:
 def _reproduce(args: argparse.Namespace) -> int:
     from . import figures, report
     from ._results import write_csv
-    from .synthetic import SyntheticConfig, noise_levels
     from .sweep import run_sweep
+    from .synthetic import SyntheticConfig, noise_levels
 
     out = Path(args.out)
     try:
@@ -119,9 +119,19 @@ def _reproduce(args: argparse.Namespace) -> int:
     )
     start = time.perf_counter()
     try:
-        rows = run_sweep(levels, args.seeds, n_jobs=args.jobs, cache_dir=cache, config=config, progress=not args.quiet)
+        rows = run_sweep(
+            levels,
+            args.seeds,
+            n_jobs=args.jobs,
+            cache_dir=cache,
+            config=config,
+            progress=not args.quiet,
+        )
     except KeyboardInterrupt:
-        print(f"gcul: interrupted; finished cells are kept in {cache} and a rerun resumes", file=sys.stderr)
+        print(
+            f"gcul: interrupted; finished cells are kept in {cache} and a rerun resumes",
+            file=sys.stderr,
+        )
         return EXIT_INTERRUPTED
     elapsed = time.perf_counter() - start
 
@@ -195,7 +205,9 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="gcul",
         description="GCUL: theory, numerically verified proofs and the synthetic phase-transition experiment.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
+    )
 
     reproduce = commands.add_parser(
         "reproduce",
@@ -203,11 +215,20 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Run the synthetic phase-transition sweep (default: the paper's 41 levels x "
         "seeds 10-19) and write results.csv, violations.*, seed16.*, phase_transition.* and manifest.json.",
     )
-    reproduce.add_argument("--out", default="results", help="output directory (default: %(default)s)")
-    reproduce.add_argument("--jobs", type=_positive_int, default=2, help="parallel jobs (default: %(default)s)")
-    reproduce.add_argument("--seeds", type=parse_seeds, default=parse_seeds("10-19"), help="seeds, e.g. 10-19")
     reproduce.add_argument(
-        "--levels", type=_positive_int, default=41, help="noise levels sigma = 0.4 i, i < LEVELS (default: 41)"
+        "--out", default="results", help="output directory (default: %(default)s)"
+    )
+    reproduce.add_argument(
+        "--jobs", type=_positive_int, default=2, help="parallel jobs (default: %(default)s)"
+    )
+    reproduce.add_argument(
+        "--seeds", type=parse_seeds, default=parse_seeds("10-19"), help="seeds, e.g. 10-19"
+    )
+    reproduce.add_argument(
+        "--levels",
+        type=_positive_int,
+        default=41,
+        help="noise levels sigma = 0.4 i, i < LEVELS (default: 41)",
     )
     reproduce.add_argument(
         "--method",
@@ -215,12 +236,18 @@ def _build_parser() -> argparse.ArgumentParser:
         default="union",
         help="lambda*_PRE bound drawn in the figure (the tables show all three; default: union)",
     )
-    reproduce.add_argument("--lam", type=_cost, default=0.15, help="target rejection cost (default: 0.15)")
-    reproduce.add_argument("--cache", default=None, help="per-cell cache directory (default: OUT/cache)")
+    reproduce.add_argument(
+        "--lam", type=_cost, default=0.15, help="target rejection cost (default: 0.15)"
+    )
+    reproduce.add_argument(
+        "--cache", default=None, help="per-cell cache directory (default: OUT/cache)"
+    )
     reproduce.add_argument("--quiet", action="store_true", help="no progress bar")
     reproduce.set_defaults(handler=_reproduce)
 
-    prove = commands.add_parser("prove", help="re-derive the paper's claims with SymPy and print the report")
+    prove = commands.add_parser(
+        "prove", help="re-derive the paper's claims with SymPy and print the report"
+    )
     prove.add_argument("--format", choices=("text", "markdown"), default="text")
     prove.set_defaults(handler=_prove)
 

@@ -23,8 +23,9 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy
@@ -65,6 +66,7 @@ def run_cell(
     config: SyntheticConfig = DEFAULT_CONFIG,
     *,
     level: int = -1,
+    model_factory: Callable[[], Any] | None = None,
 ) -> dict[str, int | float]:
     """Fit GCUL on one ``(seed, σ)`` dataset and measure predicted and empirical λ*.
 
@@ -79,6 +81,11 @@ def run_cell(
     level : int, optional
         Index of σ in the sweep's noise grid, stored in the ``level`` column (-1 by default,
         meaning the cell was run outside a sweep).
+    model_factory : callable, optional
+        Makes the unfitted estimator; :class:`simulations.gcul.GCUL` by default. Another
+        implementation of the same three phases (the benchmark's scikit-learn pipeline) must
+        expose GCUL's fitted attributes ``phase1_``, ``error_mask_``, ``cluster_labels_``,
+        ``uncertain_cluster_``, ``n_classes_`` and ``predict``.
 
     Returns
     -------
@@ -127,7 +134,7 @@ def run_cell(
     noise = check_noise(noise, config)
     level = _check_level(level)
     with _single_threaded_blas():
-        metrics = _fit_and_measure(make_dataset(seed, noise, config))
+        metrics = _fit_and_measure(make_dataset(seed, noise, config), model_factory or GCUL)
     row = {
         "seed": seed,
         "noise": noise,
@@ -225,8 +232,8 @@ def run_sweep(
 # The cell
 
 
-def _fit_and_measure(data: Dataset) -> dict[str, float]:
-    model = GCUL().fit(data.X_train, data.y_train)
+def _fit_and_measure(data: Dataset, model_factory: Callable[[], Any]) -> dict[str, float]:
+    model = model_factory().fit(data.X_train, data.y_train)
 
     # Training split: predicted λ* from the geometry of the phase-1 error pool.
     y_pred_train = model.phase1_.predict(data.X_train)

@@ -24,7 +24,12 @@ def run(argv, capsys):
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("10-19", list(range(10, 20))), ("16", [16]), ("10,12,15-17", [10, 12, 15, 16, 17]), ("3,3", [3])],
+    [
+        ("10-19", list(range(10, 20))),
+        ("16", [16]),
+        ("10,12,15-17", [10, 12, 15, 16, 17]),
+        ("3,3", [3]),
+    ],
 )
 def test_parse_seeds(text, expected):
     assert parse_seeds(text) == expected
@@ -47,7 +52,15 @@ def test_parse_seeds_rejects(text):
         ["reproduce", "--method", "erf"],
         ["reproduce", "--lam", "1.5"],
         ["prove", "--format", "html"],
-        ["feasibility", "--embeddings", "missing.npy", "--labels", "y.npy", "--predictions", "p.npy"],
+        [
+            "feasibility",
+            "--embeddings",
+            "missing.npy",
+            "--labels",
+            "y.npy",
+            "--predictions",
+            "p.npy",
+        ],
     ],
 )
 def test_errors_are_one_line_with_exit_code_2(argv, capsys, tmp_path, monkeypatch):
@@ -67,7 +80,9 @@ def test_console_script_error_is_one_line():
         check=False,
     )
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == ["gcul reproduce: error: argument --jobs: expected a positive integer; got 'many'"]
+    assert proc.stderr.strip().splitlines() == [
+        "gcul reproduce: error: argument --jobs: expected a positive integer; got 'many'"
+    ]
 
 
 def test_feasibility_on_files(tmp_path, capsys):
@@ -79,14 +94,22 @@ def test_feasibility_on_files(tmp_path, capsys):
     np.save(tmp_path / "Z.npy", Z)
     np.savetxt(tmp_path / "y.csv", y, fmt="%d", delimiter=",")
     np.save(tmp_path / "p.npy", y_pred)
-    argv = ["feasibility", "--embeddings", str(tmp_path / "Z.npy"), "--labels", str(tmp_path / "y.csv")]
+    argv = [
+        "feasibility",
+        "--embeddings",
+        str(tmp_path / "Z.npy"),
+        "--labels",
+        str(tmp_path / "y.csv"),
+    ]
     code, out, err = run([*argv, "--predictions", str(tmp_path / "p.npy")], capsys)
     assert code == 0, err
     assert "verdict: feasible" in out
     np.save(tmp_path / "bad.npy", y_pred[:10])
     code, out, err = run([*argv, "--predictions", str(tmp_path / "bad.npy")], capsys)
     assert code == 2
-    assert err.strip().splitlines() == ["gcul feasibility: error: y_pred must have one label per row of Z (600); got 10"]
+    assert err.strip().splitlines() == [
+        "gcul feasibility: error: y_pred must have one label per row of Z (600); got 10"
+    ]
 
 
 def test_prove_exits_zero_and_prints_markdown(capsys):
@@ -98,7 +121,21 @@ def test_prove_exits_zero_and_prints_markdown(capsys):
 @pytest.mark.slow
 def test_reproduce_small_grid_writes_every_file(tmp_path, capsys):
     out_dir = tmp_path / "out"
-    code, out, err = run(["reproduce", "--out", str(out_dir), "--seeds", "16", "--levels", "2", "--jobs", "1", "--quiet"], capsys)
+    code, out, err = run(
+        [
+            "reproduce",
+            "--out",
+            str(out_dir),
+            "--seeds",
+            "16",
+            "--levels",
+            "2",
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+        capsys,
+    )
     assert code == 0, err
     expected = [
         "results.csv",

@@ -1,0 +1,290 @@
+r"""GCUL: guided clustering-based uncertain learning (Algorithm ``alg:gcul`` of the paper).
+
+Three phases, as in section ``subsec:assumptions1`` of the paper and DESIGN.md "The synthetic
+protocol":
+
+1. a multinomial logistic regression ``f1`` on the ``K`` observed classes; its training errors
+   form the error pool :math:`\mathcal{E} = \{i : \hat y_i \ne y_i\}`;
+2. K-Means on the (optionally PCA/LDA-reduced) training features, started from the median of
+   each predicted class and the median of the error pool; the cluster of lowest label purity is
+   relabelled ``uncertain``;
+3. a logistic regression ``f2`` on the ``K + 1`` classes; predicting the extra class rejects.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from simulations.models import (
+    LinearProjection,
+    LogisticRegression,
+    _check_labels,
+    _check_matrix,
+    _single_threaded_blas,
+    kmeans,
+    lda,
+    pca,
+)
+
+__all__ = ["GCUL"]
+
+
+class _UncertainLabel:
+    """Descriptor behind ``GCUL.UNCERTAIN``: the label of the uncertain class of a fitted model.
+
+    The uncertain label is ``n_classes_``, so it is known only after ``fit``. On a fitted model
+    ``model.UNCERTAIN`` is that integer (the same as ``model.uncertain_label_``). On the class,
+    ``GCUL.UNCERTAIN`` is this sentinel: it documents the convention and refuses to be compared
+    with labels, so that ``y_pred == GCUL.UNCERTAIN`` fails loudly instead of being all-False.
+    """
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        if not hasattr(instance, "n_classes_"):
+            raise AttributeError(
+                "UNCERTAIN is the label n_classes_ of a fitted GCUL; call fit first"
+            )
+        return instance.n_classes_
+
+    def __repr__(self) -> str:
+        return "GCUL.UNCERTAIN (the label n_classes_ of a fitted GCUL)"
+
+    def __eq__(self, other):
+        raise TypeError(
+            "GCUL.UNCERTAIN depends on the number of classes; compare with model.UNCERTAIN "
+            "(or model.uncertain_label_) of a fitted model instead"
+        )
+
+    __ne__ = __eq__
+    __hash__ = object.__hash__
+
+
+def _purities(cluster_labels: np.ndarray, y: np.ndarray, n_clusters: int, n_classes: int):
+    """Majority-label share of ``y`` in each cluster; NaN for an empty cluster."""
+    counts = np.bincount(cluster_labels * n_classes + y, minlength=n_clusters * n_classes)
+    counts = counts.reshape(n_clusters, n_classes)
+    sizes = counts.sum(axis=1)
+    purities = np.full(n_clusters, np.nan)
+    filled = sizes > 0
+    purities[filled] = counts[filled].max(axis=1) / sizes[filled]
+    return purities
+
+
+class GCUL:
+    r"""Selective classifier that learns an extra ``uncertain`` class from a confusion cluster.
+
+    Parameters
+    ----------
+    reduce : {None, "pca", "lda"}, default=None
+        Feature space of phase 2: the raw features (``None``, the synthetic protocol) or a
+        projection fitted on the training set, :func:`~simulations.models.pca` or
+        :func:`~simulations.models.lda` (with the observed labels). Phases 1 and 3 always use
+        the raw features.
+    n_components : int or None, default=None
+        Dimension of the projection (``None``: all PCA components, or ``K - 1`` for LDA).
+        Must be ``None`` when ``reduce`` is ``None``.
+    C : float, default=1.0
+        Inverse L2 regularisation strength of both logistic regressions.
+    max_iter : int, default=500
+        Maximum L-BFGS iterations of both logistic regressions.
+    kmeans_max_iter : int, default=100
+        Maximum Lloyd iterations of phase 2 (one initialisation, ``tol=1e-4``).
+
+    Attributes
+    ----------
+    UNCERTAIN : int
+        On a fitted model, the label that ``predict`` returns for rejected samples,
+        ``n_classes_``. On the class, ``GCUL.UNCERTAIN`` is a sentinel that documents this and
+        cannot be compared with labels (the number of classes is known only after ``fit``).
+    n_classes_ : int
+        Number of observed classes ``K``; the labels are ``0..K-1``.
+    classes_ : ndarray of shape (K,)
+        ``arange(K)``.
+    uncertain_label_ : int
+        ``K``, the label of rejected samples.
+    phase1_ : LogisticRegression
+        The ``K``-class model of phase 1.
+    error_mask_ : ndarray of shape (n_samples,), bool
+        Training error pool of phase 1, ``phase1_.predict(X) != y``.
+    reducer_ : LinearProjection or None
+        Projection used in phase 2 (``None`` without reduction).
+    init_centers_ : ndarray of shape (n_clusters, n_components)
+        Initial K-Means centres: the median of each predicted class, then the median of the
+        error pool (absent when the pool is empty).
+    cluster_labels_ : ndarray of shape (n_samples,)
+        K-Means cluster of each training sample.
+    cluster_centers_ : ndarray of shape (n_clusters, n_components)
+        Final K-Means centres, in the phase-2 feature space.
+    purities_ : ndarray of shape (n_clusters,)
+        Share of the majority observed label in each cluster; NaN for an empty cluster.
+    uncertain_cluster_ : int or None
+        Index of the cluster relabelled uncertain; ``None`` when the error pool is empty.
+    can_reject_ : bool
+        Whether phase 3 learned an uncertain class, i.e. whether ``predict`` can reject.
+    phase3_ : LogisticRegression
+        The ``K + 1``-class model of phase 3 (``phase1_`` itself when nothing is uncertain).
+
+    Notes
+    -----
+    Degenerate cases have defined behaviour:
+
+    - *No training error.* The confusion median is undefined: K-Means runs from the ``K`` class
+      medians only, no cluster is uncertain (``uncertain_cluster_ is None``,
+      ``can_reject_ is False``), ``phase3_`` is ``phase1_`` and ``predict`` never rejects.
+    - *A class that phase 1 never predicts.* Its initial centre is the median of the samples
+      *labelled* with it (every label ``0..K-1`` occurs in ``y``).
+    - *Empty clusters.* K-Means relocates them as scikit-learn does; a cluster still empty at
+      the end has purity NaN and is never chosen.
+    - *Ties in purity.* The lowest cluster index wins.
+    - *The uncertain cluster holds every training sample.* Phase 3 has a single class and
+      ``fit`` raises ``ValueError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
+    >>> X = np.concatenate([rng.normal(c, 1.0, (100, 2)) for c in centres]
+    ...                    + [rng.normal(centres.mean(axis=0), 1.0, (100, 2))])
+    >>> y = np.concatenate([np.repeat([0, 1, 2], 100), rng.integers(0, 3, 100)])
+    >>> model = GCUL().fit(X, y)
+    >>> model.UNCERTAIN, model.uncertain_cluster_
+    (3, 3)
+    >>> sorted(set(model.predict(X).tolist()))
+    [0, 1, 2, 3]
+    """
+
+    UNCERTAIN = _UncertainLabel()
+
+    def __init__(
+        self,
+        reduce: str | None = None,
+        n_components: int | None = None,
+        C: float = 1.0,
+        max_iter: int = 500,
+        kmeans_max_iter: int = 100,
+    ):
+        self.reduce = reduce
+        self.n_components = n_components
+        self.C = C
+        self.max_iter = max_iter
+        self.kmeans_max_iter = kmeans_max_iter
+
+    def _check_params(self) -> None:
+        if self.reduce not in (None, "pca", "lda"):
+            raise ValueError(f"reduce must be None, 'pca' or 'lda'; got {self.reduce!r}")
+        if self.reduce is None and self.n_components is not None:
+            raise ValueError(
+                f"n_components must be None when reduce is None; got {self.n_components!r}"
+            )
+        if not isinstance(self.C, Real) or isinstance(self.C, bool) or not 0 < self.C < np.inf:
+            raise ValueError(f"C must be a finite number > 0; got {self.C!r}")
+        for name in ("max_iter", "kmeans_max_iter"):
+            value = getattr(self, name)
+            if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+
+    def fit(self, X, y) -> GCUL:
+        """Run the three phases on a training set.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite training features.
+        y : array_like of shape (n_samples,)
+            Observed labels in ``0..K-1``; every one of them must occur, ``K >= 2``.
+
+        Returns
+        -------
+        self : GCUL
+        """
+        self._check_params()
+        X = _check_matrix(X, "X")
+        y = _check_labels(y, "y", X.shape[0])
+        if y.min() < 0:
+            raise ValueError(f"y must hold labels 0..K-1; found negative label {y.min()}")
+        n_classes = int(y.max()) + 1
+        counts = np.bincount(y, minlength=n_classes)
+        if n_classes < 2:
+            raise ValueError("y must contain at least two classes (labels 0..K-1, K >= 2)")
+        if np.any(counts == 0):
+            missing = np.flatnonzero(counts == 0).tolist()
+            raise ValueError(
+                f"y must hold every label 0..{n_classes - 1} (K = max(y) + 1); missing {missing}"
+            )
+
+        with _single_threaded_blas():
+            # Phase 1: base classifier and error pool.
+            phase1 = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y)
+            y_pred = phase1.predict(X)
+            error_mask = y_pred != y
+
+            # Phase 2: guided clustering in the (optionally reduced) feature space.
+            reducer = self._fit_reducer(X, y)
+            Z = X if reducer is None else reducer.transform(X)
+            init = [
+                np.median(Z[y_pred == c] if np.any(y_pred == c) else Z[y == c], axis=0)
+                for c in range(n_classes)
+            ]
+            if error_mask.any():
+                init.append(np.median(Z[error_mask], axis=0))
+            init_centers = np.stack(init)
+            cluster_labels, cluster_centers = kmeans(Z, init_centers, max_iter=self.kmeans_max_iter)
+            purities = _purities(cluster_labels, y, len(init_centers), n_classes)
+
+            # Phase 3: relabel the least pure cluster and retrain on K + 1 classes.
+            if error_mask.any():
+                uncertain_cluster = int(np.nanargmin(purities))
+                y_relabelled = np.where(cluster_labels == uncertain_cluster, n_classes, y)
+                if np.all(y_relabelled == n_classes):
+                    raise ValueError(
+                        "the uncertain cluster holds every training sample, so phase 3 has a "
+                        "single class; X has too little structure for GCUL"
+                    )
+                phase3 = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y_relabelled)
+            else:
+                uncertain_cluster = None
+                phase3 = phase1
+
+        self.n_classes_ = n_classes
+        self.classes_ = np.arange(n_classes)
+        self.uncertain_label_ = n_classes
+        self.n_features_in_ = X.shape[1]
+        self.phase1_ = phase1
+        self.error_mask_ = error_mask
+        self.reducer_ = reducer
+        self.init_centers_ = init_centers
+        self.cluster_labels_ = cluster_labels
+        self.cluster_centers_ = cluster_centers
+        self.purities_ = purities
+        self.uncertain_cluster_ = uncertain_cluster
+        self.can_reject_ = uncertain_cluster is not None
+        self.phase3_ = phase3
+        return self
+
+    def _fit_reducer(self, X: np.ndarray, y: np.ndarray) -> LinearProjection | None:
+        if self.reduce == "pca":
+            return pca(X, self.n_components)
+        if self.reduce == "lda":
+            return lda(X, y, self.n_components)
+        return None
+
+    def predict(self, X) -> np.ndarray:
+        """Predict labels in ``0..K-1``, or ``K`` (``self.UNCERTAIN``) to reject.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Integer labels in ``0..n_classes_``.
+        """
+        if not hasattr(self, "phase3_"):
+            raise AttributeError("This GCUL is not fitted yet; call fit first")
+        return self.phase3_.predict(X)

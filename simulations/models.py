@@ -1,0 +1,687 @@
+"""Minimal NumPy/SciPy models used by the GCUL simulation.
+
+Each model reproduces one scikit-learn estimator exactly enough for the synthetic protocol
+(same objective, same convergence rules, same subspaces), without importing scikit-learn:
+
+- :class:`LogisticRegression`: multinomial L2 logistic regression, the objective of
+  ``sklearn.linear_model.LogisticRegression(C=C, solver="lbfgs")``;
+- :func:`kmeans`: Lloyd's algorithm from given initial centres, the iteration of
+  ``sklearn.cluster.KMeans(init=init, n_init=1, algorithm="lloyd")``;
+- :func:`pca` and :func:`lda`: the projections of ``sklearn.decomposition.PCA`` and
+  ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis(solver="svd")``, returned as a
+  :class:`LinearProjection`.
+
+If ``threadpoolctl`` is installed, the solvers keep BLAS on one thread while they run (see
+``_single_threaded_blas``); without it they are correct but can be much slower on small
+machines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import linalg
+from scipy.optimize import minimize
+
+__all__ = [
+    "ConvergenceWarning",
+    "LinearProjection",
+    "LogisticRegression",
+    "kmeans",
+    "lda",
+    "pca",
+]
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative solver stopped before meeting its convergence criterion."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Validation (public boundary only; private helpers assume valid input)
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_matrix(X, name: str, *, n_features: int | None = None) -> np.ndarray:
+    """Return ``X`` as a finite, C-contiguous float64 matrix with at least one row."""
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric 2-D array; got {type(X).__name__}") from exc
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got ndim={arr.ndim}"
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one sample and one feature; got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values; found NaN or inf")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}"
+        )
+    return np.ascontiguousarray(arr)
+
+
+def _check_labels(y, name: str, n_samples: int) -> np.ndarray:
+    """Return ``y`` as a 1-D int64 vector of length ``n_samples`` (integer-valued labels)."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of labels; got ndim={arr.ndim}")
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has {arr.shape[0]} labels, but X has {n_samples} samples")
+    if arr.dtype.kind in "iub":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must contain only finite labels; found NaN or inf")
+        if not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must contain integer class labels; found non-integer values")
+        return arr.astype(np.int64)
+    raise TypeError(f"{name} must contain integer class labels; got dtype {arr.dtype}")
+
+
+def _check_positive(value, name: str, *, integer: bool = False):
+    kind = Integral if integer else Real
+    if isinstance(value, bool) or not isinstance(value, kind):
+        what = "an integer" if integer else "a real number"
+        raise TypeError(f"{name} must be {what} > 0; got {value!r}")
+    if not (value > 0 and np.isfinite(value)):
+        raise ValueError(f"{name} must be > 0 and finite; got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def _lowest_set_bit_table(n_bits: int) -> np.ndarray:
+    values = np.arange(2**n_bits)
+    lowest = values & -values
+    table = np.zeros(2**n_bits, dtype=np.intp)
+    table[1:] = np.log2(lowest[1:]).astype(np.intp)
+    return table
+
+
+_LOWEST_SET_BIT = {8: _lowest_set_bit_table(8), 16: _lowest_set_bit_table(16)}
+
+
+def _first_argmin(distances: np.ndarray) -> np.ndarray:
+    """``np.argmin(distances, axis=0)`` (first index on ties) for a ``(K, n)`` array, faster.
+
+    NumPy's argmin along a short axis costs a function call per column; for ``K <= 16`` the rows
+    equal to the column minimum are packed into a bit mask instead, and a table maps each mask to
+    its lowest set bit, i.e. the first minimising row.
+    """
+    n_rows = distances.shape[0]
+    if n_rows > 16:
+        return np.argmin(distances, axis=0)
+    is_min = (distances == np.minimum.reduce(distances, axis=0)).view(np.uint8)
+    n_bits, dtype = (8, np.uint8) if n_rows <= 8 else (16, np.uint16)
+    code = is_min[0].astype(dtype)
+    for k in range(1, n_rows):
+        code |= is_min[k].astype(dtype) << k
+    return _LOWEST_SET_BIT[n_bits].take(code)
+
+
+# ----------------------------------------------------------------------------------------------
+# Multinomial logistic regression
+# ----------------------------------------------------------------------------------------------
+
+
+class _WhitenedMultinomialLoss:
+    """Fused loss and gradient of the multinomial objective in whitened coordinates.
+
+    ``ZT`` holds the centred, whitened features ``z_i = A^T (x_i - mean)`` as columns, with a
+    last row of ones for the intercept (``A = U diag(a)`` from the eigendecomposition of the
+    covariance of ``X``). The parameters are ``theta = [V, b]`` of shape ``(K, d + 1)``; the
+    original coefficients are ``W = V A^T`` and the original intercept is ``b - W mean``. As
+    ``U`` is orthogonal, ``||W||_F^2 = sum_j a_j^2 ||V[:, j]||^2``: the penalty is diagonal in
+    ``V`` and the objective is the original one, unchanged.
+    """
+
+    def __init__(self, ZT: np.ndarray, y_encoded: np.ndarray, n_classes: int, a: np.ndarray, C):
+        self.n, self.K = ZT.shape[1], n_classes
+        self.ZT = ZT
+        # sum of z_i over the samples of each class: the gradient of the linear term
+        one_hot = (y_encoded == np.arange(n_classes)[:, None]).astype(np.float64)
+        self.YZ = one_hot @ ZT.T
+        # l2_reg_strength = 1 / (C n) in the metric a_j^2; the intercept row is not penalised
+        self.penalty = np.append(a**2, 0.0) / (C * self.n)
+        self._prob = np.empty((n_classes, self.n))
+
+    def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        V = theta.reshape(self.K, -1)
+        prob = self._prob
+        np.dot(V, self.ZT, out=prob)
+        row_max = prob.max(axis=0)
+        prob -= row_max
+        np.exp(prob, out=prob)
+        norm = prob.sum(axis=0)
+        penalised = self.penalty * V
+        loss = (np.log(norm).sum() + row_max.sum() - np.vdot(V, self.YZ)) / self.n + 0.5 * np.vdot(
+            penalised, V
+        )
+        prob /= norm  # softmax probabilities, shape (K, n)
+        grad = prob @ self.ZT.T
+        grad -= self.YZ
+        grad /= self.n
+        grad += penalised
+        return float(loss), grad.ravel()
+
+
+def _whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(ZT, A, a, mean)``: whitened, centred features as rows of ``ZT``, plus ones.
+
+    ``A = U diag(a)`` with ``Cov(X) = U diag(s) U^T`` and ``a_j = s_j^{-1/2}``, or ``a_j = 1`` on
+    directions of (numerically) zero variance. The covariance comes from ``X^T X / n - m m^T``,
+    or from the explicitly centred data when the mean is so large against the spread that this
+    would cancel badly. Rounding here only affects how well ``A`` conditions the problem, never
+    the objective, which is the same for any invertible ``A``.
+    """
+    n, d = X.shape
+    mean = np.ones(n) @ X / n
+    cov = X.T @ X / n - np.outer(mean, mean)
+    if mean @ mean > 1e6 * max(np.trace(cov), np.finfo(np.float64).tiny):
+        X_centred = X - mean
+        cov = X_centred.T @ X_centred / n
+    eigval, U = linalg.eigh(cov)
+    top = eigval[-1] if eigval[-1] > 0 else 1.0
+    keep = eigval > 1e-10 * top
+    a = np.ones_like(eigval)
+    a[keep] = 1.0 / np.sqrt(eigval[keep])
+    A = U * a
+    ZT = np.empty((d + 1, n))
+    np.dot(A.T, X.T, out=ZT[:d])
+    ZT[:d] -= (mean @ A)[:, None]
+    ZT[d] = 1.0
+    return ZT, A, a, mean
+
+
+try:  # optional: keeps BLAS single-threaded inside the many tiny calls of the solvers
+    from threadpoolctl import ThreadpoolController as _ThreadpoolController
+except ImportError:  # pragma: no cover - exercised only without threadpoolctl
+    _ThreadpoolController = None
+
+
+@functools.cache
+def _threadpool_controller():
+    return _ThreadpoolController()
+
+
+def _single_threaded_blas():
+    """Context limiting BLAS to one thread (a no-op without ``threadpoolctl``).
+
+    L-BFGS-B and Lloyd make hundreds of calls on matrices of a few dozen entries to a few
+    hundred thousand; on small machines waking BLAS worker threads for each one (NumPy's and
+    SciPy's OpenBLAS each keep their own pool) costs milliseconds per call, more than the call
+    itself. scikit-learn limits its K-Means the same way.
+    """
+    if _ThreadpoolController is None:
+        return contextlib.nullcontext()
+    return _threadpool_controller().limit(limits=1, user_api="blas")
+
+
+class LogisticRegression:
+    r"""Multinomial logistic regression with an L2 penalty, fitted by L-BFGS.
+
+    Minimises the objective of scikit-learn's ``LogisticRegression(C=C, solver="lbfgs")`` for
+    three or more classes (full softmax over ``K`` classes, unpenalised intercept; for two
+    classes see Notes):
+
+    .. math::
+
+        \frac{1}{n}\sum_{i=1}^{n}\Bigl[\log\sum_{k} e^{w_k^\top x_i + b_k}
+        - (w_{y_i}^\top x_i + b_{y_i})\Bigr] + \frac{1}{2Cn}\lVert W\rVert_F^2 ,
+
+    which is :math:`C\sum_i \ell_i + \tfrac12\lVert W\rVert_F^2` divided by :math:`Cn`, so its
+    minimiser is the same. It is strictly convex in :math:`W` and in the intercepts up to a common
+    shift, which stays zero (the intercepts sum to zero), as in scikit-learn.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse regularisation strength, > 0.
+    max_iter : int, default=500
+        Maximum number of L-BFGS iterations.
+    tol : float, default=1e-4
+        L-BFGS-B ``gtol``: the fit stops when the largest absolute entry of the gradient of the
+        objective above, taken in the whitened coordinates described in Notes, is at most
+        ``tol``. Whitening makes it independent of the units of the features; see Notes for how
+        close to the optimum it stops compared with scikit-learn.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (K,)
+        Sorted distinct labels seen in ``fit``.
+    coef_ : ndarray of shape (K, n_features)
+        Coefficients :math:`W` in the original feature space.
+    intercept_ : ndarray of shape (K,)
+        Intercepts :math:`b` (they sum to zero).
+    n_iter_ : int
+        Number of L-BFGS iterations run.
+    converged_ : bool
+        Whether L-BFGS met its convergence criterion. When it did not, ``fit`` also issues a
+        :class:`ConvergenceWarning`.
+
+    Notes
+    -----
+    The problem is solved in an equivalent, better conditioned parametrisation: the features
+    are centred and whitened, :math:`z = A^\top (x - \bar x)` with :math:`A = U\,\mathrm{diag}(a)`
+    from the eigendecomposition :math:`\mathrm{Cov}(X) = U\,\mathrm{diag}(s)\,U^\top`,
+    :math:`a_j = s_j^{-1/2}` (and :math:`a_j = 1` on directions of zero variance). With
+    :math:`W = V A^\top` the penalty is :math:`\sum_j a_j^2\lVert V_{:,j}\rVert^2`, so the
+    objective is exactly the one above; the mean folds into the intercept, which is not
+    penalised. On the synthetic protocol L-BFGS then needs 2-4 times fewer iterations than on
+    raw features, each one a single fused pass (one product each way, a stable log-sum-exp).
+
+    Both solvers stop near, not at, the common optimum. On the synthetic protocol (seeds 10-19,
+    σ = 0, 1, ..., 16, phase 1) scikit-learn's ``gtol=1e-4`` on raw features leaves its
+    coefficients up to ``4e-3`` from the optimum, and this model's default ``tol=1e-4`` about
+    as far (``tol=1e-5``: ``3e-4``, for about 30% more iterations). Their test predictions
+    agree on 99.97% of the points overall (at worst 99.75% in one cell); scikit-learn's own
+    predictions agree with those of the exact optimum on 99.985%.
+
+    For two classes scikit-learn minimises the binomial objective
+    :math:`C\sum_i \ell(u^\top x_i + \beta) + \tfrac12\lVert u\rVert^2` instead. Its minimiser
+    is that of the two-class softmax objective with ``C / 2`` (rows :math:`\mp u/2`, intercepts
+    :math:`\mp\beta/2`), which is what is fitted then: ``coef_`` keeps two rows, and
+    ``coef_[1] - coef_[0]`` is scikit-learn's ``coef_[0]``.
+
+    BLAS is limited to one thread during the fit when ``threadpoolctl`` is installed; see
+    ``_single_threaded_blas``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.concatenate([rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))])
+    >>> y = np.repeat([3, 7], 50)
+    >>> model = LogisticRegression().fit(X, y)
+    >>> model.classes_
+    array([3, 7])
+    >>> bool(model.converged_), float(np.mean(model.predict(X) == y)) > 0.95
+    (True, True)
+    >>> bool(np.allclose(model.predict_proba(X).sum(axis=1), 1.0))
+    True
+    """
+
+    def __init__(self, C: float = 1.0, max_iter: int = 500, tol: float = 1e-4):
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y) -> LogisticRegression:
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite training features.
+        y : array_like of shape (n_samples,)
+            Integer class labels; at least two distinct values.
+
+        Returns
+        -------
+        self : LogisticRegression
+        """
+        C = _check_positive(self.C, "C")
+        max_iter = _check_positive(self.max_iter, "max_iter", integer=True)
+        tol = _check_positive(self.tol, "tol")
+        X = _check_matrix(X, "X")
+        y = _check_labels(y, "y", X.shape[0])
+        classes, y_encoded = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(
+                f"y must contain at least two classes; got only {classes.size} ({classes.tolist()})"
+            )
+        n_classes, n_features = classes.size, X.shape[1]
+
+        with _single_threaded_blas():
+            ZT, A, a, mean = _whitened_design(X)
+            # two classes: scikit-learn fits the binomial model, whose optimum is the two-class
+            # multinomial optimum for C / 2 (see Notes)
+            C_multinomial = C / 2 if n_classes == 2 else C
+            loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a, C_multinomial)
+            result = minimize(
+                loss,
+                np.zeros(n_classes * (n_features + 1)),
+                method="L-BFGS-B",
+                jac=True,
+                options={
+                    "maxiter": max_iter,
+                    "maxls": 50,
+                    "gtol": tol,
+                    "ftol": 64 * np.finfo(np.float64).eps,
+                },
+            )
+        theta = result.x.reshape(n_classes, n_features + 1)
+        coef = theta[:, :n_features] @ A.T
+        self.classes_ = classes
+        self.coef_ = coef
+        self.intercept_ = theta[:, n_features] - coef @ mean
+        self.n_iter_ = int(result.nit)
+        self.converged_ = bool(result.status == 0)
+        if not self.converged_:
+            warnings.warn(
+                f"L-BFGS did not converge after {self.n_iter_} iterations "
+                f"(max_iter={max_iter}, tol={tol}): {result.message}",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _check_fitted_input(self, X) -> np.ndarray:
+        if not hasattr(self, "coef_"):
+            raise AttributeError("This LogisticRegression is not fitted yet; call fit first")
+        return _check_matrix(X, "X", n_features=self.coef_.shape[1])
+
+    def decision_function(self, X) -> np.ndarray:
+        """Linear scores :math:`X W^\\top + b`, shape ``(n_samples, K)``."""
+        X = self._check_fitted_input(X)
+        return X @ self.coef_.T + self.intercept_
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Softmax class probabilities, shape ``(n_samples, K)``, columns ordered as ``classes_``."""
+        scores = self.decision_function(X)
+        scores -= scores.max(axis=1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=1, keepdims=True)
+        return scores
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable label of each row of ``X``, shape ``(n_samples,)``.
+
+        Ties go to the first class in ``classes_``, as with ``np.argmax``.
+        """
+        X = self._check_fitted_input(X)
+        negative_scores = -(self.coef_ @ X.T)  # shape (K, n): one fast argmin over classes
+        negative_scores -= self.intercept_[:, None]
+        return self.classes_[_first_argmin(negative_scores)]
+
+
+# ----------------------------------------------------------------------------------------------
+# K-Means (Lloyd)
+# ----------------------------------------------------------------------------------------------
+
+
+def _assign(XT: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """Nearest centre of each column of ``XT`` (first one on ties), from ``||c||^2 - 2 c.x``.
+
+    ``||x||^2`` is omitted as in scikit-learn: it does not change the nearest centre.
+    """
+    distances = (-2.0 * centers) @ XT
+    distances += np.einsum("ij,ij->i", centers, centers)[:, None]
+    return _first_argmin(distances)
+
+
+def _update_centers(X, labels, centers_old, n_clusters):
+    """M-step with scikit-learn's relocation of empty clusters."""
+    one_hot = (labels == np.arange(n_clusters)[:, None]).astype(np.float64)
+    sums = one_hot @ X
+    sizes = one_hot.sum(axis=1)
+    empty = np.flatnonzero(sizes == 0)
+    if empty.size:
+        distances = ((X - centers_old[labels]) ** 2).sum(axis=1)
+        far = np.argpartition(distances, -empty.size)[: -empty.size - 1 : -1]
+        if distances.max() > 0:
+            for new_cluster, index in zip(empty, far, strict=True):
+                old_cluster = labels[index]
+                sums[old_cluster] -= X[index]
+                sums[new_cluster] = X[index]
+                sizes[new_cluster] = 1.0
+                sizes[old_cluster] -= 1.0
+    largest = np.argmax(sizes)
+    filled = sizes > 0
+    centers = np.empty_like(sums)
+    centers[filled] = sums[filled] / sizes[filled, None]
+    centers[~filled] = sums[largest] / sizes[largest]
+    return centers
+
+
+def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray, np.ndarray]:
+    r"""Lloyd's K-Means from given initial centres (one run).
+
+    Reproduces ``sklearn.cluster.KMeans(n_clusters=len(init), init=init, n_init=1,
+    max_iter=max_iter, tol=tol, algorithm="lloyd")``: same partition for the same data and
+    initial centres.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Finite data.
+    init : array_like of shape (n_clusters, n_features)
+        Finite initial centres; ``1 <= n_clusters <= n_samples``.
+    max_iter : int, default=100
+        Maximum number of Lloyd iterations.
+    tol : float, default=1e-4
+        Relative tolerance; see Notes.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+        Index of the nearest final centre of each sample (``int64``).
+    centers : ndarray of shape (n_clusters, n_features)
+        Final centres.
+
+    Notes
+    -----
+    As in scikit-learn: the data (and the initial centres) are centred on the data mean first;
+    one iteration assigns every sample to its nearest centre (the first on ties), then moves each
+    centre to the mean of its samples. The run stops when the assignment no longer changes
+    ("strict convergence") or when the total squared centre shift
+    :math:`\sum_k\lVert c_k^{new}-c_k^{old}\rVert^2` is at most ``tol`` times the mean of the
+    per-feature variances of ``X``; without strict convergence a final assignment step makes
+    ``labels`` consistent with ``centers``. A cluster left empty by an assignment is relocated to
+    the sample farthest from its own centre (farthest first, one sample per empty cluster), and
+    the sample's weight moves with it; if all samples coincide with their centres nothing is
+    relocated and the empty centre is placed on the largest cluster. A cluster can therefore be
+    empty in ``labels`` only in such degenerate cases.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [10.0, 10.0], [10.0, 11.0]])
+    >>> labels, centers = kmeans(X, init=[[1.0, 1.0], [9.0, 9.0]])
+    >>> labels
+    array([0, 0, 1, 1])
+    >>> centers
+    array([[ 0. ,  0.5],
+           [10. , 10.5]])
+    """
+    X = _check_matrix(X, "X")
+    init = _check_matrix(init, "init", n_features=X.shape[1])
+    max_iter = _check_positive(max_iter, "max_iter", integer=True)
+    if isinstance(tol, bool) or not isinstance(tol, Real) or not (0 <= tol < np.inf):
+        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
+    n_clusters = init.shape[0]
+    if n_clusters > X.shape[0]:
+        raise ValueError(f"init has {n_clusters} centres, more than the {X.shape[0]} samples of X")
+
+    tol_abs = float(np.mean(np.var(X, axis=0)) * tol) if tol > 0 else 0.0
+    mean = X.mean(axis=0)
+    X = X - mean
+    centers = init - mean
+
+    XT = np.ascontiguousarray(X.T)
+    labels_old = np.full(X.shape[0], -1)
+    strict = False
+    with _single_threaded_blas():
+        for _ in range(max_iter):
+            labels = _assign(XT, centers)
+            centers_new = _update_centers(X, labels, centers, n_clusters)
+            shift = float(((centers_new - centers) ** 2).sum())
+            centers = centers_new
+            if np.array_equal(labels, labels_old):
+                strict = True
+                break
+            if shift <= tol_abs:
+                break
+            labels_old = labels
+        if not strict:
+            labels = _assign(XT, centers)
+    return labels.astype(np.int64), centers + mean
+
+
+# ----------------------------------------------------------------------------------------------
+# Linear projections: PCA and LDA
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinearProjection:
+    """An affine projection ``(X - mean) @ weights`` learned by :func:`pca` or :func:`lda`.
+
+    Attributes
+    ----------
+    kind : str
+        ``"pca"`` or ``"lda"``.
+    mean : ndarray of shape (n_features,)
+        Centre subtracted before projecting (the data mean for PCA, the prior-weighted mean of
+        the class means for LDA).
+    weights : ndarray of shape (n_features, n_components)
+        Projection matrix. For PCA its columns are the orthonormal principal axes
+        (``PCA.components_.T``); for LDA they are the discriminant directions
+        (``LinearDiscriminantAnalysis.scalings_``).
+    explained_variance_ratio : ndarray of shape (n_components,)
+        Share of the total (PCA) or between-class (LDA) variance along each component.
+    """
+
+    kind: str
+    mean: np.ndarray
+    weights: np.ndarray
+    explained_variance_ratio: np.ndarray
+
+    @property
+    def n_components(self) -> int:
+        """Dimension of the projected space."""
+        return self.weights.shape[1]
+
+    def transform(self, X) -> np.ndarray:
+        """Project ``X`` (shape ``(n_samples, n_features)``) to ``(n_samples, n_components)``."""
+        X = _check_matrix(X, "X", n_features=self.mean.shape[0])
+        return (X - self.mean) @ self.weights
+
+
+def _check_n_components(n_components, upper: int, what: str) -> int:
+    if n_components is None:
+        return upper
+    if isinstance(n_components, bool) or not isinstance(n_components, Integral):
+        raise TypeError(f"n_components must be an integer or None; got {n_components!r}")
+    if not 1 <= n_components <= upper:
+        raise ValueError(f"n_components must be in 1..{upper} ({what}); got {n_components}")
+    return int(n_components)
+
+
+def pca(X, n_components: int | None = None) -> LinearProjection:
+    r"""Principal component analysis, as ``sklearn.decomposition.PCA(n_components)``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Finite data.
+    n_components : int or None, default=None
+        Number of components, ``1..min(n_samples, n_features)``; ``None`` keeps them all.
+
+    Returns
+    -------
+    LinearProjection
+        ``weights`` holds the leading right singular vectors of the centred data as columns; the
+        sign of each is fixed so that its largest-magnitude entry is positive (scikit-learn's
+        ``svd_flip`` convention).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[-2.0, -1.0], [0.0, 0.0], [2.0, 1.0]])
+    >>> projection = pca(X, n_components=1)
+    >>> np.round(projection.weights.ravel() * np.sqrt(5), 6)
+    array([2., 1.])
+    >>> np.round(projection.transform(X).ravel() ** 2, 6)
+    array([5., 0., 5.])
+    """
+    X = _check_matrix(X, "X")
+    k = _check_n_components(n_components, min(X.shape), "at most min(n_samples, n_features)")
+    mean = X.mean(axis=0)
+    _, S, Vt = linalg.svd(X - mean, full_matrices=False)
+    Vt = Vt[:k]
+    signs = np.sign(Vt[np.arange(k), np.argmax(np.abs(Vt), axis=1)])
+    signs[signs == 0] = 1.0
+    variance = S**2
+    total = variance.sum()
+    ratio = variance[:k] / total if total > 0 else np.zeros(k)
+    return LinearProjection("pca", mean, (Vt * signs[:, None]).T, ratio)
+
+
+def lda(X, y, n_components: int | None = None, tol: float = 1e-4) -> LinearProjection:
+    r"""Linear discriminant analysis subspace, as ``LinearDiscriminantAnalysis(solver="svd")``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Finite data.
+    y : array_like of shape (n_samples,)
+        Integer class labels; at least two distinct values.
+    n_components : int or None, default=None
+        Number of discriminant directions, ``1..min(n_classes - 1, n_features)``; ``None``
+        takes the maximum.
+    tol : float, default=1e-4
+        Singular values below ``tol`` (within-class step) or ``tol`` times the largest
+        (between-class step) are treated as zero, as in scikit-learn.
+
+    Returns
+    -------
+    LinearProjection
+        ``transform`` equals scikit-learn's ``transform``. The number of components can be
+        smaller than requested when the class means span fewer dimensions (as in scikit-learn).
+
+    Notes
+    -----
+    The within-class scatter is whitened by an SVD of the within-class centred, per-feature
+    standardised data scaled by :math:`n^{-1/2}`; the prior-weighted class means are then
+    rotated onto their principal axes by a second SVD. The columns of ``weights`` maximise the
+    ratio of between-class to within-class variance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3)) + np.repeat([[0, 0, 0], [4, 0, 0], [0, 4, 0]], 100, axis=0)
+    >>> projection = lda(X, np.repeat([0, 1, 2], 100))
+    >>> projection.n_components, projection.transform(X).shape
+    (2, (300, 2))
+    >>> bool(np.all(np.abs(projection.weights[2]) < 0.1))  # the third feature is pure noise
+    True
+    """
+    X = _check_matrix(X, "X")
+    y = _check_labels(y, "y", X.shape[0])
+    tol = _check_positive(tol, "tol")
+    classes, y_encoded, counts = np.unique(y, return_inverse=True, return_counts=True)
+    n_classes = classes.size
+    if n_classes < 2:
+        raise ValueError(f"y must contain at least two classes; got {n_classes}")
+    n_samples, n_features = X.shape
+    k_max = min(n_classes - 1, n_features)
+    k = _check_n_components(n_components, k_max, "at most min(n_classes - 1, n_features)")
+
+    priors = counts / n_samples
+    means = np.stack([X[y_encoded == c].mean(axis=0) for c in range(n_classes)])
+    xbar = priors @ means
+    within = X - means[y_encoded]
+    std = within.std(axis=0)
+    std[std == 0] = 1.0
+    _, S, Vt = linalg.svd(np.sqrt(1.0 / n_samples) * (within / std), full_matrices=False)
+    rank = int(np.sum(S > tol))
+    scalings = (Vt[:rank] / std).T / S[:rank]
+    between = (np.sqrt(n_samples * priors / (n_classes - 1)) * (means - xbar).T).T @ scalings
+    _, S, Vt = linalg.svd(between, full_matrices=False)
+    if S.size == 0 or S[0] == 0:
+        raise ValueError(
+            "lda found no discriminant direction: the class means of X coincide in the span "
+            "of the within-class variation"
+        )
+    rank = int(np.sum(S > tol * S[0]))
+    weights = (scalings @ Vt.T[:, :rank])[:, :k]
+    ratio = (S**2 / np.sum(S**2))[: weights.shape[1]]
+    return LinearProjection("lda", xbar, weights, ratio)

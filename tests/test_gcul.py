@@ -1,0 +1,313 @@
+"""Tests for simulations.gcul: the three GCUL phases on synthetic-protocol data."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+from simulations.gcul import GCUL, _purities
+from simulations.models import LinearProjection, LogisticRegression, kmeans
+
+N_CLASSES, N_FEATURES = 5, 10
+
+
+@functools.cache
+def protocol_data(seed: int, sigma: float, n_per_class: int = 2000):
+    """One cell of the synthetic protocol (DESIGN.md), as a dict of arrays.
+
+    K = 5 classes in d = 10: centres uniform in [-10, 10]^d, class k ~ N(centre_k, 1.5^2 I), a
+    confusion blob of the same size at the mean of the centres with uniform labels, feature
+    noise N(0, sigma^2 I), a 0.025 sigma share of training labels flipped to another class,
+    random 80/20 split.
+    """
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-10.0, 10.0, size=(N_CLASSES, N_FEATURES))
+    X = np.concatenate(
+        [rng.normal(c, 1.5, (n_per_class, N_FEATURES)) for c in centres]
+        + [rng.normal(centres.mean(axis=0), 1.5, (n_per_class, N_FEATURES))]
+    )
+    y = np.concatenate(
+        [np.repeat(np.arange(N_CLASSES), n_per_class), rng.integers(0, N_CLASSES, n_per_class)]
+    )
+    blob = np.arange(len(y)) >= N_CLASSES * n_per_class
+    X = X + sigma * rng.standard_normal(X.shape)
+    order = rng.permutation(len(y))
+    n_train = int(0.8 * len(y))
+    train, test = order[:n_train], order[n_train:]
+    y_train = y[train].copy()
+    flip = rng.random(n_train) < 0.025 * sigma
+    y_train[flip] = (y_train[flip] + rng.integers(1, N_CLASSES, n_train)[flip]) % N_CLASSES
+    return {
+        "X_train": X[train],
+        "y_train": y_train,
+        "X_test": X[test],
+        "y_test": y[test],
+        "blob_train": blob[train],
+        "blob_test": blob[test],
+    }
+
+
+@functools.cache
+def fitted(seed: int, sigma: float, reduce=None, n_components=None):
+    data = protocol_data(seed, sigma)
+    model = GCUL(reduce=reduce, n_components=n_components).fit(data["X_train"], data["y_train"])
+    return data, model
+
+
+# ----------------------------------------------------------------------------------------------
+# The phase transition's clean end: at sigma = 0 the confusion blob is what gets rejected
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12])
+def test_sigma0_uncertain_cluster_is_the_confusion_blob(seed):
+    data, model = fitted(seed, 0.0)
+    uncertain = model.cluster_labels_ == model.uncertain_cluster_
+    blob = data["blob_train"]
+    assert uncertain[blob].mean() > 0.95  # the blob is captured ...
+    assert blob[uncertain].mean() > 0.95  # ... and little else
+    # its purity is near 1/K (labels uniform over K), every other cluster is nearly pure
+    purities = np.delete(model.purities_, model.uncertain_cluster_)
+    assert model.purities_[model.uncertain_cluster_] < 0.35
+    assert purities.min() > 0.95
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12])
+def test_sigma0_rejection_and_selective_accuracy_match_the_paper(seed):
+    # paper: base accuracy about 86.5%, selective accuracy 100%, refusal about 16.5% (1/6)
+    data, model = fitted(seed, 0.0)
+    X_test, y_test = data["X_test"], data["y_test"]
+    base_accuracy = np.mean(model.phase1_.predict(X_test) == y_test)
+    y_pred = model.predict(X_test)
+    rejected = y_pred == model.UNCERTAIN
+    assert 0.83 < base_accuracy < 0.89
+    assert abs(rejected.mean() - 1 / 6) < 0.02
+    assert np.mean(y_pred[~rejected] == y_test[~rejected]) > 0.995
+    assert np.mean(rejected[data["blob_test"]]) > 0.95
+
+
+@pytest.mark.parametrize("sigma", [0.0, 4.0, 16.0])
+def test_predict_returns_only_labels_0_to_K(sigma):
+    data, model = fitted(10, sigma)
+    y_pred = model.predict(data["X_test"])
+    assert y_pred.shape == data["y_test"].shape
+    assert np.issubdtype(y_pred.dtype, np.integer)
+    assert set(np.unique(y_pred).tolist()) <= set(range(N_CLASSES + 1))
+
+
+def test_attributes_after_fit_are_consistent():
+    data, model = fitted(10, 4.0)
+    X, y = data["X_train"], data["y_train"]
+    n = len(y)
+    assert model.n_classes_ == N_CLASSES == model.uncertain_label_ == model.UNCERTAIN
+    np.testing.assert_array_equal(model.classes_, np.arange(N_CLASSES))
+    assert isinstance(model.phase1_, LogisticRegression)
+    assert isinstance(model.phase3_, LogisticRegression)
+    assert model.reducer_ is None and model.can_reject_
+    np.testing.assert_array_equal(model.error_mask_, model.phase1_.predict(X) != y)
+    np.testing.assert_array_equal(model.phase3_.classes_, np.arange(N_CLASSES + 1))
+    # phase 2: K + 1 centres = predicted-class medians + error-pool median, then Lloyd
+    y_pred = model.phase1_.predict(X)
+    expected_init = [np.median(X[y_pred == c], axis=0) for c in range(N_CLASSES)]
+    expected_init.append(np.median(X[model.error_mask_], axis=0))
+    np.testing.assert_allclose(model.init_centers_, np.stack(expected_init))
+    labels, centers = kmeans(X, model.init_centers_, max_iter=100)
+    np.testing.assert_array_equal(model.cluster_labels_, labels)
+    np.testing.assert_allclose(model.cluster_centers_, centers)
+    assert model.cluster_labels_.shape == (n,)
+    assert model.cluster_centers_.shape == (N_CLASSES + 1, N_FEATURES)
+    # the least pure cluster is the uncertain one, and phase 3 learned exactly that relabelling
+    assert model.purities_.shape == (N_CLASSES + 1,)
+    assert np.all((model.purities_ > 0) & (model.purities_ <= 1))
+    assert model.uncertain_cluster_ == int(np.argmin(model.purities_))
+    relabelled = np.where(model.cluster_labels_ == model.uncertain_cluster_, N_CLASSES, y)
+    refit = LogisticRegression().fit(X, relabelled)
+    np.testing.assert_allclose(model.phase3_.coef_, refit.coef_)
+
+
+def test_pipeline_matches_a_scikit_learn_pipeline_at_low_noise():
+    # The two phase-1 fits stop at slightly different points near the same optimum, so a few
+    # training predictions (error pool, class medians) can differ; at low noise Lloyd absorbs
+    # that. (At high noise it is chaotic: one changed phase-1 prediction can move the partition,
+    # as it does between two scikit-learn tolerances; test_models checks K-Means itself exactly.)
+    sklinear = pytest.importorskip("sklearn.linear_model")
+    skcluster = pytest.importorskip("sklearn.cluster")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    data, model = fitted(10, 0.0)
+    X, y = data["X_train"], data["y_train"]
+    with threadpoolctl.threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        phase1 = sklinear.LogisticRegression(C=1.0, max_iter=500).fit(X, y)
+        y_pred = phase1.predict(X)
+        init = np.stack(
+            [np.median(X[y_pred == c], axis=0) for c in range(N_CLASSES)]
+            + [np.median(X[y_pred != y], axis=0)]
+        )
+        clusters = skcluster.KMeans(N_CLASSES + 1, init=init, n_init=1, max_iter=100).fit(X)
+        purities = _purities(clusters.labels_, y, N_CLASSES + 1, N_CLASSES)
+        uncertain = int(np.argmin(purities))
+        relabelled = np.where(clusters.labels_ == uncertain, N_CLASSES, y)
+        phase3 = sklinear.LogisticRegression(C=1.0, max_iter=500).fit(X, relabelled)
+    assert np.sum(model.error_mask_ != (y_pred != y)) <= 5
+    assert np.mean(model.cluster_labels_ == clusters.labels_) >= 0.999
+    assert model.uncertain_cluster_ == uncertain
+    agreement = np.mean(model.predict(data["X_test"]) == phase3.predict(data["X_test"]))
+    assert agreement >= 0.999
+
+
+# ----------------------------------------------------------------------------------------------
+# Reduction before clustering
+# ----------------------------------------------------------------------------------------------
+
+
+def test_full_pca_is_a_rotation_and_leaves_the_clusters_unchanged():
+    _, raw = fitted(11, 0.0)
+    _, rotated = fitted(11, 0.0, "pca", None)
+    assert isinstance(rotated.reducer_, LinearProjection) and rotated.reducer_.kind == "pca"
+    np.testing.assert_array_equal(rotated.cluster_labels_, raw.cluster_labels_)
+    assert rotated.uncertain_cluster_ == raw.uncertain_cluster_
+
+
+@pytest.mark.parametrize(("reduce", "n_components"), [("pca", 3), ("lda", None), ("lda", 2)])
+def test_reduced_clustering_runs_in_the_reduced_space(reduce, n_components):
+    data, model = fitted(12, 0.0, reduce, n_components)
+    dimension = n_components or N_CLASSES - 1
+    assert model.reducer_.kind == reduce and model.reducer_.n_components == dimension
+    assert model.cluster_centers_.shape == (N_CLASSES + 1, dimension)
+    assert model.init_centers_.shape == (N_CLASSES + 1, dimension)
+    y_pred = model.predict(data["X_test"])  # phase 3 still uses the raw features
+    assert set(np.unique(y_pred).tolist()) <= set(range(N_CLASSES + 1))
+
+
+def test_lda_reduction_still_finds_the_blob_at_sigma0():
+    data, model = fitted(12, 0.0, "lda", None)
+    uncertain = model.cluster_labels_ == model.uncertain_cluster_
+    assert uncertain[data["blob_train"]].mean() > 0.9
+
+
+# ----------------------------------------------------------------------------------------------
+# UNCERTAIN
+# ----------------------------------------------------------------------------------------------
+
+
+def test_uncertain_label_semantics():
+    data, model = fitted(10, 0.0)
+    assert model.UNCERTAIN == model.uncertain_label_ == model.n_classes_
+    assert isinstance(model.UNCERTAIN, int)
+    assert "n_classes_" in repr(GCUL.UNCERTAIN)
+    y_pred = model.predict(data["X_test"])
+    with pytest.raises(TypeError, match="model.UNCERTAIN"):
+        _ = y_pred == GCUL.UNCERTAIN  # would silently be all-False otherwise
+    with pytest.raises(AttributeError, match="call fit first"):
+        _ = GCUL().UNCERTAIN
+
+
+# ----------------------------------------------------------------------------------------------
+# Degenerate cases
+# ----------------------------------------------------------------------------------------------
+
+
+def test_no_training_error_means_no_uncertain_cluster_and_no_rejection():
+    rng = np.random.default_rng(0)
+    centres = np.array([[-20.0, 0.0], [20.0, 0.0], [0.0, 20.0]])
+    X = np.concatenate([rng.normal(c, 1.0, (50, 2)) for c in centres])
+    y = np.repeat([0, 1, 2], 50)
+    model = GCUL().fit(X, y)
+    assert not model.error_mask_.any()
+    assert model.uncertain_cluster_ is None and not model.can_reject_
+    assert model.phase3_ is model.phase1_
+    assert model.init_centers_.shape == (3, 2)  # class medians only
+    assert model.purities_.shape == (3,)
+    grid = rng.uniform(-40, 40, (500, 2))
+    assert set(np.unique(model.predict(grid)).tolist()) <= {0, 1, 2}
+
+
+def test_class_never_predicted_starts_from_the_median_of_its_labels():
+    # class 2 is a handful of points inside class 0: phase 1 never predicts it
+    rng = np.random.default_rng(1)
+    X = np.concatenate(
+        [
+            rng.normal(-5.0, 1.0, (100, 2)),
+            rng.normal(5.0, 1.0, (100, 2)),
+            rng.normal(-5.0, 1.0, (4, 2)),
+        ]
+    )
+    y = np.repeat([0, 1, 2], [100, 100, 4])
+    model = GCUL().fit(X, y)
+    assert not np.any(model.phase1_.predict(X) == 2)
+    np.testing.assert_allclose(model.init_centers_[2], np.median(X[y == 2], axis=0))
+    assert model.can_reject_
+
+
+def test_purities_of_clusters():
+    cluster_labels = np.array([0, 0, 0, 1, 1, 3, 3, 3, 3])
+    y = np.array([1, 1, 2, 0, 1, 2, 2, 2, 2])
+    purities = _purities(cluster_labels, y, n_clusters=4, n_classes=3)
+    np.testing.assert_allclose(purities[[0, 1, 3]], [2 / 3, 1 / 2, 1.0])
+    assert np.isnan(purities[2])  # empty cluster: never chosen by nanargmin
+    tie = _purities(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), 2, 2)
+    assert int(np.nanargmin(tie)) == 0  # ties: the lowest index
+
+
+def test_uncertain_cluster_with_every_sample_is_an_error():
+    X = np.ones((20, 2))
+    y = np.tile([0, 1], 10)
+    with pytest.raises(ValueError, match="every training sample"):
+        GCUL().fit(X, y)
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad input
+# ----------------------------------------------------------------------------------------------
+
+X_SMALL = np.random.default_rng(2).normal(size=(12, 3))
+
+
+@pytest.mark.parametrize(
+    ("y", "exception", "match"),
+    [
+        (np.tile([0, 1, 3], 4), ValueError, r"every label 0\.\.3.*missing \[2\]"),
+        (np.tile([-1, 0, 1], 4), ValueError, "negative label -1"),
+        (np.zeros(12, dtype=int), ValueError, "at least two classes"),
+        (np.tile([0, 1], 5), ValueError, "y has 10 labels, but X has 12"),
+        (np.tile([0.0, 0.5], 6), ValueError, "integer class labels"),
+        (np.tile(["a", "b"], 6), TypeError, "integer class labels"),
+    ],
+)
+def test_fit_rejects_bad_labels(y, exception, match):
+    with pytest.raises(exception, match=match):
+        GCUL().fit(X_SMALL, y)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"reduce": "tsne"}, "reduce must be None, 'pca' or 'lda'"),
+        ({"n_components": 2}, "n_components must be None when reduce is None"),
+        ({"C": 0.0}, "C must be a finite number > 0"),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1"),
+        ({"kmeans_max_iter": 1.5}, "kmeans_max_iter must be an integer >= 1"),
+        ({"reduce": "lda", "n_components": 5}, r"n_components must be in 1\.\.2"),
+    ],
+)
+def test_fit_rejects_bad_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GCUL(**kwargs).fit(X_SMALL, np.tile([0, 1, 2], 4))
+
+
+def test_fit_and_predict_reject_bad_features():
+    y = np.tile([0, 1, 2], 4)
+    bad = X_SMALL.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X must contain only finite"):
+        GCUL().fit(bad, y)
+    with pytest.raises(ValueError, match="X must be a 2-D array"):
+        GCUL().fit(X_SMALL[:, 0], y)
+    with pytest.raises(AttributeError, match="not fitted"):
+        GCUL().predict(X_SMALL)
+    model = GCUL().fit(X_SMALL, y)
+    with pytest.raises(ValueError, match="X has 2 features, but the model was fitted with 3"):
+        model.predict(X_SMALL[:, :2])

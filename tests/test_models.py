@@ -1,0 +1,467 @@
+"""Tests for simulations.models: the NumPy models against their scikit-learn oracles."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import warnings
+
+import numpy as np
+import pytest
+from scipy import linalg
+from scipy.optimize import check_grad
+from scipy.special import logsumexp
+
+from simulations.models import (
+    ConvergenceWarning,
+    LinearProjection,
+    LogisticRegression,
+    _first_argmin,
+    _whitened_design,
+    _WhitenedMultinomialLoss,
+    kmeans,
+    lda,
+    pca,
+)
+
+N_CLASSES, N_FEATURES = 5, 10
+
+
+@functools.cache
+def protocol_data(seed: int, sigma: float, n_per_class: int = 2000):
+    """One cell of the synthetic protocol (DESIGN.md), as a dict of arrays.
+
+    K = 5 classes in d = 10: centres uniform in [-10, 10]^d, class k ~ N(centre_k, 1.5^2 I), a
+    confusion blob of the same size at the mean of the centres with uniform labels, feature
+    noise N(0, sigma^2 I), a 0.025 sigma share of training labels flipped to another class,
+    random 80/20 split.
+    """
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-10.0, 10.0, size=(N_CLASSES, N_FEATURES))
+    X = np.concatenate(
+        [rng.normal(c, 1.5, (n_per_class, N_FEATURES)) for c in centres]
+        + [rng.normal(centres.mean(axis=0), 1.5, (n_per_class, N_FEATURES))]
+    )
+    y = np.concatenate(
+        [np.repeat(np.arange(N_CLASSES), n_per_class), rng.integers(0, N_CLASSES, n_per_class)]
+    )
+    blob = np.arange(len(y)) >= N_CLASSES * n_per_class
+    X = X + sigma * rng.standard_normal(X.shape)
+    order = rng.permutation(len(y))
+    n_train = int(0.8 * len(y))
+    train, test = order[:n_train], order[n_train:]
+    y_train = y[train].copy()
+    flip = rng.random(n_train) < 0.025 * sigma
+    y_train[flip] = (y_train[flip] + rng.integers(1, N_CLASSES, n_train)[flip]) % N_CLASSES
+    return {
+        "X_train": X[train],
+        "y_train": y_train,
+        "X_test": X[test],
+        "y_test": y[test],
+        "blob_train": blob[train],
+        "blob_test": blob[test],
+    }
+
+
+@contextlib.contextmanager
+def sklearn_quietly():
+    """Run scikit-learn single-threaded (fast and stable on small machines), warnings off."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def sklearn_logistic(X, y, **kwargs):
+    sklinear = pytest.importorskip("sklearn.linear_model")
+    with sklearn_quietly():
+        return sklinear.LogisticRegression(**{"C": 1.0, "max_iter": 500, **kwargs}).fit(X, y)
+
+
+# ----------------------------------------------------------------------------------------------
+# LogisticRegression
+# ----------------------------------------------------------------------------------------------
+
+CELLS = [(seed, sigma) for seed in (10, 11) for sigma in (0.0, 4.0, 8.0, 16.0)]
+
+
+@functools.cache
+def fitted_pair(seed, sigma):
+    data = protocol_data(seed, sigma)
+    ours = LogisticRegression(C=1.0, max_iter=500).fit(data["X_train"], data["y_train"])
+    theirs = sklearn_logistic(data["X_train"], data["y_train"])
+    return data, ours, theirs
+
+
+def test_logistic_predictions_agree_with_sklearn():
+    # Both solvers stop near the same optimum; scikit-learn's gtol=1e-4 stop alone moves about
+    # 0.015% of predictions (up to 0.17% in one cell), so the bound is on the total.
+    agree = total = 0
+    for seed, sigma in CELLS:
+        data, ours, theirs = fitted_pair(seed, sigma)
+        same = ours.predict(data["X_test"]) == theirs.predict(data["X_test"])
+        assert same.mean() >= 0.995, (seed, sigma, same.mean())
+        agree += same.sum()
+        total += same.size
+    assert agree / total >= 0.999
+
+
+def test_logistic_coefficients_close_to_sklearn():
+    # each solver stops up to about 4e-3 (coefficients) from the common optimum, the loosely
+    # determined intercepts of the sigma = 0 cells about ten times further; the next test pins
+    # the optimum itself
+    for seed, sigma in CELLS:
+        _, ours, theirs = fitted_pair(seed, sigma)
+        np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-2)
+        np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-1)
+        assert ours.converged_
+
+
+@pytest.mark.parametrize("sigma", [0.0, 8.0])
+def test_logistic_same_optimum_as_sklearn_when_both_converge_tightly(sigma):
+    data = protocol_data(12, sigma, n_per_class=500)
+    ours = LogisticRegression(tol=1e-10, max_iter=5000).fit(data["X_train"], data["y_train"])
+    theirs = sklearn_logistic(data["X_train"], data["y_train"], tol=1e-10, max_iter=10000)
+    scale = np.abs(theirs.coef_).max()
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-5 * scale)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-4)
+    np.testing.assert_allclose(ours.intercept_.sum(), 0.0, atol=1e-8)
+
+
+def test_logistic_fewer_iterations_than_sklearn():
+    iterations = [
+        (fitted_pair(*cell)[1].n_iter_, fitted_pair(*cell)[2].n_iter_[0]) for cell in CELLS
+    ]
+    ours, theirs = np.array(iterations).T
+    assert ours.sum() < theirs.sum()
+
+
+def test_predict_proba_is_a_distribution_consistent_with_predict():
+    data, model, _ = fitted_pair(10, 8.0)
+    proba = model.predict_proba(data["X_test"])
+    assert proba.shape == (len(data["y_test"]), N_CLASSES)
+    assert np.all((proba >= 0) & (proba <= 1))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    scores = model.decision_function(data["X_test"])
+    np.testing.assert_array_equal(
+        model.classes_[proba.argmax(axis=1)], model.predict(data["X_test"])
+    )
+    np.testing.assert_allclose(np.log(proba), scores - logsumexp(scores, axis=1, keepdims=True))
+
+
+def test_predict_breaks_ties_towards_the_first_class():
+    model = LogisticRegression().fit([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]], [0, 0, 1, 1, 2, 2])
+    model.coef_ = np.zeros_like(model.coef_)
+    model.intercept_ = np.array([0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(model.predict([[0.0], [7.0]]), [1, 1])
+
+
+def test_predict_proba_is_stable_for_huge_scores():
+    X = np.array([[-1.0], [1.0], [-2.0], [2.0]])
+    model = LogisticRegression().fit(X, [0, 1, 0, 1])
+    proba = model.predict_proba(np.array([[1e6], [-1e6]]))
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba, [[0.0, 1.0], [1.0, 0.0]], atol=1e-12)
+
+
+def _random_problem(seed, n=200, d=4, n_classes=3, C=0.7):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * [1.0, 10.0, 0.1, 3.0][:d] + 5.0
+    y = rng.integers(0, n_classes, n)
+    ZT, A, a, mean = _whitened_design(X)
+    loss = _WhitenedMultinomialLoss(ZT, y, n_classes, a, C)
+    theta = rng.normal(scale=0.5, size=n_classes * (d + 1))
+    return X, y, A, loss, theta
+
+
+def test_whitened_design_whitens_and_centres():
+    X, *_ = _random_problem(0)
+    ZT, A, a, mean = _whitened_design(X)
+    np.testing.assert_allclose(mean, X.mean(axis=0))
+    np.testing.assert_allclose(ZT[:-1].mean(axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.cov(ZT[:-1], bias=True), np.eye(X.shape[1]), atol=1e-10)
+    np.testing.assert_array_equal(ZT[-1], 1.0)
+    np.testing.assert_allclose(A.T @ A, np.diag(a**2), atol=1e-10)  # the penalty metric
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_loss_gradient_matches_finite_differences(seed):
+    _, _, _, loss, theta = _random_problem(seed)
+    error = check_grad(lambda t: loss(t)[0], lambda t: loss(t)[1], theta)
+    assert error < 1e-6 * max(1.0, np.linalg.norm(loss(theta)[1]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_whitened_loss_is_the_sklearn_objective(seed):
+    # mean log-loss + ||W||^2 / (2 C n), evaluated directly in the original coordinates
+    X, y, A, loss, theta = _random_problem(seed)
+    n, d = X.shape
+    C = 0.7
+    V = theta.reshape(3, d + 1)
+    W = V[:, :d] @ A.T
+    b = V[:, d] - W @ X.mean(axis=0)
+    scores = X @ W.T + b
+    expected = (logsumexp(scores, axis=1) - scores[np.arange(n), y]).mean() + (W**2).sum() / (
+        2 * C * n
+    )
+    assert loss(theta)[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_label_encoding_does_not_change_the_fit():
+    data = protocol_data(13, 4.0, n_per_class=300)
+    X, y = data["X_train"], data["y_train"]
+    base = LogisticRegression().fit(X, y)
+    shifted = LogisticRegression().fit(X, 7 * y - 3)  # same order, other values
+    np.testing.assert_array_equal(shifted.classes_, 7 * base.classes_ - 3)
+    np.testing.assert_allclose(shifted.coef_, base.coef_, atol=1e-10)
+    permutation = np.array([3, 0, 4, 1, 2])  # reorders the classes
+    permuted = LogisticRegression().fit(X, permutation[y])
+    np.testing.assert_array_equal(permuted.predict(X), permutation[base.predict(X)])
+    np.testing.assert_allclose(permuted.coef_[permutation], base.coef_, atol=1e-6)
+    as_float = LogisticRegression().fit(X, y.astype(float))
+    np.testing.assert_array_equal(as_float.predict(X), base.predict(X))
+
+
+@pytest.mark.parametrize("offset", [1e3, 1e7])
+def test_translating_the_features_leaves_the_coefficients_unchanged(offset):
+    data = protocol_data(14, 2.0, n_per_class=300)
+    X, y = data["X_train"], data["y_train"]
+    base = LogisticRegression(tol=1e-8).fit(X, y)
+    moved = LogisticRegression(tol=1e-8).fit(X + offset, y)
+    np.testing.assert_allclose(moved.coef_, base.coef_, atol=1e-6)
+    np.testing.assert_array_equal(
+        moved.predict(data["X_test"] + offset), base.predict(data["X_test"])
+    )
+
+
+def test_constant_feature_is_handled_and_gets_zero_weight():
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(size=300), np.full(300, 4.0), rng.normal(size=300)])
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    model = LogisticRegression().fit(X, y)
+    assert model.converged_
+    np.testing.assert_allclose(model.coef_[:, 1], 0.0, atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binary_problem_matches_sklearn_binomial_fit(seed):
+    # scikit-learn fits the binomial model for two classes: same optimum as softmax with C / 2
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(400, 3)) * [1.0, 4.0, 0.5]
+    y = (X @ [1.0, -0.3, 2.0] + rng.normal(size=400) > 0.2).astype(int) + 4
+    model = LogisticRegression(C=0.3, tol=1e-10, max_iter=2000).fit(X, y)
+    theirs = sklearn_logistic(X, y, C=0.3, tol=1e-10, max_iter=2000)
+    np.testing.assert_allclose(model.coef_[1] - model.coef_[0], theirs.coef_[0], atol=1e-6)
+    np.testing.assert_allclose(
+        model.intercept_[1] - model.intercept_[0], theirs.intercept_[0], atol=1e-6
+    )
+    np.testing.assert_allclose(model.predict_proba(X), theirs.predict_proba(X), atol=1e-6)
+
+
+def test_convergence_warning_and_flag():
+    data = protocol_data(10, 0.0, n_per_class=200)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        model = LogisticRegression(max_iter=2).fit(data["X_train"], data["y_train"])
+    assert not model.converged_
+    assert model.n_iter_ == 2
+    assert issubclass(ConvergenceWarning, UserWarning)
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "match"),
+    [
+        (np.ones(5), [0, 1, 0, 1, 0], "X must be a 2-D array"),
+        ([[0.0], [np.nan], [1.0]], [0, 1, 0], "X must contain only finite"),
+        ([[0.0], [np.inf], [1.0]], [0, 1, 0], "X must contain only finite"),
+        (np.zeros((0, 2)), [], "at least one sample"),
+        ([[0.0], [1.0], [2.0]], [0, 1], "y has 2 labels, but X has 3"),
+        ([[0.0], [1.0], [2.0]], [[0, 1, 0]], "y must be a 1-D"),
+        ([[0.0], [1.0], [2.0]], [1, 1, 1], "at least two classes"),
+        ([[0.0], [1.0], [2.0]], [0.0, 0.5, 1.0], "integer class labels"),
+        ([[0.0], [1.0], [2.0]], [0.0, np.nan, 1.0], "finite labels"),
+    ],
+)
+def test_logistic_rejects_bad_input(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        LogisticRegression().fit(X, y)
+
+
+def test_logistic_rejects_bad_types_and_parameters():
+    X, y = [[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1]
+    with pytest.raises(TypeError, match="y must contain integer"):
+        LogisticRegression().fit(X, ["a", "a", "b", "b"])
+    with pytest.raises(TypeError, match="X must be a numeric"):
+        LogisticRegression().fit([["a"], ["b"], ["c"], ["d"]], y)
+    for kwargs, name in [({"C": 0.0}, "C"), ({"C": -1}, "C"), ({"tol": 0}, "tol")]:
+        with pytest.raises(ValueError, match=name):
+            LogisticRegression(**kwargs).fit(X, y)
+    with pytest.raises(ValueError, match="max_iter"):
+        LogisticRegression(max_iter=0).fit(X, y)
+    with pytest.raises(TypeError, match="max_iter"):
+        LogisticRegression(max_iter=2.5).fit(X, y)
+    with pytest.raises(AttributeError, match="not fitted"):
+        LogisticRegression().predict(X)
+    model = LogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but the model was fitted with 1"):
+        model.predict([[0.0, 1.0]])
+    with pytest.raises(ValueError, match="finite"):
+        model.predict_proba([[np.nan]])
+
+
+# ----------------------------------------------------------------------------------------------
+# kmeans
+# ----------------------------------------------------------------------------------------------
+
+
+def sklearn_kmeans(X, init, **kwargs):
+    skcluster = pytest.importorskip("sklearn.cluster")
+    init = np.asarray(init, dtype=float)
+    options = {"n_init": 1, "max_iter": 100, "algorithm": "lloyd", **kwargs}
+    with sklearn_quietly():
+        return skcluster.KMeans(n_clusters=len(init), init=init, **options).fit(X)
+
+
+def gcul_init(X, y, y_pred):
+    """The GCUL initial centres: median of each predicted class and of the error pool."""
+    medians = [np.median(X[y_pred == c], axis=0) for c in range(N_CLASSES)]
+    return np.stack(medians + [np.median(X[y_pred != y], axis=0)])
+
+
+@pytest.mark.parametrize("sigma", [0.0, 4.0, 8.0, 16.0])
+def test_kmeans_partition_identical_to_sklearn_from_gcul_init(sigma):
+    data, model, _ = fitted_pair(10, sigma)
+    X, y = data["X_train"], data["y_train"]
+    init = gcul_init(X, y, model.predict(X))
+    labels, centers = kmeans(X, init, max_iter=100)
+    reference = sklearn_kmeans(X, init)
+    np.testing.assert_array_equal(labels, reference.labels_)
+    np.testing.assert_allclose(centers, reference.cluster_centers_, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize(("max_iter", "tol"), [(1, 1e-4), (3, 1e-4), (100, 0.0), (100, 0.5)])
+def test_kmeans_stopping_rules_match_sklearn(max_iter, tol):
+    # max_iter caps (final assignment step), tol = 0 (strict convergence only) and a large
+    # relative tol (stops on the centre shift, scaled by the mean feature variance)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(600, 3)) * [1.0, 5.0, 0.2] + rng.integers(0, 3, (600, 1)) * 2.0
+    init = X[rng.choice(600, 7, replace=False)]
+    labels, centers = kmeans(X, init, max_iter=max_iter, tol=tol)
+    reference = sklearn_kmeans(X, init, max_iter=max_iter, tol=tol)
+    np.testing.assert_array_equal(labels, reference.labels_)
+    np.testing.assert_allclose(centers, reference.cluster_centers_, rtol=0, atol=1e-10)
+
+
+def test_kmeans_relocates_empty_clusters_like_sklearn():
+    rng = np.random.default_rng(6)
+    X = np.concatenate([rng.normal(0.0, 1.0, (200, 2)), rng.normal(8.0, 1.0, (200, 2))])
+    init = np.array([[0.0, 0.0], [8.0, 8.0], [500.0, 500.0], [-400.0, 90.0]])  # two far away
+    labels, centers = kmeans(X, init)
+    reference = sklearn_kmeans(X, init)
+    np.testing.assert_array_equal(labels, reference.labels_)
+    np.testing.assert_allclose(centers, reference.cluster_centers_, rtol=0, atol=1e-10)
+    assert set(labels.tolist()) == {0, 1, 2, 3}
+
+
+def test_kmeans_duplicate_points_leave_a_cluster_empty_without_error():
+    X = np.ones((5, 2))
+    labels, centers = kmeans(X, [[1.0, 1.0], [2.0, 2.0]])
+    np.testing.assert_array_equal(labels, 0)
+    np.testing.assert_allclose(centers, 1.0)
+
+
+def test_kmeans_example_and_types():
+    labels, centers = kmeans([[0.0], [1.0], [10.0], [11.0]], [[0.0], [10.0]])
+    assert labels.dtype == np.int64
+    np.testing.assert_array_equal(labels, [0, 0, 1, 1])
+    np.testing.assert_allclose(centers, [[0.5], [10.5]])
+
+
+def test_kmeans_rejects_bad_input():
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="init has 3 features"):
+        kmeans(X, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="more than the 4 samples"):
+        kmeans(X, np.zeros((5, 2)))
+    with pytest.raises(ValueError, match="init must contain only finite"):
+        kmeans(X, [[np.nan, 0.0]])
+    with pytest.raises(ValueError, match="max_iter"):
+        kmeans(X, np.zeros((2, 2)), max_iter=0)
+    with pytest.raises(ValueError, match="tol"):
+        kmeans(X, np.zeros((2, 2)), tol=-1.0)
+
+
+@pytest.mark.parametrize("n_rows", [1, 2, 6, 8, 9, 16, 17])
+def test_first_argmin_equals_numpy_with_ties(n_rows):
+    rng = np.random.default_rng(n_rows)
+    distances = rng.integers(0, 3, size=(n_rows, 500)).astype(float)  # many ties
+    np.testing.assert_array_equal(_first_argmin(distances), np.argmin(distances, axis=0))
+
+
+# ----------------------------------------------------------------------------------------------
+# PCA and LDA
+# ----------------------------------------------------------------------------------------------
+
+
+def assert_same_subspace(A, B, atol=1e-8):
+    assert A.shape == B.shape
+    assert np.max(linalg.subspace_angles(A, B)) < atol
+
+
+@pytest.mark.parametrize("n_components", [1, 3, 10])
+def test_pca_subspace_equals_sklearn(n_components):
+    decomposition = pytest.importorskip("sklearn.decomposition")
+    X = protocol_data(10, 4.0, n_per_class=300)["X_train"]
+    projection = pca(X, n_components)
+    with sklearn_quietly():
+        reference = decomposition.PCA(n_components=n_components).fit(X)
+    assert isinstance(projection, LinearProjection) and projection.kind == "pca"
+    assert projection.n_components == n_components
+    np.testing.assert_allclose(
+        projection.weights.T @ projection.weights, np.eye(n_components), atol=1e-12
+    )
+    assert_same_subspace(projection.weights, reference.components_.T)
+    np.testing.assert_allclose(projection.mean, reference.mean_)
+    np.testing.assert_allclose(
+        projection.explained_variance_ratio, reference.explained_variance_ratio_, rtol=1e-8
+    )
+    # same axes up to sign, hence the same coordinates up to sign
+    np.testing.assert_allclose(
+        np.abs(projection.transform(X)), np.abs(reference.transform(X)), atol=1e-8
+    )
+
+
+@pytest.mark.parametrize("n_components", [None, 1, 2, 4])
+def test_lda_subspace_equals_sklearn(n_components):
+    discriminant = pytest.importorskip("sklearn.discriminant_analysis")
+    data = protocol_data(11, 4.0, n_per_class=300)
+    X, y = data["X_train"], data["y_train"]
+    projection = lda(X, y, n_components)
+    with sklearn_quietly():
+        reference = discriminant.LinearDiscriminantAnalysis(
+            solver="svd", n_components=n_components
+        ).fit(X, y)
+    expected = reference.transform(X)
+    k = expected.shape[1]
+    assert projection.kind == "lda" and projection.n_components == k
+    assert_same_subspace(projection.weights, reference.scalings_[:, :k])
+    np.testing.assert_allclose(np.abs(projection.transform(X)), np.abs(expected), atol=1e-8)
+    np.testing.assert_allclose(
+        projection.explained_variance_ratio, reference.explained_variance_ratio_[:k], rtol=1e-8
+    )
+
+
+def test_projection_validation():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(ValueError, match=r"n_components must be in 1\.\.3"):
+        pca(X, 4)
+    with pytest.raises(ValueError, match=r"n_components must be in 1\.\.2"):
+        lda(X[:, :2], np.repeat([0, 1, 2, 3], 5), 3)
+    with pytest.raises(TypeError, match="n_components must be an integer"):
+        pca(X, 1.5)
+    with pytest.raises(ValueError, match="at least two classes"):
+        lda(X, np.zeros(20, dtype=int))
+    with pytest.raises(ValueError, match="X has 2 features"):
+        pca(X, 2).transform(X[:, :2])
+    with pytest.raises(ValueError, match="no discriminant direction"):
+        lda(np.array([[0.0, 0.0], [0.0, 1.0], [4.0, 0.0], [4.0, 1.0]]), [0, 0, 1, 1])
