@@ -73,6 +73,55 @@ def _purities(cluster_labels: np.ndarray, y: np.ndarray, n_clusters: int, n_clas
     return purities
 
 
+_MAX_LISTED = 5  # labels quoted in an error message, at most
+
+
+def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
+    """The first ``limit`` integers of ``0..classes[-1]`` absent from sorted distinct ``classes``.
+
+    Walks the (few) distinct classes, never the range, so a label of ``10**18`` costs nothing.
+    """
+    missing: list[int] = []
+    expected = 0
+    for value in classes.tolist():
+        while expected < value and len(missing) < limit:
+            missing.append(expected)
+            expected += 1
+        if len(missing) >= limit:
+            break
+        expected = value + 1
+    return missing
+
+
+def _check_class_labels(y: np.ndarray, name: str) -> int:
+    """Check that int64 labels ``y`` are ``0..K-1`` with every class present; return ``K``.
+
+    Costs ``O(n log n)`` time and ``O(number of distinct labels)`` memory, whatever the largest
+    label, and the messages quote at most ``_MAX_LISTED`` labels.
+    """
+    classes = np.unique(y)
+    if classes[0] < 0:
+        raise ValueError(f"{name} must hold labels 0..K-1; found negative label {classes[0]}")
+    if classes.size < 2:
+        raise ValueError(
+            f"{name} must contain at least two classes (labels 0..K-1, K >= 2); "
+            f"got only label {classes[0]}"
+        )
+    n_classes = int(classes[-1]) + 1
+    n_missing = n_classes - classes.size
+    if n_missing:
+        missing = _first_missing(classes, _MAX_LISTED)
+        if n_missing <= _MAX_LISTED:
+            listed = f"missing {missing}"
+        else:
+            listed = f"missing {n_missing} labels: {str(missing)[:-1]}, ...]"
+        raise ValueError(
+            f"{name} must hold every label 0..{n_classes - 1} (K = max({name}) + 1); {listed}. "
+            f"Encode other labels first: classes, {name} = np.unique({name}, return_inverse=True)"
+        )
+    return n_classes
+
+
 class GCUL:
     r"""Selective classifier that learns an extra ``uncertain`` class from a confusion cluster.
 
@@ -204,17 +253,7 @@ class GCUL:
         self._check_params()
         X = _check_matrix(X, "X")
         y = _check_labels(y, "y", X.shape[0])
-        if y.min() < 0:
-            raise ValueError(f"y must hold labels 0..K-1; found negative label {y.min()}")
-        n_classes = int(y.max()) + 1
-        counts = np.bincount(y, minlength=n_classes)
-        if n_classes < 2:
-            raise ValueError("y must contain at least two classes (labels 0..K-1, K >= 2)")
-        if np.any(counts == 0):
-            missing = np.flatnonzero(counts == 0).tolist()
-            raise ValueError(
-                f"y must hold every label 0..{n_classes - 1} (K = max(y) + 1); missing {missing}"
-            )
+        n_classes = _check_class_labels(y, "y")
 
         with _single_threaded_blas():
             # Phase 1: base classifier and error pool.

@@ -48,11 +48,26 @@ class ConvergenceWarning(UserWarning):
 
 
 def _check_matrix(X, name: str, *, n_features: int | None = None) -> np.ndarray:
-    """Return ``X`` as a finite, C-contiguous float64 matrix with at least one row."""
+    """Return ``X`` as a finite, C-contiguous float64 matrix with at least one row.
+
+    Complex, string and object arrays are refused (``TypeError``) instead of being cast, as
+    scikit-learn does; booleans and integers are converted.
+    """
     try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+        raw = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # e.g. ragged nested sequences
         raise TypeError(f"{name} must be a numeric 2-D array; got {type(X).__name__}") from exc
+    if raw.dtype.kind == "c":
+        raise TypeError(
+            f"{name} must be real; got complex dtype {raw.dtype} (pass X.real explicitly if the "
+            "imaginary part is meant to be dropped)"
+        )
+    if raw.dtype.kind not in "biufO":
+        raise TypeError(f"{name} must be a numeric 2-D array; got dtype {raw.dtype}")
+    try:
+        arr = raw.astype(np.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric 2-D array; got dtype {raw.dtype}") from exc
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features); got ndim={arr.ndim}"
@@ -68,22 +83,56 @@ def _check_matrix(X, name: str, *, n_features: int | None = None) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+_INT64_LIMIT = 2.0**63  # float labels at or beyond this do not fit in int64
+
+
 def _check_labels(y, name: str, n_samples: int) -> np.ndarray:
-    """Return ``y`` as a 1-D int64 vector of length ``n_samples`` (integer-valued labels)."""
+    """Return ``y`` as a 1-D int64 vector of length ``n_samples`` (integer-valued labels).
+
+    Messages quote at most one offending value, never the array.
+    """
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array of labels; got ndim={arr.ndim}")
     if arr.shape[0] != n_samples:
         raise ValueError(f"{name} has {arr.shape[0]} labels, but X has {n_samples} samples")
-    if arr.dtype.kind in "iub":
+    if arr.dtype.kind in "ib":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "u":
+        if arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} labels must fit in int64; got {int(arr.max())}")
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must contain only finite labels; found NaN or inf")
-        if not np.all(arr == np.round(arr)):
-            raise ValueError(f"{name} must contain integer class labels; found non-integer values")
+        fractional = arr != np.round(arr)
+        if np.any(fractional):
+            raise ValueError(
+                f"{name} must contain integer class labels; found {float(arr[fractional][0])!r}"
+            )
+        if arr.size and np.abs(arr).max() >= _INT64_LIMIT:
+            raise ValueError(f"{name} labels must fit in int64; got {float(np.abs(arr).max())!r}")
         return arr.astype(np.int64)
-    raise TypeError(f"{name} must contain integer class labels; got dtype {arr.dtype}")
+    raise TypeError(
+        f"{name} must contain integer class labels; got dtype {arr.dtype} (encode other labels "
+        f"first: classes, {name} = np.unique({name}, return_inverse=True))"
+    )
+
+
+def _power_of_two_exponent(*arrays: np.ndarray) -> int:
+    """Exponent ``e`` such that ``arrays * 2**-e`` have their largest magnitude in [0.5, 1).
+
+    Scaling by a power of two is exact (barring underflow of entries about ``2**-1022`` times
+    smaller than the largest), so the solvers run on data of magnitude about 1 whatever the
+    units of ``X``: no sum of squares overflows for ``X`` near ``1e300`` and none underflows for
+    ``X`` near ``1e-300``. For data that needs no scaling the results are bit for bit those
+    of the unscaled computation (every operation commutes with an exact power-of-two scale),
+    as long as nothing overflows or underflows.
+    """
+    largest = max((float(np.max(np.abs(a))) if a.size else 0.0) for a in arrays)
+    if largest == 0.0:
+        return 0
+    return int(np.frexp(largest)[1])
 
 
 def _check_positive(value, name: str, *, integer: bool = False):
@@ -197,6 +246,13 @@ def _whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     ZT[:d] -= (mean @ A)[:, None]
     ZT[d] = 1.0
     return ZT, A, a, mean
+
+
+# cap on the penalty metric a_j of the coefficients of X (a_j**2 <= 2**600), so the penalty stays
+# finite: a_j above it means a variance of X below 2**-600 (about 2e-181) along that direction,
+# where a penalty of at least 2**600 / (C n) already holds that coefficient at zero unless C is
+# astronomically large
+_MAX_PENALTY_METRIC = 2.0**300
 
 
 try:  # optional: keeps BLAS single-threaded inside the many tiny calls of the solvers
@@ -338,12 +394,27 @@ class LogisticRegression:
             )
         n_classes, n_features = classes.size, X.shape[1]
 
+        # work on X * 2**-exponent (largest magnitude in [0.5, 1)): exact, and no square of X
+        # overflows or underflows; the penalty stays that of the coefficients of X (see Notes)
+        exponent = _power_of_two_exponent(X)
         with _single_threaded_blas():
-            ZT, A, a, mean = _whitened_design(X)
+            ZT, A, a, mean = _whitened_design(np.ldexp(X, -exponent))
             # two classes: scikit-learn fits the binomial model, whose optimum is the two-class
             # multinomial optimum for C / 2 (see Notes)
             C_multinomial = C / 2 if n_classes == 2 else C
-            loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a, C_multinomial)
+            # the coefficients of X are those of the scaled X times 2**-exponent, so the metric
+            # of the penalty is (a * 2**-exponent)**2 (capped: see _MAX_PENALTY_METRIC)
+            with np.errstate(over="ignore"):
+                a_penalty = np.minimum(np.ldexp(a, -exponent), _MAX_PENALTY_METRIC)
+            # a direction whose penalty curvature a_j**2 / (C n) exceeds 1 (the data curvature is
+            # at most about 1 in whitened coordinates) is rescaled so that it is 1: the same
+            # objective, reparametrised, without which L-BFGS stalls at V = 0 when X is tiny
+            # (say 1e-100). Every factor is 1 for data of ordinary scale: nothing changes then.
+            rescale = np.sqrt(np.maximum(a_penalty**2 / (C_multinomial * X.shape[0]), 1.0))
+            ZT[:n_features] /= rescale[:, None]
+            A = A / rescale
+            a_penalty = a_penalty / rescale
+            loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
             result = minimize(
                 loss,
                 np.zeros(n_classes * (n_features + 1)),
@@ -357,10 +428,10 @@ class LogisticRegression:
                 },
             )
         theta = result.x.reshape(n_classes, n_features + 1)
-        coef = theta[:, :n_features] @ A.T
+        coef_scaled = theta[:, :n_features] @ A.T  # coefficients of X * 2**-exponent
         self.classes_ = classes
-        self.coef_ = coef
-        self.intercept_ = theta[:, n_features] - coef @ mean
+        self.coef_ = np.ldexp(coef_scaled, -exponent)
+        self.intercept_ = theta[:, n_features] - coef_scaled @ mean
         self.n_iter_ = int(result.nit)
         self.converged_ = bool(result.status == 0)
         if not self.converged_:
@@ -499,6 +570,9 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
     if n_clusters > X.shape[0]:
         raise ValueError(f"init has {n_clusters} centres, more than the {X.shape[0]} samples of X")
 
+    # run on X and init times 2**-exponent (exact): no squared distance overflows or underflows
+    exponent = _power_of_two_exponent(X, init)
+    X, init = np.ldexp(X, -exponent), np.ldexp(init, -exponent)
     tol_abs = float(np.mean(np.var(X, axis=0)) * tol) if tol > 0 else 0.0
     mean = X.mean(axis=0)
     X = X - mean
@@ -521,7 +595,7 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
             labels_old = labels
         if not strict:
             labels = _assign(XT, centers)
-    return labels.astype(np.int64), centers + mean
+    return labels.astype(np.int64), np.ldexp(centers + mean, exponent)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -603,6 +677,8 @@ def pca(X, n_components: int | None = None) -> LinearProjection:
     """
     X = _check_matrix(X, "X")
     k = _check_n_components(n_components, min(X.shape), "at most min(n_samples, n_features)")
+    exponent = _power_of_two_exponent(X)  # work on X * 2**-exponent: exact, no overflow
+    X = np.ldexp(X, -exponent)
     mean = X.mean(axis=0)
     _, S, Vt = linalg.svd(X - mean, full_matrices=False)
     Vt = Vt[:k]
@@ -611,7 +687,7 @@ def pca(X, n_components: int | None = None) -> LinearProjection:
     variance = S**2
     total = variance.sum()
     ratio = variance[:k] / total if total > 0 else np.zeros(k)
-    return LinearProjection("pca", mean, (Vt * signs[:, None]).T, ratio)
+    return LinearProjection("pca", np.ldexp(mean, exponent), (Vt * signs[:, None]).T, ratio)
 
 
 def lda(X, y, n_components: int | None = None, tol: float = 1e-4) -> LinearProjection:
@@ -665,6 +741,8 @@ def lda(X, y, n_components: int | None = None, tol: float = 1e-4) -> LinearProje
     k_max = min(n_classes - 1, n_features)
     k = _check_n_components(n_components, k_max, "at most min(n_classes - 1, n_features)")
 
+    exponent = _power_of_two_exponent(X)  # work on X * 2**-exponent: exact, no overflow
+    X = np.ldexp(X, -exponent)
     priors = counts / n_samples
     means = np.stack([X[y_encoded == c].mean(axis=0) for c in range(n_classes)])
     xbar = priors @ means
@@ -684,4 +762,5 @@ def lda(X, y, n_components: int | None = None, tol: float = 1e-4) -> LinearProje
     rank = int(np.sum(S > tol * S[0]))
     weights = (scalings @ Vt.T[:, :rank])[:, :k]
     ratio = (S**2 / np.sum(S**2))[: weights.shape[1]]
-    return LinearProjection("lda", xbar, weights, ratio)
+    # weights act on X * 2**-exponent: those of X are 2**-exponent times smaller
+    return LinearProjection("lda", np.ldexp(xbar, exponent), np.ldexp(weights, -exponent), ratio)

@@ -274,3 +274,50 @@ def test_fit_and_predict_reject_bad_features():
     model = GCUL().fit(X_SMALL, y)
     with pytest.raises(ValueError, match="X has 2 features, but the model was fitted with 3"):
         model.predict(X_SMALL[:, :2])
+
+
+# ----------------------------------------------------------------------------------------------
+# Hardening (issue 6, section 3): labels far from 0..K-1, complex and huge features
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("largest", "expected"),
+    [
+        (10**6, r"every label 0\.\.1000000 .*missing 999998 labels: \[2, 3, 4, 5, 6, \.\.\.\]"),
+        (10**18, r"missing 999999999999999998 labels: \[2, 3, 4, 5, 6, \.\.\.\]"),
+    ],
+)
+def test_a_huge_label_gives_a_short_message_at_once(largest, expected):
+    # The old code built bincount(minlength=max(y) + 1) and listed every missing label: 7.9
+    # million characters for 10**6, a MemoryError for 10**18. Now O(distinct labels).
+    y = np.r_[np.tile([0, 1], 5), 1, largest]
+    with pytest.raises(ValueError, match=expected) as info:
+        GCUL().fit(X_SMALL, y)
+    message = str(info.value)
+    assert len(message) < 300
+    assert "np.unique(y, return_inverse=True)" in message
+
+
+def test_one_based_labels_name_the_missing_class_zero():
+    with pytest.raises(ValueError, match=r"every label 0\.\.3 .*missing \[0\]\. Encode"):
+        GCUL().fit(X_SMALL, np.tile([1, 2, 3], 4))
+
+
+def test_complex_features_are_refused():
+    with pytest.raises(TypeError, match="X must be real; got complex"):
+        GCUL().fit(X_SMALL + 1j, np.tile([0, 1, 2], 4))
+
+
+def test_huge_features_give_the_same_predictions():
+    # The old code failed in phase 1 ("array must not contain infs or NaNs"). Every phase now
+    # works on X times a power of two; the phase-1/3 logistic fits on 1e300 X are unpenalised
+    # (effective C = 1e600), which on this cell changes no prediction (measured: test
+    # predictions equal on seeds 10/11, sigma 0, 4, 8).
+    data, model = fitted(10, 4.0)
+    huge = GCUL().fit(data["X_train"] * 1e300, data["y_train"])
+    assert huge.uncertain_cluster_ == model.uncertain_cluster_
+    np.testing.assert_array_equal(huge.cluster_labels_, model.cluster_labels_)
+    np.testing.assert_array_equal(
+        huge.predict(data["X_test"] * 1e300), model.predict(data["X_test"])
+    )

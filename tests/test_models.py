@@ -428,3 +428,131 @@ def test_projection_validation():
         pca(X, 2).transform(X[:, :2])
     with pytest.raises(ValueError, match="no discriminant direction"):
         lda(np.array([[0.0, 0.0], [0.0, 1.0], [4.0, 0.0], [4.0, 1.0]]), [0, 0, 1, 1])
+
+
+# ----------------------------------------------------------------------------------------------
+# Hardening: complex input, extreme scales (issue 6, section 3)
+# ----------------------------------------------------------------------------------------------
+
+X_COMPLEX = np.random.default_rng(3).normal(size=(12, 2)) + 0j
+Y_COMPLEX = np.tile([0, 1, 2], 4)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: LogisticRegression().fit(X_COMPLEX, Y_COMPLEX),
+        lambda: LogisticRegression().fit(X_COMPLEX.real, Y_COMPLEX).predict(X_COMPLEX),
+        lambda: kmeans(X_COMPLEX, X_COMPLEX[:2].real),
+        lambda: kmeans(X_COMPLEX.real, X_COMPLEX[:2]),
+        lambda: pca(X_COMPLEX),
+        lambda: pca(X_COMPLEX.real).transform(X_COMPLEX),
+        lambda: lda(X_COMPLEX, Y_COMPLEX),
+    ],
+    ids=["lr-fit", "lr-predict", "kmeans-X", "kmeans-init", "pca", "transform", "lda"],
+)
+def test_complex_input_is_refused_not_cast(call):
+    # the old code cast with a ComplexWarning (an error under this suite's filterwarnings)
+    with pytest.raises(TypeError, match=r"(X|init) must be real; got complex"):
+        call()
+
+
+def test_string_features_are_refused():
+    # np.asarray(["1", "2"], dtype=float) succeeds: strings must be refused before the cast
+    with pytest.raises(TypeError, match="X must be a numeric 2-D array; got dtype <U"):
+        LogisticRegression().fit([["1"], ["2"], ["3"]], [0, 1, 0])
+
+
+def test_label_messages_quote_one_value_not_the_array():
+    X = np.zeros((100_000, 1))
+    y = np.full(100_000, 0.5)
+    with pytest.raises(ValueError, match="found 0.5") as info:
+        LogisticRegression().fit(X, y)
+    assert len(str(info.value)) < 200
+    with pytest.raises(ValueError, match="must fit in int64"):
+        LogisticRegression().fit(X[:2], [0.0, 1e19])
+    with pytest.raises(ValueError, match="must fit in int64"):
+        LogisticRegression().fit(X[:2], np.array([0, 2**64 - 1], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("scale", [1e300, 2.0**996])
+def test_logistic_fits_huge_features_like_the_original_ones(scale):
+    # The old code overflowed in X^T X ("array must not contain infs or NaNs"). The fit on
+    # s X has effective C s^2 (the L2 penalty is on coefficients in the units of X), so it is
+    # the unpenalised fit; at C = 1 and n = 9600 the penalty hardly matters, and on this cell
+    # its test predictions equal those of the fit on X (measured: 100% on seeds 10/11, sigma 0,
+    # 4, 8 of the protocol).
+    data, ours, _ = fitted_pair(10, 4.0)
+    model = LogisticRegression().fit(data["X_train"] * scale, data["y_train"])
+    assert model.converged_
+    assert np.all(np.isfinite(model.coef_)) and np.all(np.isfinite(model.intercept_))
+    np.testing.assert_array_equal(
+        model.predict(data["X_test"] * scale), ours.predict(data["X_test"])
+    )
+    assert np.all(np.isfinite(model.predict_proba(data["X_test"] * scale)))
+
+
+def test_logistic_scaling_by_a_power_of_two_is_exact():
+    # fit(2^k X, C) is fit(X, C 4^k) rescaled, exactly: the solver works on X times a power of
+    # two, which is exact (this held before the fix too; it pins that the fix keeps it)
+    data = protocol_data(10, 4.0)
+    X, y = data["X_train"], data["y_train"]
+    scaled = LogisticRegression(C=1.0).fit(X * 2.0**20, y)
+    reference = LogisticRegression(C=4.0**20).fit(X, y)
+    np.testing.assert_array_equal(scaled.coef_ * 2.0**20, reference.coef_)
+    np.testing.assert_array_equal(scaled.intercept_, reference.intercept_)
+    # near the top of the float range the penalty underflows to zero in both fits: same problem
+    a = LogisticRegression().fit(X * 2.0**996, y)
+    b = LogisticRegression().fit(X * 2.0**1000, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_ * 16.0)
+    np.testing.assert_array_equal(a.predict(X * 2.0**996), b.predict(X * 2.0**1000))
+
+
+@pytest.mark.parametrize("scale", [1e-100, 1e-300])
+def test_logistic_tiny_features_give_the_intercept_only_limit(scale):
+    # Effective C = C scale^2: the penalty holds W at zero, so the optimum has softmax(b) equal
+    # to the class frequencies, b_k = log p_k - mean(log p). The old code stalled at b = 0
+    # (L-BFGS could not move against a penalty 1e200 times the data curvature).
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 2)) * scale
+    y = np.repeat([0, 1], [200, 100])
+    model = LogisticRegression().fit(X, y)
+    log_p = np.log([2 / 3, 1 / 3])
+    np.testing.assert_allclose(model.intercept_, log_p - log_p.mean(), atol=1e-3)
+    assert np.all(np.isfinite(model.coef_))
+    assert np.all(model.predict(X) == 0)
+
+
+@pytest.mark.parametrize("scale", [2.0**996, 2.0**-960])
+def test_kmeans_pca_lda_are_exact_at_extreme_powers_of_two(scale):
+    # The old code overflowed (or underflowed) in squared distances and variances: kmeans put
+    # every point in one cluster, pca returned NaN ratios, lda found no direction.
+    data, model, _ = fitted_pair(10, 4.0)
+    X, y = data["X_train"], data["y_train"]
+    init = gcul_init(X, y, model.predict(X))
+    labels, centers = kmeans(X, init)
+    labels_s, centers_s = kmeans(X * scale, init * scale)
+    np.testing.assert_array_equal(labels_s, labels)
+    np.testing.assert_array_equal(centers_s, centers * scale)
+    # PCA keeps the units of X (orthonormal axes); LDA's discriminant scores have none
+    for fit, unit in ((lambda A: pca(A, 3), scale), (lambda A: lda(A, y), 1.0)):
+        projection, projection_s = fit(X), fit(X * scale)
+        np.testing.assert_array_equal(
+            projection_s.explained_variance_ratio, projection.explained_variance_ratio
+        )
+        np.testing.assert_array_equal(
+            projection_s.transform(X * scale), projection.transform(X) * unit
+        )
+
+
+def test_kmeans_pca_lda_work_at_1e300():
+    data, model, _ = fitted_pair(10, 4.0)
+    X, y = data["X_train"], data["y_train"]
+    init = gcul_init(X, y, model.predict(X))
+    np.testing.assert_array_equal(kmeans(X * 1e300, init * 1e300)[0], kmeans(X, init)[0])
+    for fit, unit in ((lambda A: pca(A, 3), 1e300), (lambda A: lda(A, y), 1.0)):
+        projection = fit(X * 1e300)
+        assert np.all(np.isfinite(projection.explained_variance_ratio))
+        np.testing.assert_allclose(
+            projection.transform(X * 1e300) / unit, fit(X).transform(X), rtol=1e-9, atol=1e-9
+        )
