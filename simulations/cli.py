@@ -1,6 +1,8 @@
 """The ``gcul`` command line: ``gcul reproduce``, ``gcul prove`` and ``gcul feasibility``.
 
-Every error is one line on stderr (``gcul: error: ...``) with exit code 2, never a traceback.
+Every error is one line on stderr (``gcul: error: ...``) with exit code 2, never a traceback; a
+bare ``gcul`` also prints the command list (on stdout, like ``--help``). ``gcul --version``
+prints the version. Output cut short by its reader (``| head``) ends quietly with exit code 1.
 """
 
 from __future__ import annotations
@@ -8,9 +10,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
+import os
 import platform
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -20,6 +25,7 @@ import numpy as np
 __all__ = ["main", "parse_seeds"]
 
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 1  # as the Python docs' note on SIGPIPE
 EXIT_INTERRUPTED = 130
 
 
@@ -175,26 +181,201 @@ def _prove(args: argparse.Namespace) -> int:
     return proofs.main(["--format", args.format])
 
 
-def _load_array(path: str, name: str) -> np.ndarray:
-    source = Path(path)
-    if not source.is_file():
-        raise CommandError(f"{name} file not found: {path}")
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK\x03\x04"
+_TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t"}  # any other text file: whitespace-separated
+_MAX_MESSAGE = 1000  # characters of an error message that are printed, at most
+_FORMATS = ".npy, or a text table: .csv (commas), .tsv (tabs), anything else whitespace-separated"
+
+
+def _size(n_bytes: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n_bytes < 1000 or unit == "TB":
+            return f"{n_bytes:.0f} {unit}" if unit == "bytes" else f"{n_bytes:.1f} {unit}"
+        n_bytes /= 1000
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _check_npy_dtype(dtype: np.dtype, where: str) -> None:
+    if dtype.hasobject:
+        raise CommandError(
+            f"{where}: holds Python objects (a pickle), which are never loaded; save a numeric "
+            "array with np.save"
+        )
+    if dtype.names is not None:
+        raise CommandError(f"{where}: is a structured array ({dtype}); save a plain numeric array")
+    if dtype.kind == "c":
+        raise CommandError(f"{where}: is complex ({dtype}); the values must be real")
+    if dtype.kind in "US":
+        raise CommandError(
+            f"{where}: holds strings ({dtype}); save numbers (encode string labels with "
+            "np.unique(labels, return_inverse=True))"
+        )
+    if dtype.kind not in "biuf":
+        raise CommandError(f"{where}: holds {dtype} values; expected numbers")
+
+
+def _read_npy(source: Path, where: str) -> np.ndarray:
+    """Read a .npy file after checking its header: a numeric dtype and a size the file holds."""
+    file_size = source.stat().st_size
+    with source.open("rb") as stream:
+        try:
+            version = np.lib.format.read_magic(stream)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+            elif version == (2, 0):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+            else:
+                raise CommandError(
+                    f"{where}: .npy format version {version[0]}.{version[1]} is not supported "
+                    "(1.0 and 2.0 are)"
+                )
+        except (ValueError, EOFError) as exc:
+            raise CommandError(f"{where}: not a valid .npy file ({_first_line(exc)})") from None
+        data_start = stream.tell()
+    _check_npy_dtype(dtype, where)
+    declared = math.prod(shape) * dtype.itemsize
+    if declared > file_size - data_start:
+        raise CommandError(
+            f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}) but the "
+            f"file holds {_size(file_size - data_start)} of data: truncated or corrupt"
+        )
     try:
-        if source.suffix == ".npy":
-            return np.load(source, allow_pickle=False)
-        return np.loadtxt(source, delimiter="," if source.suffix == ".csv" else None, ndmin=1)
-    except (ValueError, OSError) as exc:
-        raise CommandError(f"cannot read {name} from {path}: {exc}") from None
+        return np.load(source, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise CommandError(f"{where}: cannot read the .npy data ({_first_line(exc)})") from None
+
+
+def _read_text(source: Path, head: bytes, where: str) -> np.ndarray:
+    """Read a text table as a 2-D float64 array (an empty file is an error, not a warning)."""
+    if b"\x00" in head:
+        raise CommandError(f"{where}: is a binary file, not one of: {_FORMATS}")
+    delimiter = _TEXT_DELIMITERS.get(source.suffix.lower())
+    with warnings.catch_warnings():
+        # "loadtxt: input contained no data": an empty file is reported below, in one line
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            array = np.loadtxt(source, delimiter=delimiter, ndmin=2, encoding="utf-8")
+        except ValueError as exc:  # including UnicodeDecodeError
+            raise CommandError(
+                f"{where}: cannot read it as a number table: {_first_line(exc)}"
+            ) from None
+    if array.size == 0:
+        raise CommandError(f"{where}: is empty (no numbers)")
+    return array
+
+
+def _read_array(path: str, option: str) -> np.ndarray:
+    """Read one array from ``path``; every failure is a ``CommandError`` naming option and path."""
+    source = Path(path)
+    where = f"{option} {path}"
+    if source.is_dir():
+        raise CommandError(f"{where}: is a directory, not a file")
+    if not source.exists():
+        raise CommandError(f"{where}: no such file")
+    if not source.is_file():
+        raise CommandError(f"{where}: is not a regular file")
+    try:
+        with source.open("rb") as stream:
+            head = stream.read(4096)
+        if head.startswith(_ZIP_MAGIC) or source.suffix.lower() == ".npz":
+            raise CommandError(
+                f"{where}: is an .npz archive (a zip of arrays), not one array; extract the "
+                "one you mean with np.load(path)[name] and save it with np.save"
+            )
+        if head.startswith(_NPY_MAGIC):
+            return _read_npy(source, where)
+        if source.suffix.lower() == ".npy":
+            raise CommandError(f"{where}: is not a .npy file (it lacks the NumPy magic string)")
+        return _read_text(source, head, where)
+    except OSError as exc:
+        raise CommandError(f"{where}: cannot read it: {exc.strerror or _first_line(exc)}") from None
+
+
+def _load_embeddings(path: str) -> np.ndarray:
+    """The ``(N, d)`` float64 embeddings; a 1-D array is one feature per row."""
+    where = f"--embeddings {path}"
+    array = _read_array(path, "--embeddings")
+    if array.ndim == 1:
+        array = array[:, None]
+    if array.ndim != 2:
+        raise CommandError(
+            f"{where}: expected a 2-D array (N rows x d columns); got shape {array.shape}"
+        )
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise CommandError(f"{where}: has no values (shape {array.shape})")
+    with np.errstate(over="ignore"):  # long double beyond float64: caught as inf just below
+        Z = array.astype(np.float64)
+    finite = np.isfinite(Z).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise CommandError(f"{where}: row {row} holds NaN or inf; the embeddings must be finite")
+    return Z
+
+
+def _load_labels(path: str, option: str) -> np.ndarray:
+    """Non-negative int64 labels, one per row; integral floats (``3.0``) are accepted."""
+    where = f"{option} {path}"
+    array = _read_array(path, option)
+    if array.ndim == 2 and 1 in array.shape:  # one column, or one row, of labels
+        array = array.ravel()
+    if array.ndim != 1:
+        raise CommandError(f"{where}: expected one column of labels; got shape {array.shape}")
+    if array.size == 0:
+        raise CommandError(f"{where}: holds no labels")
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise CommandError(
+                f"{where}: labels must be integers; row {row} holds {float(array[row])!r}"
+            )
+        if np.abs(array).max() >= 2.0**63:
+            row = int(np.argmax(np.abs(array)))
+            raise CommandError(f"{where}: row {row} holds {float(array[row])!r}, not a class label")
+    elif array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:
+        row = int(np.argmax(array))
+        raise CommandError(f"{where}: row {row} holds {int(array[row])}, not a class label")
+    labels = array.astype(np.int64)
+    if labels.min() < 0:
+        row = int(np.argmin(labels))
+        raise CommandError(f"{where}: labels must be 0..C-1; row {row} holds {int(labels[row])}")
+    return labels
+
+
+def _check_classes(y: np.ndarray, y_pred: np.ndarray, args: argparse.Namespace) -> None:
+    """Labels and predictions together must use exactly 0..C-1: O(distinct labels) work."""
+    from .gcul import _first_missing
+
+    files = f"--labels {args.labels} and --predictions {args.predictions}"
+    classes = np.unique(np.concatenate([y, y_pred]))
+    if classes.size < 2:
+        raise CommandError(f"{files} hold a single class ({classes[0]}); at least two are needed")
+    n_classes = int(classes[-1]) + 1
+    n_missing = n_classes - classes.size
+    if n_missing:
+        first = _first_missing(classes, 5)
+        listed = str(first) if n_missing <= 5 else f"{n_missing} labels: {str(first)[:-1]}, ...]"
+        hint = " (1-based labels? subtract 1)" if first == [0] else ""
+        raise CommandError(
+            f"{files} must use the classes 0..C-1, each at least once (C = {n_classes} from the "
+            f"largest label); missing {listed}{hint}. Encode other labels with "
+            "np.unique(y, return_inverse=True)"
+        )
 
 
 def _feasibility(args: argparse.Namespace) -> int:
     from gcul_theory import feasibility_report
 
-    Z = _load_array(args.embeddings, "embeddings")
-    y = _load_array(args.labels, "labels")
-    y_pred = _load_array(args.predictions, "predictions")
-    if Z.ndim == 1:
-        Z = Z[:, None]
+    Z = _load_embeddings(args.embeddings)
+    y = _load_labels(args.labels, "--labels")
+    y_pred = _load_labels(args.predictions, "--predictions")
+    _check_classes(y, y_pred, args)
     result = feasibility_report(Z, y, y_pred, lam=args.lam, method=args.method)
     print(result)
     return 0
@@ -204,6 +385,13 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gcul",
         description="GCUL: theory, numerically verified proofs and the synthetic phase-transition experiment.",
+        epilog="`gcul COMMAND --help` describes a command.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"gcul {_gcul_version()}",
+        help="print the installed version of gcul and exit",
     )
     commands = parser.add_subparsers(
         dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
@@ -248,34 +436,123 @@ def _build_parser() -> argparse.ArgumentParser:
     prove = commands.add_parser(
         "prove", help="re-derive the paper's claims with SymPy and print the report"
     )
-    prove.add_argument("--format", choices=("text", "markdown"), default="text")
+    prove.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="report as plain text or as a Markdown table (default: %(default)s)",
+    )
     prove.set_defaults(handler=_prove)
 
     feasibility = commands.add_parser(
         "feasibility",
         help="will a reject option pay off on your own embeddings? (lambda*_PRE before running GCUL)",
-        description="Read embeddings (N x d), labels and phase-1 predictions (.npy, .csv or "
-        "whitespace text) and print the feasibility report.",
+        description="Read embeddings (N x d), labels and phase-1 predictions (N each, integers "
+        f"0..C-1, every class present) and print the feasibility report. Files: {_FORMATS}. "
+        "Pickles and .npz archives are refused.",
     )
-    feasibility.add_argument("--embeddings", required=True, help="N x d array file")
-    feasibility.add_argument("--labels", required=True, help="N integer labels in 0..C-1")
-    feasibility.add_argument("--predictions", required=True, help="N phase-1 predictions in 0..C-1")
-    feasibility.add_argument("--lam", type=_cost, default=0.15)
-    feasibility.add_argument("--method", choices=("gaussian", "union", "chernoff"), default="union")
+    feasibility.add_argument(
+        "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
+    )
+    feasibility.add_argument(
+        "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
+    )
+    feasibility.add_argument(
+        "--predictions",
+        required=True,
+        metavar="FILE",
+        help="N phase-1 predictions, integers 0..C-1",
+    )
+    feasibility.add_argument(
+        "--lam",
+        type=_cost,
+        default=0.15,
+        help="relative rejection cost lambda in [0, 1) of the verdict (default: %(default)s)",
+    )
+    feasibility.add_argument(
+        "--method",
+        choices=("gaussian", "union", "chernoff"),
+        default="union",
+        help="bound on the capture rate r1 that the verdict uses; all three are printed "
+        "(default: %(default)s)",
+    )
     feasibility.set_defaults(handler=_feasibility)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``gcul`` command line; returns the exit code."""
-    parser = _build_parser()
+def _gcul_version() -> str:
+    """The installed distribution's version, else ``simulations.__version__`` (source tree)."""
+    try:
+        return metadata.version("gcul")
+    except metadata.PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device after a closed pipe (the Python docs' "Note on SIGPIPE").
+
+    Otherwise the interpreter's final flush of stdout fails again and prints "Exception ignored
+    ... BrokenPipeError". A no-op when stdout has no file descriptor (e.g. under pytest).
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    if not argv:
+        # the command list is what a bare `gcul` asks for: print it (stdout, like --help); the
+        # error itself keeps the one-line contract on stderr, and the exit code says nothing ran
+        parser.print_help()
+        print(
+            "gcul: error: a command is required (reproduce, prove or feasibility; listed above)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args))
+    except KeyboardInterrupt:
+        print(f"gcul {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        print(
+            f"gcul {args.command}: error: out of memory; the input is too large for this machine",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except (CommandError, ValueError, TypeError) as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        message = _first_line(exc)
+        if len(message) > _MAX_MESSAGE:
+            message = message[: _MAX_MESSAGE - 3] + "..."
         print(f"gcul {args.command}: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``gcul`` command line; returns the exit code.
+
+    A reader that closes the pipe early (``gcul ... | head -2``) ends the command quietly with
+    exit code 1, as the Python documentation recommends for ``BrokenPipeError``.
+    """
+    parser = _build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        try:
+            code = _run(parser, argv)
+        finally:
+            # flush here, not at exit, so that a closed pipe is caught below (also after
+            # --help and --version, which leave through SystemExit)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,479 @@
+"""`gcul feasibility` on bad files, and the CLI as people use it (issue 6, sections 3 and 4).
+
+Every bad input must give exactly one line on stderr, ``gcul feasibility: error: ...`` naming the
+file (or files) and what is wrong, exit code 2, nothing on stdout, no traceback, no warning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simulations
+from simulations import cli
+from simulations.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse leaves through SystemExit for --help and --version
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def good_data():
+    """Three blobs: classes 0 and 1, and a confusion blob that phase 1 gets wrong (600 rows)."""
+    rng = np.random.default_rng(0)
+    centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
+    Z = np.vstack([rng.normal(c, 1.0, (200, 2)) for c in centres])
+    y = np.r_[np.zeros(200, int), np.ones(200, int), rng.integers(0, 2, 200)]
+    y_pred = np.r_[np.zeros(200, int), np.ones(200, int), 1 - y[400:]]
+    return Z, y, y_pred
+
+
+def write_inputs(folder: Path, **replace) -> dict[str, Path]:
+    """Write good Z.npy, y.npy and p.npy; ``replace`` maps embeddings/labels/predictions to a
+    function ``(folder, Z, y, y_pred) -> Path`` writing a bad file instead."""
+    Z, y, y_pred = good_data()
+    paths = {"embeddings": folder / "Z.npy", "labels": folder / "y.npy", "predictions": folder / "p.npy"}
+    np.save(paths["embeddings"], Z)
+    np.save(paths["labels"], y)
+    np.save(paths["predictions"], y_pred)
+    for role, make in replace.items():
+        paths[role] = make(folder, Z, y, y_pred)
+    return paths
+
+
+def argv_for(paths):
+    return [
+        "feasibility",
+        "--embeddings",
+        str(paths["embeddings"]),
+        "--labels",
+        str(paths["labels"]),
+        "--predictions",
+        str(paths["predictions"]),
+    ]
+
+
+# --- writers of bad files ------------------------------------------------------------------
+
+
+def missing(folder, *_):
+    return folder / "nowhere.npy"
+
+
+def directory(folder, *_):
+    (folder / "adir.npy").mkdir()
+    return folder / "adir.npy"
+
+
+def npz_named_npy(folder, Z, *_):
+    with open(folder / "archive.npy", "wb") as stream:
+        np.savez(stream, Z=Z)
+    return folder / "archive.npy"
+
+
+def npz(folder, Z, *_):
+    np.savez(folder / "archive.npz", Z=Z)
+    return folder / "archive.npz"
+
+
+def header_claims(shape, dtype="<f8"):
+    def make(folder, *_):
+        path = folder / "huge.npy"
+        with open(path, "wb") as stream:
+            header = {"descr": dtype, "fortran_order": False, "shape": shape}
+            np.lib.format.write_array_header_1_0(stream, header)
+            stream.write(np.zeros(6).tobytes())
+        return path
+
+    return make
+
+
+def truncated(folder, Z, *_):
+    path = folder / "cut.npy"
+    np.save(path, Z)
+    path.write_bytes(path.read_bytes()[:-8])
+    return path
+
+
+def object_array(folder, *_):
+    path = folder / "objects.npy"
+    np.save(path, np.array([{"a": 1}] * 600, dtype=object), allow_pickle=True)
+    return path
+
+
+def text(name, content):
+    def make(folder, *_):
+        (folder / name).write_text(content)
+        return folder / name
+
+    return make
+
+
+def binary(name, content):
+    def make(folder, *_):
+        (folder / name).write_bytes(content)
+        return folder / name
+
+    return make
+
+
+def npy(name, transform):
+    def make(folder, Z, y, y_pred):
+        np.save(folder / name, transform(Z, y, y_pred))
+        return folder / name
+
+    return make
+
+
+def with_nan(Z, *_):
+    Z = Z.copy()
+    Z[5, 1] = np.nan
+    return Z
+
+
+def with_label(value, dtype=None):
+    def transform(Z, y, y_pred):
+        y = y.astype(dtype or np.asarray(value).dtype)
+        y[7] = value
+        return y
+
+    return transform
+
+
+BAD_INPUTS = [
+    # (id, which file is bad, writer, expected text after "error: ", which paths it names)
+    ("missing file", "embeddings", missing, r"nowhere\.npy: no such file", "embeddings"),
+    ("directory", "labels", directory, r"adir\.npy: is a directory", "labels"),
+    ("npz named .npy", "embeddings", npz_named_npy, r"is an \.npz archive", "embeddings"),
+    ("npz", "embeddings", npz, r"archive\.npz: is an \.npz archive", "embeddings"),
+    (
+        "header claims (1e10, 3)",
+        "embeddings",
+        header_claims((10**10, 3)),
+        r"declares shape \(10000000000, 3\) of float64 \(240\.0 GB\) but the file holds 48 "
+        r"bytes of data: truncated or corrupt",
+        "embeddings",
+    ),
+    ("truncated data", "embeddings", truncated, r"truncated or corrupt", "embeddings"),
+    ("pickle", "embeddings", object_array, r"Python objects \(a pickle\)", "embeddings"),
+    ("empty csv", "labels", text("empty.csv", ""), r"empty\.csv: is empty", "labels"),
+    ("blank lines", "labels", text("blank.txt", "\n\n# comment\n"), r"is empty", "labels"),
+    ("float labels", "labels", text("y.csv", "0\n1.5\n"), r"row 1 holds 1\.5", "labels"),
+    (
+        "float predictions",
+        "predictions",
+        npy("p.npy", lambda Z, y, p: p + 0.25),
+        r"labels must be integers; row 0 holds 0\.25",
+        "predictions",
+    ),
+    ("NaN label", "labels", npy("y.npy", with_label(np.nan, float)), r"row 7 holds nan", "labels"),
+    (
+        "huge integral float label",
+        "labels",
+        npy("y.npy", with_label(1e300, float)),
+        r"row 7 holds 1e\+300, not a class label",
+        "labels",
+    ),
+    (
+        "uint64 beyond int64",
+        "labels",
+        npy("y.npy", with_label(2**64 - 1, np.uint64)),
+        r"row 7 holds 18446744073709551615",
+        "labels",
+    ),
+    (
+        "wrong extension (binary)",
+        "embeddings",
+        binary("picture.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+        r"picture\.png: is a binary file",
+        "embeddings",
+    ),
+    (
+        "wrong extension (json text)",
+        "embeddings",
+        text("Z.json", '{"Z": [[1, 2], [3, 4]]}'),
+        r"Z\.json: cannot read it as a number table",
+        "embeddings",
+    ),
+    (
+        ".npy without the magic",
+        "labels",
+        text("y.npy", "0\n1\n"),
+        r"y\.npy: is not a \.npy file",
+        "labels",
+    ),
+    ("ragged csv", "embeddings", text("Z.csv", "1,2\n3,4,5\n"), r"number of columns", "embeddings"),
+    (
+        "3-D embeddings",
+        "embeddings",
+        npy("Z3.npy", lambda Z, y, p: Z.reshape(600, 1, 2)),
+        r"expected a 2-D array \(N rows x d columns\); got shape \(600, 1, 2\)",
+        "embeddings",
+    ),
+    (
+        "no rows",
+        "embeddings",
+        npy("Z0.npy", lambda Z, y, p: Z[:0]),
+        r"has no values \(shape \(0, 2\)\)",
+        "embeddings",
+    ),
+    (
+        "complex embeddings",
+        "embeddings",
+        npy("Zc.npy", lambda Z, y, p: Z + 1j),
+        r"is complex \(complex128\)",
+        "embeddings",
+    ),
+    ("NaN in Z", "embeddings", npy("Zn.npy", with_nan), r"row 5 holds NaN or inf", "embeddings"),
+    ("inf in a csv", "embeddings", text("Z.csv", "1,2\n3,inf\n"), r"row 1 holds NaN", "embeddings"),
+    (
+        "string labels",
+        "labels",
+        npy("ys.npy", lambda Z, y, p: np.where(y == 0, "cat", "dog")),
+        r"holds strings \(<U3\).*np\.unique",
+        "labels",
+    ),
+    (
+        "two label columns",
+        "labels",
+        npy("y2.npy", lambda Z, y, p: np.c_[y, y]),
+        r"expected one column of labels; got shape \(600, 2\)",
+        "labels",
+    ),
+    (
+        "mismatched lengths",
+        "predictions",
+        npy("p10.npy", lambda Z, y, p: p[:10]),
+        r"y_pred must have one label per row of Z \(600\); got 10",
+        None,  # the message of gcul_theory (tests/test_cli.py pins it), naming y_pred and Z
+    ),
+    ("negative label", "labels", npy("yn.npy", with_label(-3)), r"row 7 holds -3", "labels"),
+    (
+        "prediction out of range",
+        "predictions",
+        npy("p7.npy", with_label(7)),
+        r"classes 0\.\.C-1, each at least once \(C = 8 from the largest label\); missing "
+        r"\[2, 3, 4, 5, 6\]\. Encode other labels with np\.unique\(y, return_inverse=True\)$",
+        "both",
+    ),
+    (
+        "one-based labels",  # labels and predictions: the same file, 1-based
+        "labels",
+        npy("y1.npy", lambda Z, y, p: y + 1),
+        r"missing \[0\] \(1-based labels\? subtract 1\)",
+        "same",
+    ),
+    (
+        "a label of 10**7 (was 2 minutes, then MemoryError)",
+        "labels",
+        npy("yb.npy", with_label(10**7)),
+        r"C = 10000001 .*missing 9999998 labels",
+        "both",
+    ),
+    (
+        "a label of 2**62",
+        "labels",
+        npy("yb.npy", with_label(2**62)),
+        r"missing 4611686018427387902 labels",
+        "both",
+    ),
+    (
+        "a single class",  # labels and predictions: the same file of zeros
+        "labels",
+        npy("y0.npy", lambda Z, y, p: 0 * y),
+        r"hold a single class \(0\); at least two are needed",
+        "same",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("role", "make", "expected", "names"),
+    [case[1:] for case in BAD_INPUTS],
+    ids=[case[0] for case in BAD_INPUTS],
+)
+def test_bad_input_is_one_line_naming_the_file(tmp_path, capsys, role, make, expected, names):
+    paths = write_inputs(tmp_path, **{role: make})
+    if names == "same":  # the bad labels file also serves as the predictions
+        paths["predictions"] = paths["labels"]
+    code, out, err = run(argv_for(paths), capsys)
+    assert code == 2, err
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("gcul feasibility: error: "), err
+    assert re.search(expected, lines[0]), lines[0]
+    assert "Traceback" not in err and "Warning" not in err
+    if names in ("embeddings", "labels", "predictions"):
+        assert f"--{names} {paths[names]}: " in lines[0]
+    elif names in ("both", "same"):
+        assert f"--labels {paths['labels']} and --predictions {paths['predictions']}" in lines[0]
+
+
+def test_integral_float_labels_and_text_files_are_accepted(tmp_path, capsys):
+    Z, y, y_pred = good_data()
+    np.savetxt(tmp_path / "Z.txt", Z)  # whitespace-separated
+    np.savetxt(tmp_path / "y.csv", y.astype(float), delimiter=",")  # 0.000000000000000000e+00
+    np.savetxt(tmp_path / "p.tsv", y_pred[None, :], delimiter="\t", fmt="%.1f")  # one row
+    paths = {"embeddings": tmp_path / "Z.txt", "labels": tmp_path / "y.csv", "predictions": tmp_path / "p.tsv"}
+    code, out, err = run(argv_for(paths), capsys)
+    assert code == 0, err
+    assert err == ""
+    assert "verdict: feasible" in out
+
+
+def test_a_npy_file_is_read_whatever_its_name(tmp_path, capsys):
+    paths = write_inputs(tmp_path)
+    renamed = tmp_path / "Z.dat"
+    renamed.write_bytes(paths["embeddings"].read_bytes())
+    code, out, err = run(argv_for({**paths, "embeddings": renamed}), capsys)
+    assert code == 0, err
+    assert "verdict: feasible" in out
+
+
+def test_a_pickle_is_never_unpickled(tmp_path, capsys):
+    # Unpickling this object would create `marker` (pickle calls open(marker, "w")).
+    marker = tmp_path / "unpickled"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    path = tmp_path / "evil.npy"
+    np.save(path, np.array([Payload()] * 600, dtype=object), allow_pickle=True)
+    paths = write_inputs(tmp_path)
+    code, _, err = run(argv_for({**paths, "labels": path}), capsys)
+    assert code == 2
+    assert "Python objects (a pickle), which are never loaded" in err
+    assert not marker.exists()
+
+
+def test_errors_from_the_computation_are_capped_to_one_short_line(monkeypatch, tmp_path, capsys):
+    import gcul_theory
+
+    def explode(*args, **kwargs):
+        raise ValueError("y = [" + ", ".join(["12345"] * 200_000) + "]\nsecond line")
+
+    monkeypatch.setattr(gcul_theory, "feasibility_report", explode)
+    code, out, err = run(argv_for(write_inputs(tmp_path)), capsys)
+    assert code == 2
+    assert len(err.splitlines()) == 1
+    assert len(err) < 1100
+    assert err.rstrip().endswith("...")
+
+
+@pytest.mark.parametrize(
+    ("exception", "code", "text"),
+    [
+        (MemoryError, 2, "gcul feasibility: error: out of memory; the input is too large"),
+        (KeyboardInterrupt, 130, "gcul feasibility: interrupted"),
+    ],
+)
+def test_memory_error_and_interrupt_are_one_line(monkeypatch, tmp_path, capsys, exception, code, text):
+    import gcul_theory
+
+    def fail(*args, **kwargs):
+        raise exception
+
+    monkeypatch.setattr(gcul_theory, "feasibility_report", fail)
+    got, _, err = run(argv_for(write_inputs(tmp_path)), capsys)
+    assert got == code
+    assert err.splitlines() == [text + (" for this machine" if exception is MemoryError else "")]
+
+
+# --- the command line itself ---------------------------------------------------------------
+
+
+def test_bare_gcul_prints_the_command_list_and_one_error_line(capsys):
+    code, out, err = run([], capsys)
+    assert code == 2
+    assert out.startswith("usage: gcul")
+    for command in ("reproduce", "prove", "feasibility", "--version"):
+        assert command in out
+    assert err.splitlines() == [
+        "gcul: error: a command is required (reproduce, prove or feasibility; listed above)"
+    ]
+
+
+def test_version_is_the_installed_one(capsys):
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0
+    try:
+        expected = metadata.version("gcul")
+    except metadata.PackageNotFoundError:
+        expected = simulations.__version__
+    assert out == f"gcul {expected}\n"
+
+
+def test_version_falls_back_to_the_package_version(monkeypatch, capsys):
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(cli.metadata, "version", not_installed)
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0
+    assert out == f"gcul {simulations.__version__}\n"
+
+
+def test_package_version_matches_pyproject():
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    declared = re.search(r'^version = "([^"]+)"', pyproject, flags=re.MULTILINE).group(1)
+    assert simulations.__version__ == declared
+
+
+def _subcommands():
+    parser = cli._build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return parser, commands.choices
+
+
+def test_every_option_has_a_help_text():
+    parser, subcommands = _subcommands()
+    parsers = [("gcul", parser)] + [
+        (name, sub) for name, sub in subcommands.items() if name != "reproduce"  # another module
+    ]
+    for name, each in parsers:
+        for action in each._actions:
+            if action.option_strings or isinstance(action, argparse._StoreAction):
+                assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+
+
+# --- a reader that stops early ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("extra", [[], ["--help"]], ids=["report", "help"])
+def test_closed_pipe_ends_quietly(tmp_path, extra):
+    # `gcul feasibility ... | head -2`: here the reader closes the pipe before gcul writes at
+    # all, so every write fails. The old code ended in a BrokenPipeError traceback.
+    paths = write_inputs(tmp_path)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simulations.cli", *argv_for(paths), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=REPO,
+    )
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    code = proc.wait(timeout=120)
+    assert err == ""
+    # the report: print() raises BrokenPipeError, exit 1 as the Python docs do; --help: argparse
+    # itself swallows the failed write and exits 0
+    assert code == (1 if not extra else 0)
