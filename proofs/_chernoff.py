@@ -6,7 +6,9 @@ rejection cost; here it is :math:`t`.
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), appendix "Proof of lemma for directional chernoff outlier bound"
+   (``app:proof_chernoff``), Eq. (``eq:chernoff_outlier``).
 """
 
 from __future__ import annotations

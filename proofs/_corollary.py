@@ -4,7 +4,9 @@ Appendix ``app:proof_asymptotic`` of [1]_.
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), appendix "Proof of corollary ``cor:attractor_properties``
+   (asymptotic convergence)" (``app:proof_asymptotic``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ line holds and the other does not is exhibited.
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), appendix "Derivation of the effectiveness criterion (Eq.
+   ``eq:selectivity_score``)" (``app:criterion_derivation``).
 """
 
 from __future__ import annotations

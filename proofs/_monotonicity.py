@@ -5,7 +5,9 @@ identities, their signs as sums of non-negative terms, and :math:`D = \rho(1-\rh
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), appendix "Proof of Theorem ``thm:monotonicity`` (strict
+   monotonicity)" (``app:proof_monotonicity``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ gap to :math:`\hat r_1` factors; a Monte Carlo run of the actual nearest-centre 
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), appendix "Proof of Theorem ``thm:global_rate_bounds`` (global
+   rate bounds)" (``app:proof_global_rate_bounds``).
 """
 
 from __future__ import annotations

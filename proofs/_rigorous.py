@@ -6,7 +6,10 @@ expression are checked as algebra; the cover :math:`\mathcal E_{c,loss} \subsete
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), section "Rigorous capture rate bounds via sub-Gaussian
+   concentration" (``subsec:rigorous_r1_analysis``) and appendix "Proof of Theorem
+   ``thm:r1_rigorous`` (rigorous lower bound for r1)" (``app:proof_r1_rigorous``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ The theorem substitutes :math:`r_1 \ge \hat r_1` and :math:`r_2 \le \hat r_2` in
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), section "Effectiveness threshold and feasibility region"
+   (``subsec:feasibility_threshold``), Theorem ``thm:gcul_effectiveness_sufficient_condition``.
 """
 
 from __future__ import annotations

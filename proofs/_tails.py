@@ -6,7 +6,9 @@ Appendix ``app:proof_projection_tails`` of [1]_: the upper tail of
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), appendix "Proof of Lemma ``lem:projection_tails`` (boundary loss and
+   contamination probabilities)" (``app:proof_projection_tails``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,10 @@ Claims of section ``subsec:selectivity_score`` of [1]_ ("Operational risk & util
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), section "Selectivity score and monotonicity"
+   (``subsec:selectivity_score``) and appendix "Proofs and derivations for section
+   ``subsec:selectivity_score``" (``app:utility_proofs``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,10 @@ with symbolic 3-D vectors and the consequences for the two tail events are integ
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), section "Effectiveness threshold and feasibility region"
+   (``subsec:feasibility_threshold``) and appendix "Proof of 1D Voronoi projection reduction"
+   (``app:proof_voronoi``).
 """
 
 from __future__ import annotations

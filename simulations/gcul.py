@@ -1,7 +1,8 @@
-r"""GCUL: guided clustering-based uncertain learning (Algorithm ``alg:gcul`` of the paper).
+r"""GCUL: guided clustering-based uncertain learning (Algorithm ``alg:gcul`` of [1]_).
 
-Three phases, as in section ``subsec:assumptions1`` of the paper and DESIGN.md "The synthetic
-protocol":
+Three phases, as in section "The three-phase GCUL pipeline" (``subsec:pipeline``) and section
+``subsec:assumptions1`` of [1]_, with the choices of the paper's synthetic experiment
+(``subsec:synthetic_exp``: logistic regressions, K-Means on the raw features):
 
 1. a multinomial logistic regression ``f1`` on the ``K`` observed classes; its training errors
    form the error pool :math:`\mathcal{E} = \{i : \hat y_i \ne y_i\}`;
@@ -9,6 +10,11 @@ protocol":
    each predicted class and the median of the error pool; the cluster of lowest label purity is
    relabelled ``uncertain``;
 3. a logistic regression ``f2`` on the ``K + 1`` classes; predicting the extra class rejects.
+
+References
+----------
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -242,13 +248,22 @@ class GCUL:
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
-            Finite training features.
+            Finite, real training features.
         y : array_like of shape (n_samples,)
-            Observed labels in ``0..K-1``; every one of them must occur, ``K >= 2``.
+            Observed labels in ``0..K-1``; every one of them must occur, ``K >= 2``. Encode
+            other labels first with ``classes, y = np.unique(y, return_inverse=True)``.
 
         Returns
         -------
         self : GCUL
+
+        Raises
+        ------
+        TypeError
+            ``X`` complex or not numeric; ``y`` not numeric.
+        ValueError
+            Bad parameters, shapes or values; labels that are not ``0..K-1`` with every class
+            present (the message names at most five missing labels).
         """
         self._check_params()
         X = _check_matrix(X, "X")

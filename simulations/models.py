@@ -11,6 +11,12 @@ Each model reproduces one scikit-learn estimator exactly enough for the syntheti
   ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis(solver="svd")``, returned as a
   :class:`LinearProjection`.
 
+Inputs are validated at these public entry points: ``X`` must be a real, finite numeric matrix
+(complex and string arrays raise ``TypeError`` rather than being cast, as in scikit-learn).
+Every solver runs on ``X`` times a power of two that brings its largest magnitude into
+``[0.5, 1)``; the scaling is exact, so results do not change for data of ordinary scale, and
+features near ``1e300`` or ``1e-300`` neither overflow nor underflow.
+
 If ``threadpoolctl`` is installed, the solvers keep BLAS on one thread while they run (see
 ``_single_threaded_blas``); without it they are correct but can be much slower on small
 machines.
@@ -345,6 +351,15 @@ class LogisticRegression:
     :math:`\mp\beta/2`), which is what is fitted then: ``coef_`` keeps two rows, and
     ``coef_[1] - coef_[0]`` is scikit-learn's ``coef_[0]``.
 
+    The L2 penalty is on the coefficients in the units of ``X``, so the fit is not invariant to
+    the scale of ``X``: fitting :math:`sX` with ``C`` is fitting :math:`X` with :math:`Cs^2`
+    (exactly so, bit for bit, when :math:`s` is a power of two). Features near ``1e300`` are
+    therefore fitted essentially without penalty, and features near ``1e-300`` give zero
+    coefficients and intercepts :math:`\log p_k` (centred) from the class frequencies
+    :math:`p_k`. To keep both ends well conditioned the solver works on ``X`` times a power of
+    two, and rescales a whitened direction whose penalty curvature exceeds 1 (it never does for
+    data of ordinary scale); neither changes the objective.
+
     BLAS is limited to one thread during the fit when ``threadpoolctl`` is installed; see
     ``_single_threaded_blas``.
 
@@ -374,13 +389,20 @@ class LogisticRegression:
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
-            Finite training features.
+            Finite, real training features.
         y : array_like of shape (n_samples,)
-            Integer class labels; at least two distinct values.
+            Integer class labels (integral floats are accepted); at least two distinct values.
 
         Returns
         -------
         self : LogisticRegression
+
+        Raises
+        ------
+        TypeError
+            ``X`` complex or not numeric; ``y`` not numeric.
+        ValueError
+            Shapes, NaN/inf, non-integral labels, fewer than two classes, bad ``C``/``tol``.
         """
         C = _check_positive(self.C, "C")
         max_iter = _check_positive(self.max_iter, "max_iter", integer=True)

@@ -11,10 +11,14 @@ The sweep gives one row per (seed, noise) cell.  This module turns those rows in
 and writes each as CSV (machine-readable, full precision, fractions), Markdown (pipe table) and
 LaTeX (booktabs, a ``table`` float with caption and label; needs ``\\usepackage{booktabs}``).
 
-Definitions (DESIGN.md), with λ the target rejection cost (0.15 by default):
+Definitions (those of the paper's "Reliability and safety envelope analysis" in section
+``subsec:synthetic_exp``), with λ the target rejection cost (0.15 by default), λ*_PRE the
+critical cost that the feasibility bound predicts from the geometry of the training set, and
+λ*_EMP the empirical critical cost, the largest λ at which rejecting still pays on the test set:
 
-- Type-I (conservative error): λ*_PRE < λ and λ*_EMP ≥ λ;
-- Type-II (unsafe error): λ*_PRE ≥ λ and λ*_EMP < λ;
+- Type-I (conservative error): λ*_PRE < λ and λ*_EMP ≥ λ (predicted infeasible, yet
+  effective);
+- Type-II (unsafe error): λ*_PRE ≥ λ and λ*_EMP < λ (predicted feasible, yet it fails);
 - Overall = Type-I + Type-II.
 
 A cell with λ*_PRE == λ counts as "predicted feasible", one with λ*_EMP == λ as "empirically

@@ -20,7 +20,11 @@ Tables ``tab:synthetic_data_params`` and ``tab:noise_params`` of [1] give the de
 
 References
 ----------
-.. [1] The GCUL paper, ``paper/gcul_paper.tex``, appendix "Synthetic phase-transition verification".
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), section "Synthetic phase-transition
+   verification" (``subsec:synthetic_exp``) and appendix "Experimental setup and
+   hyperparameter" (``app:experimental_details``: ``tab:synthetic_data_params``,
+   ``tab:noise_params``).
 """
 
 from __future__ import annotations

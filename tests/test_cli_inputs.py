@@ -47,7 +47,8 @@ def write_inputs(folder: Path, **replace) -> dict[str, Path]:
     """Write good Z.npy, y.npy and p.npy; ``replace`` maps embeddings/labels/predictions to a
     function ``(folder, Z, y, y_pred) -> Path`` writing a bad file instead."""
     Z, y, y_pred = good_data()
-    paths = {"embeddings": folder / "Z.npy", "labels": folder / "y.npy", "predictions": folder / "p.npy"}
+    names = {"embeddings": "Z.npy", "labels": "y.npy", "predictions": "p.npy"}
+    paths = {role: folder / name for role, name in names.items()}
     np.save(paths["embeddings"], Z)
     np.save(paths["labels"], y)
     np.save(paths["predictions"], y_pred)
@@ -330,7 +331,8 @@ def test_integral_float_labels_and_text_files_are_accepted(tmp_path, capsys):
     np.savetxt(tmp_path / "Z.txt", Z)  # whitespace-separated
     np.savetxt(tmp_path / "y.csv", y.astype(float), delimiter=",")  # 0.000000000000000000e+00
     np.savetxt(tmp_path / "p.tsv", y_pred[None, :], delimiter="\t", fmt="%.1f")  # one row
-    paths = {"embeddings": tmp_path / "Z.txt", "labels": tmp_path / "y.csv", "predictions": tmp_path / "p.tsv"}
+    names = {"embeddings": "Z.txt", "labels": "y.csv", "predictions": "p.tsv"}
+    paths = {role: tmp_path / name for role, name in names.items()}
     code, out, err = run(argv_for(paths), capsys)
     assert code == 0, err
     assert err == ""
@@ -384,7 +386,9 @@ def test_errors_from_the_computation_are_capped_to_one_short_line(monkeypatch, t
         (KeyboardInterrupt, 130, "gcul feasibility: interrupted"),
     ],
 )
-def test_memory_error_and_interrupt_are_one_line(monkeypatch, tmp_path, capsys, exception, code, text):
+def test_memory_error_and_interrupt_are_one_line(
+    monkeypatch, tmp_path, capsys, exception, code, text
+):
     import gcul_theory
 
     def fail(*args, **kwargs):
@@ -461,7 +465,8 @@ def test_closed_pipe_ends_quietly(tmp_path, extra):
     # `gcul feasibility ... | head -2`: here the reader closes the pipe before gcul writes at
     # all, so every write fails. The old code ended in a BrokenPipeError traceback.
     paths = write_inputs(tmp_path)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path}
     proc = subprocess.Popen(
         [sys.executable, "-m", "simulations.cli", *argv_for(paths), *extra],
         stdout=subprocess.PIPE,
@@ -477,3 +482,22 @@ def test_closed_pipe_ends_quietly(tmp_path, extra):
     # the report: print() raises BrokenPipeError, exit 1 as the Python docs do; --help: argparse
     # itself swallows the failed write and exits 0
     assert code == (1 if not extra else 0)
+
+
+# --- what users read: docstrings cite the paper, not files they do not have ------------------
+
+
+@pytest.mark.parametrize("package", ["simulations", "proofs"])
+def test_docstrings_cite_the_paper_by_title_not_by_path(package):
+    # users have neither shared/paper/gcul_paper.tex nor DESIGN.md (the old docstrings cited both).
+    # sweep.py and _results.py are fixed on another branch (issue 6, section 2); drop this
+    # exclusion once it is merged.
+    elsewhere = {"sweep.py", "_results.py"}
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in sorted((REPO / package).glob("*.py"))
+        if path.name not in elsewhere
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "gcul_paper.tex" in line or "DESIGN.md" in line
+    ]
+    assert offenders == []
