@@ -224,7 +224,9 @@ def _reproduce(args: argparse.Namespace) -> int:
             os.unlink(probe)
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
-            raise CommandError(f"{option}: cannot write in {str(path)!r}: {reason}") from None
+            raise CommandError(
+                f"{option}: cannot create or write in {str(path)!r}: {reason}"
+            ) from None
 
     print(
         f"gcul reproduce: {len(args.seeds)} seeds x {len(levels)} noise levels = {n_cells} "

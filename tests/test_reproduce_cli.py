@@ -275,7 +275,8 @@ def test_unwritable_folder_fails_before_any_cell(tmp_path, capsys, computed, mon
     code, _, err = run(small(tmp_path / "out", "--jobs", "1"), capsys)
     assert code == 2
     assert err.splitlines() == [
-        f"gcul reproduce: error: --out: cannot write in '{tmp_path}/out': Read-only file system"
+        f"gcul reproduce: error: --out: cannot create or write in '{tmp_path}/out': "
+        "Read-only file system"
     ]
     assert computed == []
 
