@@ -18,7 +18,9 @@ import pytest
 import gcul_theory
 from simulations import sweep
 from simulations._results import (
+    COLUMN_RANGES,
     ROW_COLUMNS,
+    check_row,
     current_umask,
     read_csv,
     to_columns,
@@ -696,3 +698,13 @@ def test_interrupted_progress_in_a_log_ends_with_the_last_state(monkeypatch, cap
 def test_module_docstring_cites_the_paper_by_title() -> None:
     assert "gcul_paper.tex" not in sweep.__doc__
     assert "Cluster-Guided" in sweep.__doc__ and "subsec:synthetic_exp" in sweep.__doc__
+
+
+def test_every_column_has_a_documented_range() -> None:
+    # A column added to ROW_COLUMNS without a range would make check_row fail with a KeyError.
+    assert set(COLUMN_RANGES) == set(ROW_COLUMNS)
+    for column, (low, high) in COLUMN_RANGES.items():
+        assert low < high, column
+    with pytest.raises(ValueError, match=r"row 0: r2_emp must be in \[0.0, 1.0\]; got -0.25"):
+        row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 1, "level": 0, "r2_emp": -0.25}
+        check_row(row, "row 0")
