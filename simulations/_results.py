@@ -1,22 +1,40 @@
-"""Rows of the synthetic sweep: the column schema, exact CSV round trips, column views.
+"""Rows of the synthetic sweep: the column schema and ranges, exact CSV round trips, column views.
 
 A row is a ``dict`` with the keys of :data:`ROW_COLUMNS`: ``seed`` and ``level`` are ``int``, every
-other value is a ``float``; accuracies and rates are fractions in [0, 1]. Floats are written with
-``repr``, the shortest string that reads back to the same double, so ``read_csv(write_csv(rows))``
-returns the rows bit for bit.
+other value is a ``float`` inside the range :data:`COLUMN_RANGES` gives for its column (accuracies
+and rates are fractions in [0, 1]; no value is NaN). Floats are written with ``repr``, the shortest
+string that reads back to the same double, so ``read_csv(write_csv(rows))`` returns the rows bit for
+bit. A row holds no wall time, so the CSV of a sweep is byte-identical however it was run; the time
+each cell took goes to a separate file (:data:`TIMING_COLUMNS`, :func:`write_timings_csv`).
 """
 
 from __future__ import annotations
 
 import csv
+import io
+import math
 import os
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["INT_COLUMNS", "ROW_COLUMNS", "normalize_row", "read_csv", "to_columns", "write_csv"]
+__all__ = [
+    "COLUMN_RANGES",
+    "INT_COLUMNS",
+    "ROW_COLUMNS",
+    "TIMING_COLUMNS",
+    "atomic_write_text",
+    "check_row",
+    "current_umask",
+    "normalize_row",
+    "read_csv",
+    "to_columns",
+    "write_csv",
+    "write_timings_csv",
+]
 
 ROW_COLUMNS: tuple[str, ...] = (
     "seed",
@@ -39,19 +57,61 @@ ROW_COLUMNS: tuple[str, ...] = (
     "r2_cluster",
     "r1_emp",
     "r2_emp",
-    "seconds",
 )
-"""Columns of a sweep row, in CSV order."""
+"""Columns of a sweep row, in CSV order (no wall time: see :data:`TIMING_COLUMNS`)."""
 
 INT_COLUMNS: frozenset[str] = frozenset({"seed", "level"})
 """Columns holding integers; all others hold floats."""
+
+_UNIT = (0.0, 1.0)
+COLUMN_RANGES: dict[str, tuple[float, float]] = {
+    "seed": (0, math.inf),  # a non-negative int
+    "noise": (0.0, math.inf),  # σ ≥ 0, finite
+    "level": (-1, math.inf),  # index in the noise grid; -1 outside a sweep
+    "flip_prob": _UNIT,
+    "base_acc": _UNIT,
+    "selective_acc": _UNIT,
+    "rejection_rate": _UNIT,
+    # λ*_EMP = (ε - ε_sel)/ρ is the error rate among rejected samples minus the error rate among
+    # accepted ones (ε = ρ e_rej + (1 - ρ) ε_sel), so it lies in [-1, 1]; 0 when ρ = 0.
+    "lambda_emp": (-1.0, 1.0),
+    "lambda_pre_gaussian": _UNIT,  # λ*_PRE = max(0, S_GCUL), S_GCUL ≤ 1
+    "lambda_pre_union": _UNIT,
+    "lambda_pre_chernoff": _UNIT,
+    "r1_hat_gaussian": _UNIT,
+    "r1_hat_union": _UNIT,
+    "r1_hat_chernoff": _UNIT,
+    "r2_hat": _UNIT,
+    "eps_train": _UNIT,
+    "r1_cluster": _UNIT,
+    "r2_cluster": _UNIT,
+    "r1_emp": _UNIT,
+    "r2_emp": _UNIT,
+}
+"""Closed range ``(low, high)`` of every column; every value is finite (``noise`` < inf).
+
+Accuracies, rates, shares and r̂ bounds are fractions in [0, 1]; λ*_PRE is in [0, 1]; λ*_EMP is in
+[-1, 1] (a difference of two error rates); ``seed`` ≥ 0, ``level`` ≥ -1, ``noise`` ≥ 0.
+"""
+
+TIMING_COLUMNS: tuple[str, ...] = ("seed", "noise", "seconds")
+"""Columns of ``timings.csv``: the wall time of each cell (outside any byte-identity promise)."""
 
 
 def write_csv(rows: Iterable[Mapping[str, object]], path: str | os.PathLike[str]) -> Path:
     """Write sweep rows to ``path`` (atomically: a temporary file, then ``os.replace``).
 
-    Every row must have exactly the keys of :data:`ROW_COLUMNS`. Floats are written with ``repr``
-    so that :func:`read_csv` returns them exactly. Returns the path written.
+    Every row must pass :func:`check_row` (exactly the keys of :data:`ROW_COLUMNS`, every value in
+    its :data:`COLUMN_RANGES`); all rows are checked before the file is touched, so a bad row
+    leaves an existing file as it was. Floats are written with ``repr`` so that :func:`read_csv`
+    returns them exactly. The file gets the permissions of a newly created file (``0o666`` minus
+    the umask). Returns the path written.
+
+    Raises
+    ------
+    ValueError
+        For a row with missing or extra keys, a wrongly typed value, or a value out of range (the
+        message names the row, the column, the value and the range).
 
     Examples
     --------
@@ -62,26 +122,53 @@ def write_csv(rows: Iterable[Mapping[str, object]], path: str | os.PathLike[str]
     ...     read_csv(path) == [row]
     True
     """
-    path = Path(path)
-    lines = [_format_row(row, index) for index, row in enumerate(rows)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(ROW_COLUMNS)
-            writer.writerows(lines)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    lines = [
+        [repr(value) for value in check_row(row, f"row {index}").values()]
+        for index, row in enumerate(rows)
+    ]
+    return _write_table(path, ROW_COLUMNS, lines)
+
+
+def write_timings_csv(
+    timings: Iterable[Mapping[str, object]], path: str | os.PathLike[str]
+) -> Path:
+    """Write per-cell wall times (keys :data:`TIMING_COLUMNS`) to ``path``, atomically.
+
+    ``seed`` is a non-negative int, ``noise`` and ``seconds`` are finite floats ≥ 0. Returns the
+    path written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = write_timings_csv([{"seed": 16, "noise": 0.4, "seconds": 1.5}],
+    ...                              pathlib.Path(tmp) / "timings.csv")
+    ...     path.read_text(encoding="utf-8").splitlines()
+    ['seed,noise,seconds', '16,0.4,1.5']
+    """
+    lines = []
+    for index, timing in enumerate(timings):
+        where = f"timing {index}"
+        if set(timing) != set(TIMING_COLUMNS):
+            raise ValueError(f"{where}: keys must be {TIMING_COLUMNS}; got {sorted(timing)}")
+        seed = timing["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"{where}: seed must be a non-negative int; got {seed!r}")
+        values: list[str] = [repr(int(seed))]
+        for column in ("noise", "seconds"):
+            value = _as_float(timing[column], column, where)
+            if not 0.0 <= value < math.inf:
+                raise ValueError(f"{where}: {column} must be a finite number >= 0; got {value!r}")
+            values.append(repr(value))
+        lines.append(values)
+    return _write_table(path, TIMING_COLUMNS, lines)
 
 
 def read_csv(path: str | os.PathLike[str]) -> list[dict[str, int | float]]:
     """Read rows written by :func:`write_csv`, typed back (``int`` for ``seed``/``level``).
 
-    Raises ``ValueError`` if the header is not :data:`ROW_COLUMNS` or a value does not parse.
+    Raises ``ValueError`` if the header is not :data:`ROW_COLUMNS`, a value does not parse or a
+    value is outside its :data:`COLUMN_RANGES` (the message names the line).
     """
     path = Path(path)
     with path.open(newline="", encoding="utf-8") as handle:
@@ -96,12 +183,12 @@ def read_csv(path: str | os.PathLike[str]) -> list[dict[str, int | float]]:
                     f"{path}, line {line_number}: expected {len(ROW_COLUMNS)} values, "
                     f"got {len(values)}"
                 )
-            rows.append(
-                {
-                    column: _parse(column, text, f"{path}, line {line_number}")
-                    for column, text in zip(ROW_COLUMNS, values, strict=True)
-                }
-            )
+            where = f"{path}, line {line_number}"
+            row = {
+                column: _parse(column, text, where)
+                for column, text in zip(ROW_COLUMNS, values, strict=True)
+            }
+            rows.append(check_row(row, where))
     return rows
 
 
@@ -124,16 +211,61 @@ def to_columns(rows: Sequence[Mapping[str, object]]) -> dict[str, np.ndarray]:
 
 
 def normalize_row(row: Mapping[str, object]) -> dict[str, int | float]:
-    """Check a row's keys and turn its values into Python ``int``/``float`` in column order."""
-    return dict(zip(ROW_COLUMNS, _typed_values(row, None), strict=True))
+    """Check a row's keys and turn its values into Python ``int``/``float`` in column order.
+
+    Only keys and types are checked; :func:`check_row` also checks every value's range.
+    """
+    return dict(zip(ROW_COLUMNS, _typed_values(row, "row"), strict=True))
 
 
-def _format_row(row: Mapping[str, object], index: int) -> list[str]:
-    return [repr(value) for value in _typed_values(row, index)]
+def check_row(row: Mapping[str, object], where: str = "row") -> dict[str, int | float]:
+    """Validate one sweep row and return it normalised (Python types, column order).
+
+    Parameters
+    ----------
+    row : mapping
+        Exactly the keys of :data:`ROW_COLUMNS`.
+    where : str, optional
+        How to name the row in an error message (e.g. ``"row 3"`` or a file and line).
+
+    Returns
+    -------
+    dict
+        The row, ``int`` for :data:`INT_COLUMNS` and ``float`` for the others.
+
+    Raises
+    ------
+    ValueError
+        For missing or extra keys, a value of the wrong type, NaN, or a value outside the column's
+        range in :data:`COLUMN_RANGES` (the message names the column, the value and the range).
+
+    Examples
+    --------
+    >>> row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 16, "level": 0}
+    >>> check_row(row)["base_acc"]
+    0.5
+    >>> check_row(row | {"base_acc": 1.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: row: base_acc must be in [0.0, 1.0]; got 1.5
+    """
+    normalized = dict(zip(ROW_COLUMNS, _typed_values(row, where), strict=True))
+    for column, value in normalized.items():
+        low, high = COLUMN_RANGES[column]
+        if not (low <= value <= high and math.isfinite(value)):
+            if column in INT_COLUMNS:
+                allowed = f"an int >= {low}"
+            elif high == math.inf:
+                allowed = f"a finite number >= {low}"
+            else:
+                allowed = f"in [{low}, {high}]"
+            raise ValueError(f"{where}: {column} must be {allowed}; got {value!r}")
+    return normalized
 
 
-def _typed_values(row: Mapping[str, object], index: int | None) -> list[int | float]:
-    where = "row" if index is None else f"row {index}"
+def _typed_values(row: Mapping[str, object], where: str) -> list[int | float]:
+    if not isinstance(row, Mapping):
+        raise ValueError(f"{where}: must be a mapping of ROW_COLUMNS; got {type(row).__name__}")
     keys = set(row)
     if keys != set(ROW_COLUMNS):
         missing = [c for c in ROW_COLUMNS if c not in keys]
@@ -147,11 +279,18 @@ def _typed_values(row: Mapping[str, object], index: int | None) -> list[int | fl
                 raise ValueError(f"{where}: {column} must be an int; got {value!r}")
             values.append(int(value))
         else:
-            try:
-                values.append(float(value))  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                raise ValueError(f"{where}: {column} must be a float; got {value!r}") from None
+            values.append(_as_float(value, column, where))
     return values
+
+
+def _as_float(value: object, column: str, where: str) -> float:
+    """``float(value)`` for a real number (not a bool or a string); else a ValueError."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, (int, float, np.number)):
+        raise ValueError(f"{where}: {column} must be a float; got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{where}: {column} must be a float; got {value!r}") from None
 
 
 def _parse(column: str, text: str, where: str) -> int | float:
@@ -160,3 +299,59 @@ def _parse(column: str, text: str, where: str) -> int | float:
     except ValueError:
         kind = "an int" if column in INT_COLUMNS else "a float"
         raise ValueError(f"{where}: {column} must be {kind}; got {text!r}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Writing files atomically, with the permissions of an ordinary new file
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the OS allows (Linux ``/proc``).
+
+    Elsewhere it is read by setting a strict umask (``0o077``) and restoring it at once, under a
+    lock; a file created by another thread in that instant gets stricter, never looser, rights.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        umask = os.umask(0o077)
+        os.umask(umask)
+    return umask
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``.
+
+    The file gets mode ``0o666 & ~umask`` (as ``open(path, "w")`` would give), not the ``0o600``
+    of :func:`tempfile.mkstemp`. A failure leaves no temporary file and ``path`` as it was.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(tmp, 0o666 & ~current_umask())
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _write_table(
+    path: str | os.PathLike[str], header: Sequence[str], lines: list[list[str]]
+) -> Path:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(lines)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_text(path, buffer.getvalue())

@@ -3,13 +3,21 @@
 :func:`run_cell` computes one row of :data:`~simulations._results.ROW_COLUMNS`; :func:`run_sweep`
 runs a grid of cells with joblib, caches every finished cell on disk and returns the rows sorted by
 ``(seed, noise)``. A row depends only on ``(seed, σ, config)`` — never on ``n_jobs``, the joblib
-backend, the order in which cells run, or whether it came from the cache — except ``seconds``, the
-wall time of the cell.
+backend, the order in which cells run, or whether it came from the cache — and holds no wall time,
+so the rows (and the ``results.csv`` written from them) are identical however the sweep ran. The
+wall time of each cell is reported apart, in :attr:`SweepRows.timings`.
+
+Every cached cell carries its own identity (seed, σ, the protocol config, a fingerprint of the code
+that computed it) and a SHA-256 checksum of its canonical payload; a cache file that does not
+verify, or whose values leave their documented ranges, is recomputed and reported on stderr.
 
 References
 ----------
-.. [1] The GCUL paper, ``paper/gcul_paper.tex``, ``subsec:synthetic_exp`` and the appendix
-   "Synthetic phase-transition verification".
+.. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
+   Learning" (the GCUL paper), Section "Synthetic phase-transition verification"
+   (``subsec:synthetic_exp``, ``fig:synthetic_dynamics``, ``tab:violation_analysis``) and its
+   appendix counterpart in ``app:experimental_details`` (``tab:synthetic_data_params``,
+   ``tab:gcul_params``).
 """
 
 from __future__ import annotations
@@ -18,11 +26,13 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import math
 import numbers
 import os
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +42,7 @@ import scipy
 from joblib import Parallel, delayed
 
 import gcul_theory
-from simulations._results import ROW_COLUMNS, normalize_row
+from simulations._results import ROW_COLUMNS, atomic_write_text, check_row
 from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
 from simulations.synthetic import (
@@ -44,15 +54,26 @@ from simulations.synthetic import (
     make_dataset,
 )
 
-__all__ = ["CACHE_VERSION", "LAMBDA_METHODS", "run_cell", "run_sweep"]
+__all__ = [
+    "CACHE_VERSION",
+    "LAMBDA_METHODS",
+    "SweepRows",
+    "run_cell",
+    "run_sweep",
+    "usable_cores",
+]
 
 DEFAULT_CONFIG = SyntheticConfig()
 
 LAMBDA_METHODS: tuple[str, ...] = ("gaussian", "union", "chernoff")
 """The r1 bounds reported side by side (``lambda_pre_<method>``, ``r1_hat_<method>``)."""
 
-CACHE_VERSION = 1
-"""Bump when the meaning of a cached row changes (columns, definitions)."""
+CACHE_VERSION = 2
+"""Bump when the meaning of a cached row changes (columns, definitions, file format).
+
+2: no ``seconds`` column in a row (the cell's wall time is stored beside it); identity and SHA-256
+checksum in every cell file.
+"""
 
 # Source files that decide a row; their bytes are hashed into the cache key, so editing any of them
 # invalidates cached cells instead of silently reusing them.
@@ -102,12 +123,14 @@ def run_cell(
         of phase-1 errors that phase 3 rejects), ``r2_emp`` (share of phase-1-correct samples it
         rejects).
 
-        Plus ``seed``, ``noise``, ``level``, ``flip_prob`` and ``seconds`` (wall time).
+        Plus ``seed``, ``noise``, ``level`` and ``flip_prob``. Every value lies in its range
+        in :data:`~simulations._results.COLUMN_RANGES`; the row holds no wall time.
 
     Raises
     ------
     TypeError, ValueError
-        For a bad seed, noise level, config or level (the message names the argument).
+        For a bad seed, noise level, config or level (the message names the argument); a
+        ValueError too if a computed value left its documented range (never silently written).
 
     Notes
     -----
@@ -128,7 +151,6 @@ def run_cell(
     >>> 0.0 <= row["rejection_rate"] <= 1.0 and row["lambda_pre_union"] >= 0.0
     True
     """
-    start = time.perf_counter()
     config = _check_config(config)
     seed = _check_seed(seed)
     noise = check_noise(noise, config)
@@ -141,9 +163,22 @@ def run_cell(
         "level": level,
         "flip_prob": config.flip_probability(noise),
         **metrics,
-        "seconds": time.perf_counter() - start,
     }
-    return normalize_row(row)
+    return check_row(row, f"cell (seed={seed}, noise={noise!r})")
+
+
+class SweepRows(list):
+    """The rows of a sweep (a ``list`` of row dicts) and the wall time of each cell.
+
+    Attributes
+    ----------
+    timings : list of dict
+        One ``{"seed", "noise", "seconds"}`` dict per cell, in the order of the rows: the wall time
+        of :func:`run_cell` when the cell was computed (for a cell served from the cache, the time
+        it took when it was computed and cached). Not part of the rows, which hold no timing.
+    """
+
+    timings: list[dict[str, int | float]]
 
 
 def run_sweep(
@@ -153,7 +188,7 @@ def run_sweep(
     cache_dir: str | os.PathLike[str] | None = None,
     config: SyntheticConfig = DEFAULT_CONFIG,
     progress: bool = True,
-) -> list[dict[str, int | float]]:
+) -> SweepRows:
     """Run :func:`run_cell` on every ``(seed, σ)`` of a grid; one row per cell.
 
     Parameters
@@ -163,26 +198,35 @@ def run_sweep(
     seeds : iterable of int
         Distinct non-negative seeds (the paper uses 10..19).
     n_jobs : int, optional
-        Worker processes, joblib semantics (-1 = all cores). Rows do not depend on it.
+        Worker processes (1 by default: in this process), joblib semantics: ``-1`` = all usable
+        cores, ``-2`` = all but one, and so on. Capped at the usable cores (:func:`usable_cores`)
+        with a one-line notice on stderr, and at the number of cells to compute. Rows do not
+        depend on it.
     cache_dir : path, optional
-        Directory for the per-cell cache. Every finished cell is written there at once (one small
-        JSON file, atomically), so an interrupted sweep resumes where it stopped; a cell is reused
-        only if seed, σ, the config and the code that computes it all match.
+        Directory for the per-cell cache (created if needed; it must be writable). Every finished
+        cell is written there at once (one small JSON file, atomically), so an interrupted sweep
+        resumes where it stopped. A cell is reused only if its file verifies: its SHA-256 checksum,
+        its identity (seed, σ, the config, the code that computes it) and the range of every
+        value; any other file is recomputed and overwritten, with one summary line on stderr.
     config : SyntheticConfig, optional
         Protocol parameters; the paper's by default.
     progress : bool, optional
-        Show a one-line progress bar (done/total, elapsed, ETA) on stderr.
+        Show progress on stderr (done/total, elapsed, ETA): one self-overwriting line on a
+        terminal, plain lines (every 10% of the cells or every 5 s, the final state once)
+        otherwise.
 
     Returns
     -------
-    list of dict
-        Rows sorted by ``(seed, noise)``; ``level`` is the index of σ in the sorted noise grid.
+    SweepRows
+        A list of rows sorted by ``(seed, noise)``; ``level`` is the index of σ in the sorted
+        noise grid. ``.timings`` holds the wall time of each cell.
 
     Raises
     ------
     TypeError, ValueError
         For a bad argument (the message names it): an empty or repeated grid or seed list, a
-        negative or non-finite σ, a σ whose flip probability exceeds 1, ``n_jobs == 0``.
+        negative or non-finite σ, a σ whose flip probability exceeds 1, ``n_jobs == 0``, a
+        ``cache_dir`` that is a file or is not writable.
 
     Examples
     --------
@@ -191,41 +235,78 @@ def run_sweep(
     >>> rows = run_sweep([4.0, 0.0], seeds=[11, 10], config=small, progress=False)
     >>> [(row["seed"], row["noise"], row["level"]) for row in rows]
     [(10, 0.0, 0), (10, 4.0, 1), (11, 0.0, 0), (11, 4.0, 1)]
+    >>> [(t["seed"], t["noise"]) for t in rows.timings][:2]
+    [(10, 0.0), (10, 4.0)]
     """
     config = _check_config(config)
     grid = _check_noise_levels(noise_levels, config)
     seed_list = _check_seeds(seeds)
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs, notice = _resolve_n_jobs(n_jobs)
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool; got {progress!r}")
     cache = None if cache_dir is None else _CellCache(_check_cache_dir(cache_dir), config)
+    if notice:
+        print(f"sweep: {notice}", file=sys.stderr, flush=True)
 
     level_of = {noise: index for index, noise in enumerate(grid)}
     cells = [(seed, noise) for seed in seed_list for noise in grid]
     rows: dict[tuple[int, float], dict[str, int | float]] = {}
+    seconds: dict[tuple[int, float], float] = {}
     if cache is not None:
+        rejected: list[tuple[Path, str]] = []
         for cell in cells:
             cached = cache.load(*cell)
-            if cached is not None:
-                rows[cell] = cached
+            if isinstance(cached, str):
+                rejected.append((cache.path(*cell), cached))
+            elif cached is not None:
+                rows[cell], seconds[cell] = cached
+        if rejected:
+            print(_describe_rejected(rejected), file=sys.stderr, flush=True)
     todo = [cell for cell in cells if cell not in rows]
 
     bar = _ProgressBar(total=len(cells), done=len(rows), enabled=progress)
     try:
-        for seed, noise, row in _run_cells(todo, config, n_jobs):
-            rows[seed, noise] = row
+        for seed, noise, row, elapsed in _run_cells(todo, config, n_jobs):
+            row = check_row(row, f"cell (seed={seed}, noise={noise!r})")  # before caching it
+            rows[seed, noise], seconds[seed, noise] = row, elapsed
             if cache is not None:
-                cache.store(row)
+                cache.store(row, elapsed)
             bar.advance()
     finally:
         bar.close()
 
-    result = []
+    result = SweepRows()
+    result.timings = []
     for seed, noise in cells:
         row = dict(rows[seed, noise])
         row["level"] = level_of[noise]
-        result.append(row)
+        result.append(check_row(row, f"cell (seed={seed}, noise={noise!r})"))
+        result.timings.append({"seed": seed, "noise": noise, "seconds": seconds[seed, noise]})
     return result
+
+
+def usable_cores() -> int:
+    """Number of CPU cores this process may run on.
+
+    ``os.process_cpu_count()`` on Python 3.13+, else the size of the CPU affinity mask
+    (``os.sched_getaffinity``) where the OS has one, else ``os.cpu_count()`` (1 if unknown).
+
+    Examples
+    --------
+    >>> usable_cores() >= 1
+    True
+    """
+    count = None
+    if hasattr(os, "process_cpu_count"):
+        count = os.process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        try:
+            count = len(os.sched_getaffinity(0))
+        except OSError:
+            count = None
+    if not count:
+        count = os.cpu_count()
+    return max(1, int(count or 1))
 
 
 # --------------------------------------------------------------------------------------------
@@ -291,54 +372,98 @@ def _share(selected: np.ndarray, within: np.ndarray) -> float:
 
 def _cell_task(seed: int, noise: float, config: SyntheticConfig):
     # Look run_cell up at call time so a test can monkeypatch it (in-process backends).
-    return seed, noise, run_cell(seed, noise, config)
+    start = time.perf_counter()
+    row = run_cell(seed, noise, config)
+    return seed, noise, row, time.perf_counter() - start
 
 
-def _run_cells(cells, config, n_jobs) -> Iterator[tuple[int, float, dict]]:
-    """Yield ``(seed, noise, row)`` as cells finish (in any order)."""
+def _run_cells(cells, config, n_jobs) -> Iterator[tuple[int, float, dict, float]]:
+    """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
+
+    When the consumer stops early (an exception, KeyboardInterrupt or SIGTERM turned into one),
+    the joblib generator is closed at once, which makes loky terminate its worker processes
+    instead of leaving them to run out their idle timeout.
+    """
     if not cells:
         return
-    if n_jobs == 1 or len(cells) == 1:
+    n_jobs = min(n_jobs, len(cells))
+    if n_jobs == 1:
         for seed, noise in cells:
             yield _cell_task(seed, noise, config)
         return
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    yield from parallel(delayed(_cell_task)(seed, noise, config) for seed, noise in cells)
+    outputs = parallel(delayed(_cell_task)(seed, noise, config) for seed, noise in cells)
+    try:
+        yield from outputs
+    finally:
+        with warnings.catch_warnings():
+            # joblib warns that the cancelled tasks were "not used": that is the point here.
+            warnings.simplefilter("ignore")
+            outputs.close()
 
 
 class _ProgressBar:
-    """A single self-overwriting line on stderr: done/total, elapsed time, ETA."""
+    """Progress on stderr: done/total, elapsed time, ETA.
+
+    On a terminal, one self-overwriting line (``\\r``), redrawn at most every 0.2 s. Otherwise
+    (a file, a pipe, a CI log) plain lines: the first state, then whenever another 10% of the
+    cells is done or 5 s have passed, and the final state exactly once.
+    """
 
     _MIN_INTERVAL = 0.2  # seconds between redraws on a terminal
-    _MIN_INTERVAL_LOG = 5.0  # ... and when stderr is a file or a CI log
+    _LOG_INTERVAL = 5.0  # seconds between plain lines in a log ...
+    _LOG_STEPS = 10  # ... or one line per tenth of the cells
 
     def __init__(self, total: int, done: int, enabled: bool) -> None:
         self.total, self.done, self.enabled = total, done, enabled
         self.cached = done
         self.start = time.perf_counter()
         isatty = getattr(sys.stderr, "isatty", None)
-        self.interval = self._MIN_INTERVAL if isatty and isatty() else self._MIN_INTERVAL_LOG
+        self.tty = bool(isatty and isatty())
         self.last_draw = -np.inf
+        self.last_step = -1
+        self.last_logged: int | None = None
         self.width = 0
         self._draw(force=True)
 
     def advance(self) -> None:
         self.done += 1
-        self._draw(force=self.done == self.total)
+        self._draw(force=self.done == self.total and self.tty)
 
     def close(self) -> None:
-        if self.enabled:
+        if not self.enabled:
+            return
+        if self.tty:
             self._draw(force=True)
             sys.stderr.write("\n")
-            sys.stderr.flush()
+        elif self.last_logged != self.done:
+            self._draw(force=True)
+        sys.stderr.flush()
 
     def _draw(self, force: bool) -> None:
         if not self.enabled:
             return
         now = time.perf_counter()
-        if not force and now - self.last_draw < self.interval:
-            return
-        self.last_draw = now
+        step = self.done * self._LOG_STEPS // max(self.total, 1)
+        if not force:
+            if self.tty and now - self.last_draw < self._MIN_INTERVAL:
+                return
+            if not self.tty and (
+                self.done == self.total  # the final line is written once, by close()
+                or (step == self.last_step and now - self.last_draw < self._LOG_INTERVAL)
+            ):
+                return
+        self.last_draw, self.last_step = now, step
+        text = self._text(now)
+        if self.tty:
+            sys.stderr.write("\r" + text.ljust(self.width))
+            self.width = len(text)
+        else:
+            sys.stderr.write(text + "\n")
+            self.last_logged = self.done
+        sys.stderr.flush()
+
+    def _text(self, now: float) -> str:
         elapsed = now - self.start
         computed = self.done - self.cached
         remaining = self.total - self.done
@@ -349,13 +474,10 @@ class _ProgressBar:
         else:
             eta = "?"
         cached = f" ({self.cached} cached)" if self.cached else ""
-        text = (
+        return (
             f"sweep: {self.done}/{self.total} cells{cached} | elapsed "
             f"{_format_seconds(elapsed)} | ETA {eta}"
         )
-        sys.stderr.write("\r" + text.ljust(self.width))
-        sys.stderr.flush()
-        self.width = len(text)
 
 
 def _format_seconds(seconds: float) -> str:
@@ -372,52 +494,131 @@ def _format_seconds(seconds: float) -> str:
 # --------------------------------------------------------------------------------------------
 # The on-disk cell cache
 
+_CELL_FORMAT = "gcul-sweep-cell"
+_CELL_KEYS = frozenset(
+    {"format", "cache_version", "key", "code", "config", "seed", "noise", "row", "seconds"}
+)
+
 
 class _CellCache:
-    """One JSON file per finished cell, keyed by (seed, σ, config, code version)."""
+    """One JSON file per finished cell, keyed by (seed, σ, config, code version).
+
+    A file is ``{"sha256": <hex>, "payload": {...}}``. The payload names the cell (``seed``,
+    ``noise``, ``config``, ``code`` fingerprint, the cache ``key`` derived from them and the
+    versions, ``cache_version``) and holds its ``row`` (without ``level``, which belongs to a
+    grid, not a cell) and ``seconds`` (the wall time of the cell). The checksum is the SHA-256 of
+    the canonical JSON of the payload (sorted keys, no spaces, no NaN), so any edit to the file
+    shows. The checksum catches corruption and edits, not a forger who recomputes it; the range
+    check on every value still applies.
+    """
 
     def __init__(self, directory: Path, config: SyntheticConfig) -> None:
         self.directory = directory
-        self.key = _cache_key(config)
+        self.config = dataclasses.asdict(config)
+        self.flip_per_noise = config.flip_per_noise
+        self.code = _code_fingerprint()
+        self.key = _cache_key(config, self.code)
 
     def path(self, seed: int, noise: float) -> Path:
         return self.directory / f"cell-{self.key[:16]}-seed{seed}-noise{noise!r}.json"
 
-    def load(self, seed: int, noise: float) -> dict[str, int | float] | None:
-        """The cached row of a cell, or None if absent, unreadable or from another key."""
+    def load(
+        self, seed: int, noise: float
+    ) -> tuple[dict[str, int | float], float] | str | None:
+        """``(row, seconds)`` of a verified cached cell; None if there is no file; else the reason
+        the file was not trusted (a short phrase)."""
         path = self.path(seed, noise)
         try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-            if payload["key"] != self.key or payload["seed"] != seed or payload["noise"] != noise:
-                return None
-            row = normalize_row(payload["row"])
-        except (OSError, ValueError, KeyError, TypeError):
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as error:
+            return f"unreadable ({type(error).__name__})"
+        try:
+            document = json.loads(text)
+        except ValueError:
+            return "not valid JSON"
+        if not isinstance(document, dict) or set(document) != {"sha256", "payload"}:
+            return "not a gcul cell file"
+        payload = document["payload"]
+        if not isinstance(payload, dict) or set(payload) != _CELL_KEYS:
+            return "not a gcul cell file"
+        try:
+            canonical = _canonical_json(payload)
+        except ValueError:
+            return "NaN or infinity in the file"
+        if document["sha256"] != hashlib.sha256(canonical).hexdigest():
+            return "checksum mismatch"
+        identity = {
+            "format": _CELL_FORMAT,
+            "cache_version": CACHE_VERSION,
+            "key": self.key,
+            "code": self.code,
+            "config": self.config,
+            "seed": seed,
+            "noise": noise,
+        }
+        for name, expected in identity.items():
+            value = payload[name]
+            if value != expected or type(value) is not type(expected):
+                return f"belongs to another cell ({name} differs)"
+        stored = payload["row"]
+        if not isinstance(stored, dict) or "level" in stored:
+            return "not a gcul cell file"
+        try:
+            row = check_row({**stored, "level": -1}, "cached row")
+        except ValueError as error:
+            return f"bad value: {str(error).removeprefix('cached row: ')}"
         if row["seed"] != seed or row["noise"] != noise:
-            return None
-        return row
+            return "belongs to another cell (row seed/noise differ)"
+        if row["flip_prob"] != self.flip_per_noise * noise:
+            return "belongs to another cell (flip_prob differs)"
+        elapsed = payload["seconds"]
+        if type(elapsed) is not float or not 0.0 <= elapsed < math.inf:
+            return f"bad value: seconds must be a finite float >= 0; got {elapsed!r}"
+        return row, elapsed
 
-    def store(self, row: dict[str, int | float]) -> None:
+    def store(self, row: dict[str, int | float], seconds: float) -> None:
         seed, noise = int(row["seed"]), float(row["noise"])
-        payload = {"key": self.key, "seed": seed, "noise": noise, "row": row}
-        text = json.dumps(payload, indent=1, allow_nan=True)
-        path = self.path(seed, noise)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        payload = {
+            "format": _CELL_FORMAT,
+            "cache_version": CACHE_VERSION,
+            "key": self.key,
+            "code": self.code,
+            "config": self.config,
+            "seed": seed,
+            "noise": noise,
+            "row": {column: value for column, value in row.items() if column != "level"},
+            "seconds": float(seconds),
+        }
+        canonical = _canonical_json(payload)
+        document = {"sha256": hashlib.sha256(canonical).hexdigest(), "payload": payload}
+        atomic_write_text(self.path(seed, noise), json.dumps(document, indent=1) + "\n")
 
 
-def _cache_key(config: SyntheticConfig) -> str:
+def _canonical_json(payload: dict) -> bytes:
+    """The bytes that are hashed: sorted keys, no whitespace, ASCII, NaN/inf refused."""
+    return json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
+
+
+def _describe_rejected(rejected: list[tuple[Path, str]]) -> str:
+    """One stderr line for the cache files that did not verify."""
+    shown = "; ".join(f"{path.name}: {reason}" for path, reason in rejected[:3])
+    more = f"; and {len(rejected) - 3} more" if len(rejected) > 3 else ""
+    return (
+        f"sweep: {len(rejected)} cached cell(s) did not verify and are recomputed "
+        f"({shown}{more})"
+    )
+
+
+def _cache_key(config: SyntheticConfig, code: str) -> str:
     description = {
         "cache_version": CACHE_VERSION,
         "columns": list(ROW_COLUMNS),
         "config": dataclasses.asdict(config),
-        "code": _code_fingerprint(),
+        "code": code,
         "numpy": np.__version__,
         "scipy": scipy.__version__,
     }
@@ -490,19 +691,39 @@ def _check_distinct(values: list, name: str) -> None:
         raise ValueError(f"{name} must be distinct; repeated: {duplicates}")
 
 
-def _check_n_jobs(n_jobs: int) -> int:
+def _resolve_n_jobs(n_jobs: int) -> tuple[int, str | None]:
+    """The number of worker processes to start, and a notice if ``n_jobs`` was capped.
+
+    joblib semantics: a positive ``n_jobs`` is a count; ``-1`` means all usable cores, ``-2`` all
+    but one, and so on (at least 1). A count above :func:`usable_cores` is capped there: more
+    processes than cores only add memory and contention (``--jobs 999`` on 2 cores started about
+    975 processes).
+    """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
-        raise TypeError(f"n_jobs must be a non-zero int (-1 = all cores); got {n_jobs!r}")
+        raise TypeError(f"n_jobs must be a non-zero int (-1 = all usable cores); got {n_jobs!r}")
     if n_jobs == 0:
-        raise ValueError("n_jobs must be a non-zero int (-1 = all cores); got 0")
-    return int(n_jobs)
+        raise ValueError("n_jobs must be a non-zero int (-1 = all usable cores); got 0")
+    cores = usable_cores()
+    if n_jobs < 0:
+        return max(1, cores + 1 + int(n_jobs)), None
+    if n_jobs > cores:
+        return cores, f"n_jobs={int(n_jobs)} capped at the {cores} usable CPU core(s)"
+    return int(n_jobs), None
 
 
 def _check_cache_dir(cache_dir: str | os.PathLike[str]) -> Path:
+    """Create the cache directory if needed and check that a file can be created in it."""
     if not isinstance(cache_dir, (str, os.PathLike)):
         raise TypeError(f"cache_dir must be a path or None; got {cache_dir!r}")
     path = Path(cache_dir)
     if path.exists() and not path.is_dir():
         raise ValueError(f"cache_dir must be a directory; {str(path)!r} is a file")
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".gcul-write-test-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ValueError(f"cache_dir {str(path)!r} is not a writable directory: {reason}") from None
     return path

@@ -81,7 +81,8 @@ def test_console_script_error_is_one_line():
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "gcul reproduce: error: argument --jobs: expected a positive integer; got 'many'"
+        "gcul reproduce: error: argument --jobs: expected a non-zero integer "
+        "(N workers, -1 = all usable cores, -2 = all but one); got 'many'"
     ]
 
 

@@ -56,7 +56,6 @@ def make_rows(seeds=range(10, 20), n_levels=41, rng_seed=0):
                     "lambda_pre_gaussian": pre["gaussian"],
                     "lambda_pre_union": pre["union"],
                     "lambda_pre_chernoff": pre["chernoff"],
-                    "seconds": 0.1,
                 }
             )
     return rows

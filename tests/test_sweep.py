@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import io
 import json
 import math
+import os
 import random
+import stat
+import sys
 
 import numpy as np
 import pytest
 
 import gcul_theory
 from simulations import sweep
-from simulations._results import ROW_COLUMNS, read_csv, to_columns, write_csv
+from simulations._results import (
+    COLUMN_RANGES,
+    ROW_COLUMNS,
+    check_row,
+    current_umask,
+    read_csv,
+    to_columns,
+    write_csv,
+    write_timings_csv,
+)
 from simulations.gcul import GCUL
 from simulations.sweep import run_cell, run_sweep
 from simulations.synthetic import SyntheticConfig, make_dataset
@@ -34,10 +49,6 @@ FRACTIONS = (
     "r1_emp",
     "r2_emp",
 )
-
-
-def _without_seconds(rows):
-    return [{k: v for k, v in row.items() if k != "seconds"} for row in rows]
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +87,7 @@ def test_row_schema_and_ranges(reference_rows) -> None:
         for method in sweep.LAMBDA_METHODS:
             assert row[f"lambda_pre_{method}"] >= 0.0
         assert row["flip_prob"] == TINY.flip_per_noise * row["noise"]
-        assert row["seconds"] > 0.0
+        assert "seconds" not in row  # wall times live in SweepRows.timings / timings.csv
     assert [(r["seed"], r["noise"], r["level"]) for r in reference_rows] == [
         (s, n, GRID.index(n)) for s in SEEDS for n in GRID
     ]
@@ -127,7 +138,7 @@ def test_cell_without_training_errors_is_defined() -> None:
 def test_direct_cell_equals_sweep_row(reference_rows) -> None:
     row = run_cell(11, 4.0, TINY, level=1)
     (expected,) = [r for r in reference_rows if (r["seed"], r["noise"]) == (11, 4.0)]
-    assert _without_seconds([row]) == _without_seconds([expected])
+    assert [row] == [expected]
 
 
 def test_run_cell_rejects_bad_arguments() -> None:
@@ -145,18 +156,18 @@ def test_run_cell_rejects_bad_arguments() -> None:
 
 def test_two_jobs_give_identical_rows(reference_rows) -> None:
     rows = run_sweep(GRID, SEEDS, n_jobs=2, config=TINY, progress=False)
-    assert _without_seconds(rows) == _without_seconds(reference_rows)
+    assert rows == reference_rows
 
 
 def test_cell_order_does_not_matter(reference_rows) -> None:
     shuffled_grid, shuffled_seeds = GRID[::-1], SEEDS[::-1]
     rows = run_sweep(shuffled_grid, shuffled_seeds, n_jobs=1, config=TINY, progress=False)
-    assert _without_seconds(rows) == _without_seconds(reference_rows)
+    assert rows == reference_rows
     cells = [(s, n) for s in SEEDS for n in GRID]
     random.Random(0).shuffle(cells)
     direct = {cell: run_cell(*cell, TINY, level=GRID.index(cell[1])) for cell in cells}
     in_order = [direct[s, n] for s in SEEDS for n in GRID]
-    assert _without_seconds(in_order) == _without_seconds(reference_rows)
+    assert in_order == reference_rows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,11 +178,12 @@ def test_cache_serves_finished_cells(tmp_path, calls, reference_rows) -> None:
     first = run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
     assert len(calls) == 6
     assert len(list(tmp_path.glob("*.json"))) == 6
-    assert _without_seconds(first) == _without_seconds(reference_rows)
+    assert first == reference_rows
     calls.clear()
     again = run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
     assert calls == []
-    assert again == first  # bit for bit, seconds included: served from the cache
+    assert again == first  # bit for bit: served from the cache
+    assert again.timings == first.timings  # the wall times recorded when the cells ran
     # A sub-grid reuses the same cells; level is the index in the grid of this sweep.
     sub = run_sweep([8.0], [11], cache_dir=tmp_path, config=TINY, progress=False)
     assert calls == [] and sub[0]["level"] == 0 and sub[0]["base_acc"] == first[-1]["base_acc"]
@@ -184,7 +196,7 @@ def test_cache_recomputes_only_a_missing_cell(tmp_path, calls) -> None:
     calls.clear()
     again = run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
     assert calls == [(11, 4.0)]
-    assert _without_seconds(again) == _without_seconds(first)
+    assert again == first
 
 
 def test_interrupted_sweep_resumes(tmp_path, monkeypatch, reference_rows) -> None:
@@ -216,7 +228,7 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch, reference_rows) -> Non
     rows = run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
     assert sorted(resumed + done) == sorted((s, n) for s in SEEDS for n in GRID)
     assert not set(resumed) & set(done)
-    assert _without_seconds(rows) == _without_seconds(reference_rows)
+    assert rows == reference_rows
 
 
 def test_parallel_run_fills_the_cache(tmp_path, calls) -> None:
@@ -253,13 +265,13 @@ def test_unreadable_or_foreign_cache_files_are_recomputed(tmp_path, calls) -> No
     (truncated,) = tmp_path.glob("*noise0.0.json")
     truncated.write_text('{"key": ', encoding="utf-8")
     (tampered,) = tmp_path.glob("*noise4.0.json")
-    payload = json.loads(tampered.read_text(encoding="utf-8"))
-    payload["noise"] = 4.4  # a file whose content belongs to another cell
-    tampered.write_text(json.dumps(payload), encoding="utf-8")
+    document = json.loads(tampered.read_text(encoding="utf-8"))
+    document.get("payload", document)["noise"] = 4.4  # content that belongs to another cell
+    tampered.write_text(json.dumps(document), encoding="utf-8")
     calls.clear()
     again = run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     assert sorted(calls) == [(10, 0.0), (10, 4.0)]
-    assert _without_seconds(again) == _without_seconds(first)
+    assert again == first
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,7 +322,7 @@ def test_cache_dir_must_be_a_directory(tmp_path) -> None:
 
 def test_numpy_grid_is_accepted(reference_rows) -> None:
     rows = run_sweep(np.array(GRID[:1]), np.array([10]), config=TINY, progress=False)
-    assert _without_seconds(rows) == _without_seconds(reference_rows[:1])
+    assert rows == reference_rows[:1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,19 +337,20 @@ def test_csv_round_trip_is_exact(tmp_path, reference_rows) -> None:
 
 
 def test_csv_round_trip_of_awkward_floats(tmp_path) -> None:
-    values = [0.1 + 0.2, 1e-300, 5e-324, 1.0 - 2**-53, 123456789.123456789, math.inf, math.nan]
+    values = [0.1 + 0.2, 1e-300, 5e-324, 1.0 - 2**-53, 0.0, 1.0]
     rows = [{c: v for c in ROW_COLUMNS} | {"seed": i, "level": -1} for i, v in enumerate(values)]
+    rows.append(rows[0] | {"seed": 99, "noise": 123456789.123456789})
     back = read_csv(write_csv(rows, tmp_path / "awkward.csv"))
-    for row, value in zip(back, values, strict=True):
-        got = row["noise"]
-        assert (math.isnan(got) and math.isnan(value)) or got == value
-        assert type(row["seed"]) is int
+    assert back == rows  # exact, including the denormal 5e-324 and 1 - 2**-53
+    assert all(type(row["seed"]) is int for row in back)
 
 
 def test_csv_rejects_bad_rows_and_files(tmp_path) -> None:
     row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 1, "level": 0}
-    with pytest.raises(ValueError, match="missing \\['seconds'\\]"):
-        write_csv([{k: v for k, v in row.items() if k != "seconds"}], tmp_path / "a.csv")
+    with pytest.raises(ValueError, match="missing \\['r2_emp'\\]"):
+        write_csv([{k: v for k, v in row.items() if k != "r2_emp"}], tmp_path / "a.csv")
+    with pytest.raises(ValueError, match="extra \\['seconds'\\]"):
+        write_csv([row | {"seconds": 1.0}], tmp_path / "a.csv")  # timings are not row columns
     with pytest.raises(ValueError, match="extra \\['bogus'\\]"):
         write_csv([row | {"bogus": 1.0}], tmp_path / "a.csv")
     with pytest.raises(ValueError, match="seed must be an int"):
@@ -358,3 +371,340 @@ def test_to_columns(reference_rows) -> None:
     assert columns["seed"].dtype == np.int64 and columns["base_acc"].dtype == np.float64
     np.testing.assert_array_equal(columns["noise"], [r["noise"] for r in reference_rows])
     assert to_columns([])["seed"].shape == (0,)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hardening (issue 6, section 2): worker cap, cache integrity, byte identity, file modes,
+# writability, progress in logs.
+
+
+def _cell_document(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _stored_row(document):
+    """The row dict inside a cache file (``payload.row`` now; ``row`` in the version-1 format)."""
+    return document.get("payload", document)["row"]
+
+
+def _reseal(document):
+    """Recompute the checksum after an edit, as someone forging a cache file would."""
+    if "sha256" in document:
+        payload = document["payload"]
+        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+        document["sha256"] = hashlib.sha256(canonical).hexdigest()
+    return document
+
+
+class _RecordingParallel:
+    """Stands in for joblib.Parallel: records n_jobs, runs the tasks in this process."""
+
+    n_jobs: list = []
+
+    def __init__(self, n_jobs, **kwargs):
+        type(self).n_jobs.append(n_jobs)
+
+    def __call__(self, tasks):
+        return (function(*args, **kwargs) for function, args, kwargs in tasks)
+
+
+def test_usable_cores_follows_the_affinity_mask() -> None:
+    if hasattr(os, "process_cpu_count"):  # Python 3.13+
+        expected = os.process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        expected = len(os.sched_getaffinity(0))
+    else:
+        expected = os.cpu_count()
+    assert sweep.usable_cores() == expected
+
+
+@pytest.mark.parametrize(
+    ("n_jobs", "expected", "notice"),
+    [(999, 2, True), (3, 2, True), (2, 2, False), (-1, 2, False), (-2, None, False)],
+)
+def test_n_jobs_is_capped_at_the_usable_cores(monkeypatch, capsys, n_jobs, expected, notice):
+    # --jobs 999 on a 2-core machine started ~975 worker processes and exhausted memory.
+    monkeypatch.setattr(sweep, "usable_cores", lambda: 2, raising=False)
+    monkeypatch.setattr(sweep, "Parallel", _RecordingParallel)
+    _RecordingParallel.n_jobs = []
+    rows = run_sweep(GRID, [10], n_jobs=n_jobs, config=TINY, progress=False)
+    assert len(rows) == 3
+    # -2 = all but one = 1 worker: run in this process, no pool at all.
+    assert _RecordingParallel.n_jobs == ([] if expected is None else [expected])
+    err = capsys.readouterr().err
+    if notice:
+        assert err == f"sweep: n_jobs={n_jobs} capped at the 2 usable CPU core(s)\n"
+    else:
+        assert err == ""
+
+
+def test_pool_is_never_larger_than_the_work(monkeypatch) -> None:
+    monkeypatch.setattr(sweep, "usable_cores", lambda: 64, raising=False)
+    monkeypatch.setattr(sweep, "Parallel", _RecordingParallel)
+    _RecordingParallel.n_jobs = []
+    run_sweep([0.0, 4.0], [10], n_jobs=64, config=TINY, progress=False)
+    assert _RecordingParallel.n_jobs == [2]  # two cells: two workers, not 64
+
+
+def _edit_base_acc(document, other):
+    _stored_row(document)["base_acc"] = 0.123  # a plain edit; checksum left as it was
+
+
+def _forge_negative_lambda(document, other):
+    _stored_row(document)["lambda_emp"] = -7.0  # outside [-1, 1] even with a valid checksum
+    _reseal(document)
+
+
+def _forge_nan(document, other):
+    _stored_row(document)["selective_acc"] = math.nan
+    _reseal(document)
+
+
+def _forge_string(document, other):
+    _stored_row(document)["rejection_rate"] = "0.5"
+    _reseal(document)
+
+
+def _copy_other_level(document, other):
+    # The row of σ = 0 pasted into the σ = 4 file, keeping the cell's own seed and noise.
+    row = _stored_row(document)
+    row.update({k: v for k, v in _stored_row(other).items() if k not in ("seed", "noise")})
+
+
+def _forge_other_level(document, other):
+    _copy_other_level(document, other)
+    _reseal(document)
+
+
+@pytest.mark.parametrize(
+    ("tamper", "reason"),
+    [
+        (_edit_base_acc, "checksum mismatch"),
+        (_forge_negative_lambda, "lambda_emp must be in [-1.0, 1.0]; got -7.0"),
+        (_forge_nan, "NaN or infinity"),
+        (_forge_string, "rejection_rate must be a float; got '0.5'"),
+        (_copy_other_level, "checksum mismatch"),
+        (_forge_other_level, "flip_prob differs"),
+    ],
+)
+def test_tampered_cache_files_are_recomputed(tmp_path, calls, capsys, tamper, reason) -> None:
+    # Edited values (base_acc = 0.123, lambda_emp = -7), NaN, strings and a row copied from
+    # another noise level all used to be served from the cache into results.csv.
+    first = run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
+    (victim,) = tmp_path.glob("*noise4.0.json")
+    (other,) = tmp_path.glob("*noise0.0.json")
+    document = _cell_document(victim)
+    tamper(document, _cell_document(other))
+    victim.write_text(json.dumps(document), encoding="utf-8")
+    calls.clear()
+    capsys.readouterr()
+    again = run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
+    assert calls == [(10, 4.0)]
+    assert again == first
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "1 cached cell(s) did not verify and are recomputed" in err[0], err
+    assert victim.name in err[0] and reason in err[0], err
+    # The bad file was replaced by a good one: a third run computes nothing and says nothing.
+    calls.clear()
+    assert run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False) == first
+    assert calls == [] and capsys.readouterr().err == ""
+
+
+def test_cache_file_carries_identity_and_checksum(tmp_path) -> None:
+    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
+    (path,) = tmp_path.glob("*.json")
+    document = _cell_document(path)
+    payload = document["payload"]
+    assert payload["seed"] == 10 and payload["noise"] == 4.0
+    assert payload["config"] == dataclasses.asdict(TINY)
+    assert payload["code"] == sweep._code_fingerprint()
+    assert payload["cache_version"] == sweep.CACHE_VERSION == 2
+    assert "level" not in payload["row"]  # a cell's row does not depend on the grid
+    assert payload["seconds"] > 0.0
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
+    assert document["sha256"] == hashlib.sha256(canonical).hexdigest()
+
+
+def test_file_of_another_cell_is_recomputed(tmp_path, calls, capsys) -> None:
+    run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
+    (source,) = tmp_path.glob("*noise0.0.json")
+    (target,) = tmp_path.glob("*noise4.0.json")
+    target.write_bytes(source.read_bytes())  # a whole, valid, checksummed file of another cell
+    calls.clear()
+    run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
+    assert calls == [(10, 4.0)]
+    assert "belongs to another cell (noise differs)" in capsys.readouterr().err
+
+
+def test_many_bad_cache_files_give_one_summary_line(tmp_path, calls, capsys) -> None:
+    run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
+    for path in tmp_path.glob("*.json"):
+        path.write_text("{}", encoding="utf-8")
+    capsys.readouterr()
+    calls.clear()
+    run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
+    assert len(calls) == 6
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("sweep: 6 cached cell(s) did not verify") and "and 3 more" in line
+
+
+def test_a_computed_row_out_of_range_is_refused(monkeypatch) -> None:
+    real = sweep._fit_and_measure
+
+    def broken(data, factory):
+        return real(data, factory) | {"lambda_pre_union": 1.0000000000000002}
+
+    monkeypatch.setattr(sweep, "_fit_and_measure", broken)
+    with pytest.raises(ValueError, match=r"cell \(seed=10, noise=0.0\): lambda_pre_union must"):
+        run_cell(10, 0.0, TINY)
+
+
+def _csv_bytes(rows, path):
+    return write_csv(rows, path).read_bytes()
+
+
+def test_results_csv_is_byte_identical_for_any_jobs_and_a_resumed_run(
+    tmp_path, monkeypatch, reference_rows
+) -> None:
+    # The `seconds` column made results.csv differ byte for byte between runs.
+    serial = _csv_bytes(reference_rows, tmp_path / "serial.csv")
+    rows = run_sweep(GRID, SEEDS, n_jobs=2, config=TINY, progress=False)
+    assert _csv_bytes(rows, tmp_path / "parallel.csv") == serial
+
+    real = sweep.run_cell
+    done = []
+
+    def interrupted_after_two(seed, noise, config, **kwargs):
+        if len(done) == 2:
+            raise KeyboardInterrupt
+        done.append((seed, noise))
+        return real(seed, noise, config, **kwargs)
+
+    monkeypatch.setattr(sweep, "run_cell", interrupted_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(GRID, SEEDS, cache_dir=tmp_path / "cache", config=TINY, progress=False)
+    monkeypatch.setattr(sweep, "run_cell", real)
+    resumed = run_sweep(GRID, SEEDS, cache_dir=tmp_path / "cache", config=TINY, progress=False)
+    assert _csv_bytes(resumed, tmp_path / "resumed.csv") == serial
+    # The wall times are reported beside the rows, one per cell, in the same order.
+    assert [(t["seed"], t["noise"]) for t in resumed.timings] == [
+        (r["seed"], r["noise"]) for r in resumed
+    ]
+    assert all(t["seconds"] > 0.0 for t in resumed.timings)
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test, restore it afterwards."""
+    previous = os.umask(0o022)
+    yield lambda value: os.umask(value)
+    os.umask(previous)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002])
+def test_results_and_cache_files_respect_the_umask(tmp_path, umask, mask, reference_rows):
+    # results.csv and the cache files were created with mode 0600 (tempfile.mkstemp).
+    umask(mask)
+    expected = 0o666 & ~mask
+    path = write_csv(reference_rows, tmp_path / "results.csv")
+    assert stat.S_IMODE(path.stat().st_mode) == expected
+    run_sweep([0.0], [10], cache_dir=tmp_path / "cache", config=TINY, progress=False)
+    (cell,) = (tmp_path / "cache").glob("*.json")
+    assert stat.S_IMODE(cell.stat().st_mode) == expected
+    timings = write_timings_csv([{"seed": 1, "noise": 0.0, "seconds": 0.5}], tmp_path / "t.csv")
+    assert stat.S_IMODE(timings.stat().st_mode) == expected
+
+
+def test_current_umask_reads_without_changing_it(umask) -> None:
+    umask(0o027)
+    assert current_umask() == 0o027
+    assert os.umask(0o027) == 0o027  # unchanged by the read
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in a read-only folder")
+def test_read_only_cache_dir_is_refused_before_any_cell(tmp_path, calls) -> None:
+    tmp_path.chmod(0o500)
+    try:
+        with pytest.raises(ValueError, match="cache_dir .* is not a writable directory"):
+            run_sweep([0.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
+    finally:
+        tmp_path.chmod(0o700)
+    assert calls == []
+
+
+def test_unwritable_cache_dir_is_refused_before_any_cell(tmp_path, calls, monkeypatch) -> None:
+    # Runs as root too: the write probe itself is made to fail as on a read-only file system.
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(sweep.tempfile, "mkstemp", read_only)
+    with pytest.raises(ValueError, match="is not a writable directory: Read-only file system"):
+        run_sweep([0.0], [10], cache_dir=tmp_path / "cache", config=TINY, progress=False)
+    assert calls == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _fake_cell(seed, noise, config, **kwargs):
+    """A valid row made up at once, so progress tests can run many cells."""
+    row = {c: 0.5 for c in ROW_COLUMNS}
+    return row | {"seed": seed, "noise": noise, "level": -1, "flip_prob": 0.025 * noise}
+
+
+def test_progress_in_a_log_is_plain_lines(monkeypatch, capsys) -> None:
+    # The bar redrew with "\r" on a non-terminal: one long log line, the final state twice.
+    monkeypatch.setattr(sweep, "run_cell", _fake_cell)
+    grid = [0.4 * i for i in range(25)]
+    run_sweep(grid, [10, 11], config=TINY, progress=True)
+    err = capsys.readouterr().err
+    assert "\r" not in err and err.endswith("\n")
+    lines = err.splitlines()
+    assert lines[0].startswith("sweep: 0/50 cells")
+    assert sum(line.startswith("sweep: 50/50 cells") for line in lines) == 1
+    assert lines[-1].startswith("sweep: 50/50 cells")
+    # About one line per tenth of the work (5 s never pass here), not one per cell.
+    assert 10 <= len(lines) <= 12, lines
+
+
+def test_progress_on_a_terminal_redraws_one_line(monkeypatch) -> None:
+    monkeypatch.setattr(sweep, "run_cell", _fake_cell)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    run_sweep([0.0, 0.4, 0.8], [10], config=TINY, progress=True)
+    text = terminal.getvalue()
+    assert text.startswith("\rsweep: 0/3 cells") and text.endswith("\n")
+    assert text.count("\n") == 1 and "\rsweep: 3/3 cells" in text
+
+
+def test_interrupted_progress_in_a_log_ends_with_the_last_state(monkeypatch, capsys) -> None:
+    done = []
+
+    def fails_at_the_third(seed, noise, config, **kwargs):
+        if len(done) == 2:
+            raise RuntimeError("boom")
+        done.append(noise)
+        return _fake_cell(seed, noise, config)
+
+    monkeypatch.setattr(sweep, "run_cell", fails_at_the_third)
+    with pytest.raises(RuntimeError):
+        run_sweep([0.0, 0.4, 0.8, 1.2], [10], config=TINY, progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1].startswith("sweep: 2/4 cells") and len(set(lines)) == len(lines)
+
+
+def test_module_docstring_cites_the_paper_by_title() -> None:
+    assert "gcul_paper.tex" not in sweep.__doc__
+    assert "Cluster-Guided" in sweep.__doc__ and "subsec:synthetic_exp" in sweep.__doc__
+
+
+def test_every_column_has_a_documented_range() -> None:
+    # A column added to ROW_COLUMNS without a range would make check_row fail with a KeyError.
+    assert set(COLUMN_RANGES) == set(ROW_COLUMNS)
+    for column, (low, high) in COLUMN_RANGES.items():
+        assert low < high, column
+    with pytest.raises(ValueError, match=r"row 0: r2_emp must be in \[0.0, 1.0\]; got -0.25"):
+        row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 1, "level": 0, "r2_emp": -0.25}
+        check_row(row, "row 0")
