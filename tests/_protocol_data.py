@@ -11,7 +11,7 @@ N_CLASSES, N_FEATURES = 5, 10
 
 @functools.cache
 def protocol_data(seed: int, sigma: float, n_per_class: int = 2000):
-    """One cell of the synthetic protocol (DESIGN.md), as a dict of arrays.
+    """One cell of the synthetic protocol (the appendix "Synthetic phase-transition verification" of the GCUL paper), as a dict of arrays.
 
     K = 5 classes in d = 10: centres uniform in [-10, 10]^d, class k ~ N(centre_k, 1.5^2 I), a
     confusion blob of the same size at the mean of the centres with uniform labels, feature

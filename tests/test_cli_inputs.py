@@ -490,13 +490,9 @@ def test_closed_pipe_ends_quietly(tmp_path, extra):
 @pytest.mark.parametrize("package", ["simulations", "proofs"])
 def test_docstrings_cite_the_paper_by_title_not_by_path(package):
     # users have neither shared/paper/gcul_paper.tex nor DESIGN.md (the old docstrings cited both).
-    # sweep.py and _results.py are fixed on another branch (issue 6, section 2); drop this
-    # exclusion once it is merged.
-    elsewhere = {"sweep.py", "_results.py"}
     offenders = [
         f"{path.relative_to(REPO)}:{number}"
         for path in sorted((REPO / package).glob("*.py"))
-        if path.name not in elsewhere
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if "gcul_paper.tex" in line or "DESIGN.md" in line
     ]
