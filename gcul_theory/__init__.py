@@ -25,6 +25,7 @@ Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
     feasibility_report    λ*_PRE, r̂1, r̂2, per-class table and a verdict, printable as text
 """
 
+from ._certified import CERTIFIED_METHODS, certified_lambda, utility_confidence_bounds
 from ._bounds import (
     METHODS,
     capture_rate_bound,
@@ -44,6 +45,9 @@ from ._selectivity import (
 from ._tails import chernoff_tail, gaussian_tail
 
 __all__ = [
+    "CERTIFIED_METHODS",
+    "certified_lambda",
+    "utility_confidence_bounds",
     "METHODS",
     "FeasibilityReport",
     "Geometry",

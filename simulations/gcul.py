@@ -19,6 +19,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
@@ -34,7 +35,7 @@ from simulations.models import (
     pca,
 )
 
-__all__ = ["GCUL"]
+__all__ = ["GCUL", "Certificate"]
 
 
 class _UncertainLabel:
@@ -342,3 +343,87 @@ class GCUL:
         if not hasattr(self, "phase3_"):
             raise AttributeError("This GCUL is not fitted yet; call fit first")
         return self.phase3_.predict(X)
+
+    def certify(self, X_cal, y_cal, lam: float = 0.15, delta: float = 0.05) -> Certificate:
+        """Certify on held-out data that rejecting pays at cost ``lam``, with risk ``delta``.
+
+        Parameters
+        ----------
+        X_cal : array_like of shape (n, n_features)
+            Calibration features, *not* used in ``fit`` (iid with the deployment data).
+        y_cal : array_like of shape (n,)
+            Their labels in ``0..K-1``.
+        lam : float, default=0.15
+            Relative rejection cost λ ∈ [0, 1).
+        delta : float, default=0.05
+            Risk δ ∈ (0, 1).
+
+        Returns
+        -------
+        Certificate
+            λ*_CERT (:func:`gcul_theory.certified_lambda`), the one-sided (1 − δ) lower and upper
+            bounds on the utility U(lam) (:func:`gcul_theory.utility_confidence_bounds`, method
+            ``"betting"``), ``feasible = gain_lower > 0``, ``n``, ``lam`` and ``delta``.
+        """
+        import gcul_theory
+
+        if not hasattr(self, "phase3_"):
+            raise AttributeError("This GCUL is not fitted yet; call fit first")
+        X_cal = _check_matrix(X_cal, "X_cal")
+        y_cal = _check_labels(y_cal, "y_cal", X_cal.shape[0])
+        if X_cal.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X_cal must have {self.n_features_in_} features (as in fit); got {X_cal.shape[1]}"
+            )
+        if y_cal.min() < 0 or y_cal.max() >= self.n_classes_:
+            raise ValueError(
+                f"y_cal must hold labels 0..{self.n_classes_ - 1}; got {int(y_cal.min())}.."
+                f"{int(y_cal.max())}"
+            )
+        with _single_threaded_blas():
+            base_wrong = self.phase1_.predict(X_cal) != y_cal
+            selective = self.predict(X_cal)
+        rejected = selective == self.n_classes_
+        selective_wrong = (selective != y_cal) & ~rejected
+        lower, upper = gcul_theory.utility_confidence_bounds(
+            base_wrong, selective_wrong, rejected, lam=lam, delta=delta
+        )
+        return Certificate(
+            lambda_cert=gcul_theory.certified_lambda(
+                base_wrong, selective_wrong, rejected, delta=delta
+            ),
+            gain_lower=lower,
+            gain_upper=upper,
+            feasible=bool(lower > 0.0),
+            n=int(y_cal.size),
+            lam=float(lam),
+            delta=float(delta),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Certificate:
+    """Result of :meth:`GCUL.certify`.
+
+    Attributes
+    ----------
+    lambda_cert : float
+        λ*_CERT: the largest cost at which rejecting is certified to pay (0 if none).
+    gain_lower, gain_upper : float
+        One-sided (1 − δ) lower and upper confidence bounds on U(lam) = ε − ε_sel − lam·ρ;
+        together a (1 − 2δ) interval.
+    feasible : bool
+        ``gain_lower > 0``: rejecting at cost ``lam`` pays, with confidence 1 − δ.
+    n : int
+        Calibration samples.
+    lam, delta : float
+        The cost and the risk certified.
+    """
+
+    lambda_cert: float
+    gain_lower: float
+    gain_upper: float
+    feasible: bool
+    n: int
+    lam: float
+    delta: float

@@ -1,0 +1,189 @@
+"""Tests of the certified predictor: validity by Monte Carlo at the null boundary, properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcul_theory import certified_lambda, utility_confidence_bounds
+from simulations.gcul import GCUL, Certificate
+
+LAM = 0.15
+
+
+def _null_law(rho, q11, q10, q01, lam=LAM):
+    """Cell probabilities (rej&bw, rej&~bw, acc&bw&aw, acc&bw&~aw, acc&~bw&aw, acc&~bw&~aw)
+    of a law with U(lam) = 0 exactly: a = lam + (eps_sel - (1 - rho) b) / rho."""
+    b, eps_sel = q11 + q10, q11 + q01
+    a = lam + (eps_sel - (1 - rho) * b) / rho
+    assert 0.0 <= a <= 1.0, a
+    q00 = 1.0 - q11 - q10 - q01
+    p = np.array([rho * a, rho * (1 - a), (1 - rho) * q11, (1 - rho) * q10,
+                  (1 - rho) * q01, (1 - rho) * q00])
+    eps = p[0] + p[2] + p[3]
+    assert abs(eps - eps_sel - lam * rho) < 1e-12  # U(lam) = 0
+    return p
+
+
+def _sample(rng, p, n):
+    cell = rng.choice(6, size=n, p=p)
+    rejected = cell <= 1
+    base_wrong = np.isin(cell, (0, 2, 3))
+    selective_wrong = np.isin(cell, (2, 4))
+    return base_wrong, selective_wrong, rejected
+
+
+# Laws on the null boundary U(0.15) = 0: like the sweep's transition cells (accepted base and
+# selective errors nearly coincide), a small rho with a large eps_sel, and a moderate one.
+NULL_LAWS = {
+    "sweep_like": (0.12, 0.42, 0.007, 0.006),
+    "small_rho_large_eps_sel": (0.03, 0.47, 0.0346, 0.03),
+    "moderate": (0.30, 0.10, 0.02, 0.05),
+}
+
+
+def _false_certification_rate(bound, law, n, reps, seed):
+    rng = np.random.default_rng(seed)
+    p = _null_law(*law)
+    hits = sum(bound(*_sample(rng, p, n)) > 0.0 for _ in range(reps))
+    return hits / reps
+
+
+@pytest.mark.parametrize("name", sorted(NULL_LAWS))
+def test_betting_bound_is_valid_at_the_null_boundary(name):
+    # P(lower(lam) > 0) <= delta when U(lam) = 0 (the worst case of U(lam) <= 0), and
+    # lambda_cert > lam implies lower(lam) > 0, so this is the guarantee of certified_lambda.
+    delta, reps = 0.05, 300
+    rate = _false_certification_rate(
+        lambda *ind: utility_confidence_bounds(*ind, lam=LAM, delta=delta)[0],
+        NULL_LAWS[name], n=400, reps=reps, seed=np.random.SeedSequence([7, len(name)]),
+    )
+    se = np.sqrt(delta * (1 - delta) / reps)
+    assert rate <= delta + 3 * se, rate
+
+
+def test_the_monte_carlo_check_can_fail():
+    # The same harness on the plug-in estimate (no confidence margin) certifies about half the
+    # time at the null boundary, far above delta + 3 SE: the check has power.
+    def plug_in(bw, aw, rej):
+        return bw.mean() - aw.sum() / (~rej).sum() - LAM * rej.mean()
+
+    rate = _false_certification_rate(plug_in, NULL_LAWS["sweep_like"], 400, 300, 11)
+    assert rate > 0.05 + 3 * np.sqrt(0.05 * 0.95 / 300)
+
+
+def test_asymptotic_bound_reports_its_coverage():
+    # Not asserted <= delta (it is not finite-sample valid); its rate is printed with -s and
+    # must at least be a proper frequency.
+    rate = _false_certification_rate(
+        lambda *ind: utility_confidence_bounds(*ind, lam=LAM, method="asymptotic")[0],
+        NULL_LAWS["small_rho_large_eps_sel"], n=400, reps=300, seed=3,
+    )
+    print(f"asymptotic false-certification rate (small rho, n=400): {rate:.3f}")
+    assert 0.0 <= rate <= 1.0
+
+
+def test_certified_lambda_matches_the_bound():
+    rng = np.random.default_rng(5)
+    p = _null_law(*NULL_LAWS["moderate"], lam=0.3)
+    for _ in range(20):
+        ind = _sample(rng, p, 500)
+        lam_cert = certified_lambda(*ind)
+        for lam in (0.1, 0.2, 0.3, 0.5):
+            if lam_cert > lam:
+                assert utility_confidence_bounds(*ind, lam=lam)[0] > 0
+
+
+@st.composite
+def indicators(draw):
+    n = draw(st.integers(10, 300))
+    seed = draw(st.integers(0, 2**32 - 1))
+    p_rej = draw(st.floats(0.0, 0.6))
+    p_bw_rej = draw(st.floats(0.0, 1.0))
+    p_bw_acc = draw(st.floats(0.0, 0.6))
+    p_fix = draw(st.floats(0.0, 0.3))
+    rng = np.random.default_rng(seed)
+    rej = rng.random(n) < p_rej
+    bw = np.where(rej, rng.random(n) < p_bw_rej, rng.random(n) < p_bw_acc)
+    aw = bw & ~rej & (rng.random(n) >= p_fix)
+    aw |= ~bw & ~rej & (rng.random(n) < p_fix / 3)
+    return bw, aw, rej
+
+
+@settings(max_examples=40)
+@given(indicators())
+def test_never_above_the_plug_in_and_zero_without_rejection(ind):
+    bw, aw, rej = ind
+    lam_cert = certified_lambda(bw, aw, rej)
+    r = int(rej.sum())
+    if r == 0:
+        assert lam_cert == 0.0
+        return
+    m = rej.size - r
+    plug_in = (bw.mean() - (aw.sum() / m if m else 0.0)) / rej.mean()
+    assert lam_cert <= max(plug_in, 0.0) + 1e-9
+
+
+@settings(max_examples=40)
+@given(indicators(), st.floats(0.0, 0.9), st.floats(0.0, 0.09))
+def test_lower_bound_decreases_in_lambda(ind, lam, step):
+    lower_a = utility_confidence_bounds(*ind, lam=lam)[0]
+    lower_b = utility_confidence_bounds(*ind, lam=lam + step)[0]
+    assert lower_b <= lower_a + 1e-12
+    upper = utility_confidence_bounds(*ind, lam=lam)[1]
+    assert lower_a <= upper + 1e-12
+
+
+@settings(max_examples=40)
+@given(indicators(), st.floats(0.005, 0.3), st.floats(0.005, 0.3))
+def test_certified_lambda_monotone_in_delta(ind, d1, d2):
+    small, large = sorted((d1, d2))
+    assert certified_lambda(*ind, delta=small) <= certified_lambda(*ind, delta=large) + 1e-9
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"base_wrong": [1, 0], "selective_wrong": [0], "rejected": [0, 1]}, "same length"),
+        ({"base_wrong": [], "selective_wrong": [], "rejected": []}, "empty"),
+        ({"base_wrong": [2, 0], "selective_wrong": [0, 0], "rejected": [0, 1]}, "0/1"),
+        ({"base_wrong": [1, 0], "selective_wrong": [0, 1], "rejected": [0, 1]}, "accepted and"),
+        ({"base_wrong": [1, 0], "selective_wrong": [0, 0], "rejected": [0, 1], "delta": 1.0},
+         "delta"),
+        ({"base_wrong": [[1, 0]], "selective_wrong": [[0, 0]], "rejected": [[0, 1]]}, "1-D"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        certified_lambda(**kwargs)
+
+
+def test_bad_method_and_lam():
+    ind = ([1, 0], [0, 0], [0, 1])
+    with pytest.raises(ValueError, match="method"):
+        certified_lambda(*ind, method="hoeffding")
+    with pytest.raises(ValueError, match="lam"):
+        utility_confidence_bounds(*ind, lam=1.0)
+
+
+def test_gcul_certify_returns_a_consistent_certificate():
+    rng = np.random.default_rng(0)
+    centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
+
+    def draw(k):
+        X = np.concatenate([rng.normal(c, 1.0, (k, 2)) for c in centres]
+                           + [rng.normal(centres.mean(axis=0), 1.0, (k, 2))])
+        y = np.concatenate([np.repeat([0, 1, 2], k), rng.integers(0, 3, k)])
+        return X, y
+
+    model = GCUL().fit(*draw(300))
+    cert = model.certify(*draw(500), lam=0.15, delta=0.05)
+    assert isinstance(cert, Certificate)
+    assert cert.n == 2000 and cert.lam == 0.15 and cert.delta == 0.05
+    assert cert.gain_lower <= cert.gain_upper
+    assert cert.feasible == (cert.gain_lower > 0)
+    assert cert.feasible == (cert.lambda_cert > 0.15) or abs(cert.lambda_cert - 0.15) < 1e-6
+    with pytest.raises(ValueError, match="features"):
+        model.certify(np.zeros((3, 5)), [0, 1, 2])
