@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._bounds import (
+    DEFAULT_METHOD,
     METHODS,
     _capture,
     _contamination,
@@ -37,11 +38,11 @@ class FeasibilityReport:
     method : str
         The :math:`\hat r_1` bound the verdict uses.
     lambda_pre : dict of str to float
-        :math:`\lambda^*_{PRE}` for every method ("gaussian", "union", "chernoff").
+        :math:`\lambda^*_{PRE}` for every method of :data:`METHODS`.
     r1_hat : dict of str to float
         :math:`\hat r_1` for every method.
     r2_hat : float
-        :math:`\hat r_2` (Gaussian tail).
+        :math:`\hat r_2` of ``method``.
     s_exist : float
         Lower bound on the structural existence confidence :math:`\mathcal S_{exist}`.
     feasible : bool
@@ -70,12 +71,12 @@ class FeasibilityReport:
             "GCUL feasibility report",
             f"  base error eps = {float(self.geometry.eps):.4f}, classes C = {self.geometry.n_classes}, "
             f"rejection cost lambda = {self.lam:g}",
-            f"  {'method':<9} {'r1_hat':>8} {'lambda*_PRE':>12}",
+            f"  {'method':<14} {'r1_hat':>8} {'lambda*_PRE':>12}",
         ]
         for name in METHODS:
             marker = "  <- verdict" if name == self.method else ""
             lines.append(
-                f"  {name:<9} {self.r1_hat[name]:>8.4f} {self.lambda_pre[name]:>12.4f}{marker}"
+                f"  {name:<14} {self.r1_hat[name]:>8.4f} {self.lambda_pre[name]:>12.4f}{marker}"
             )
         lines.append(f"  r2_hat = {self.r2_hat:.4f}   S_exist >= {self.s_exist:.4f}")
         header = (
@@ -103,7 +104,7 @@ def feasibility_report(
     y: ArrayLike,
     y_pred: ArrayLike,
     lam: float = 0.15,
-    method: str = "union",
+    method: str = DEFAULT_METHOD,
     n_classes: int | None = None,
 ) -> FeasibilityReport:
     r"""Predict, before running GCUL, whether rejecting at cost ``lam`` will pay off.
@@ -118,8 +119,10 @@ def feasibility_report(
         Phase-1 predictions in ``0..C-1``.
     lam : float, default 0.15
         Relative rejection cost :math:`\lambda \in [0, 1)`.
-    method : {"gaussian", "union", "chernoff"}, default "union"
-        The :math:`\hat r_1` bound the verdict uses; all three are reported.
+    method : str, default "boole"
+        The predictor the verdict uses (a name in :data:`METHODS`); all are reported. The
+        default is valid; the paper's "gaussian", "union" and "chernoff" are not valid lower
+        bounds (see :func:`critical_lambda`).
     n_classes : int, optional
         Number of classes; defaults to ``max(y, y_pred) + 1``.
 
@@ -159,7 +162,7 @@ def feasibility_report(
     geometry = estimate_geometry(Z, y, y_pred, n_classes=n_classes)
     lambda_pre = {name: float(critical_lambda(geometry, name)) for name in METHODS}
     r1_hat = {name: float(_capture(geometry, name)) for name in METHODS}
-    r2_hat = float(_contamination(geometry))
+    r2_hat = float(_contamination(geometry, method))
     s_exist = float(structural_existence_confidence(geometry))
     p_loss = _gaussian_tail(geometry.D, geometry.sigma_mix)
     eta = _chernoff_tail(geometry.D, geometry.sigma_mix)
