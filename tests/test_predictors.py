@@ -111,7 +111,7 @@ def test_defaults_are_the_valid_default():
     y = np.r_[np.zeros(200, int), np.ones(200, int), rng.integers(0, 2, 200)]
     y_pred = np.r_[np.zeros(200, int), np.ones(200, int), 1 - y[400:]]
     report = feasibility_report(Z, y, y_pred)
-    assert report.method == DEFAULT_METHOD
+    assert report.method == "hunter_worsley" and predictor(report.method).valid
     assert set(report.lambda_pre) == set(METHODS)
 
 
@@ -370,17 +370,18 @@ def test_finite_sample_bound_is_below_the_plug_in_and_monotone_in_delta():
     assert [r.lambda_pre for r in results] == sorted(r.lambda_pre for r in results)
     for r in results:
         assert r.r1_lower < r.r1_model
-        assert r.r2_upper > r.r2_share
+        assert r.r2_upper == r.r2_upper_attractor > r.r2_model
+        assert r.r2_upper_voronoi > r.r2_share
         assert r.n_errors + r.n_correct == len(y)
     again = finite_sample_lambda(Z, y, y_pred, delta=0.05, n_boot=60)
     assert again == results[1]  # rng=0 by default: reproducible
 
 
 def test_finite_sample_bound_covers_a_fresh_pool_under_the_model():
-    """P(capture fraction of a fresh pool of |E| errors < r1_lower) <= delta, over 30 samples.
+    """P(fresh capture fraction < r1_lower or fresh contamination > r2_upper) <= delta.
 
-    With delta = 0.05 the count of failures is Binomial(30, <= 0.05) if the guarantee holds;
-    P(Binomial(30, 0.05) >= 5) = 0.016, so at most 4 failures are allowed.
+    Over 30 training samples with delta = 0.05 the count of failures is Binomial(30, <= 0.05) if
+    the guarantee holds; P(Binomial(30, 0.05) >= 5) = 0.016, so at most 4 failures are allowed.
     """
     rng = np.random.default_rng(2026)
     failures = 0
@@ -393,7 +394,14 @@ def test_finite_sample_bound_covers_a_fresh_pool_under_the_model():
         # towards the attractor by its expected 150/9 chance-correct samples.
         centres = cores * 300.0 / (300.0 + 150.0 / 9.0)
         share = float(captured(fresh, np.zeros(2), centres).mean())
-        failures += share < bound.r1_lower
+        # A fresh set of correct samples: the three cores and the chance-correct attractor ones.
+        n_chance = rng.binomial(bound.n_correct, (150.0 / 3.0) / (900.0 + 150.0 / 3.0))
+        correct = np.vstack(
+            [rng.normal(0.0, 1.0, (n_chance, 2))]
+            + [rng.normal(c, 1.0, (bound.n_correct - n_chance, 2))[i::3] for i, c in enumerate(cores)]
+        )
+        contaminated = float(captured(correct, np.zeros(2), centres).mean())
+        failures += (share < bound.r1_lower) or (contaminated > bound.r2_upper)
     assert failures <= 4
 
 
@@ -404,6 +412,7 @@ def test_finite_sample_bound_covers_a_fresh_pool_under_the_model():
         ({"delta": 1.0}, "delta"),
         ({"n_boot": 5}, "n_boot"),
         ({"method": "union"}, "method"),
+        ({"contamination": "paper"}, "contamination"),
     ],
 )
 def test_finite_sample_bad_arguments(kwargs, words):
