@@ -18,11 +18,24 @@ Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)
 Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
 ``thm:gcul_effectiveness_sufficient_condition``, ``cor:attractor_properties``)
     Geometry, estimate_geometry
-    capture_rate_bound    r̂1 for method "gaussian" | "union" | "chernoff"
+    capture_rate_bound    r̂1 of a predictor (``method``, a name in METHODS)
     contamination_rate_bound  r̂2
-    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2))
+    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)); default method "boole" (valid)
     structural_existence_confidence  S_exist
     feasibility_report    λ*_PRE, r̂1, r̂2, per-class table and a verdict, printable as text
+
+Predictors (the registry)
+    PREDICTORS            every method: name, kind (paper / bound / model), valid, column, guarantee
+    METHODS               the names, the paper's "gaussian", "union", "chernoff" (NOT valid lower
+                          bounds: errata) then "boole", "hunter_worsley" (valid) and
+                          "gaussian_exact" (model value)
+    predictor             the registry entry of one name
+    finite_sample_lambda  λ*_PRE whose rates hold with probability ≥ 1 - δ over the sample
+
+Certified predictor (held-out calibration data, beyond the paper)
+    certified_lambda           λ*_CERT: largest λ whose (1 - δ) lower bound on U(λ) is positive
+    utility_confidence_bounds  one-sided (1 - δ) bounds on U(λ) at one λ
+    CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
 """
 
 from ._certified import CERTIFIED_METHODS, certified_lambda, utility_confidence_bounds
@@ -34,6 +47,14 @@ from ._bounds import (
     structural_existence_confidence,
 )
 from ._geometry import Geometry, estimate_geometry
+from ._predictors import (
+    DEFAULT_METHOD,
+    PREDICTORS,
+    FiniteSampleBound,
+    Predictor,
+    finite_sample_lambda,
+    predictor,
+)
 from ._report import FeasibilityReport, feasibility_report
 from ._selectivity import (
     clean_error,
@@ -48,8 +69,12 @@ __all__ = [
     "CERTIFIED_METHODS",
     "certified_lambda",
     "utility_confidence_bounds",
+    "DEFAULT_METHOD",
     "METHODS",
+    "PREDICTORS",
     "FeasibilityReport",
+    "FiniteSampleBound",
+    "Predictor",
     "Geometry",
     "capture_rate_bound",
     "chernoff_tail",
@@ -59,7 +84,9 @@ __all__ = [
     "empirical_lambda",
     "estimate_geometry",
     "feasibility_report",
+    "finite_sample_lambda",
     "gaussian_tail",
+    "predictor",
     "rejection_rate",
     "selectivity_score",
     "structural_existence_confidence",

@@ -3,18 +3,31 @@ r"""Rate bounds r̂1, r̂2, the critical cost λ*_PRE and the structural existen
 Theorems ``thm:global_rate_bounds``, ``thm:gcul_effectiveness_sufficient_condition`` and
 ``thm:r1_rigorous`` and Corollary ``cor:attractor_properties`` of [1]_.
 
-``method`` selects the tail that bounds the per-class boundary loss in :math:`\hat r_1`:
+``method`` names a predictor of the registry :data:`~gcul_theory.PREDICTORS` (module
+``gcul_theory._predictors``, which documents the model and each guarantee):
 
-* ``"gaussian"``: :math:`p_c^{loss}` alone (Theorem ``thm:global_rate_bounds``, erf only);
-* ``"union"``: :math:`p_c^{loss} + \exp(-D_c^2/(8\sigma_{mix,c}^2))` (Theorem
-  ``thm:r1_rigorous``, the paper's conservative bound);
-* ``"chernoff"``: the Chernoff term alone.
+* the paper's printed bounds, kept to reproduce its tables and NOT valid lower bounds on the
+  capture rate (errata ``global_rate_bounds.r1_bound`` and ``r1_rigorous.loss_cover`` of the
+  package's ``proofs``): ``"gaussian"`` (:math:`p_c^{loss}` alone, Theorem
+  ``thm:global_rate_bounds``; an *upper* bound on :math:`E[r_1]` with more than one class),
+  ``"union"`` (:math:`p_c^{loss} + \exp(-D_c^2/(8\sigma_{mix,c}^2))`, Theorem ``thm:r1_rigorous``;
+  fails from C = 8 classes at :math:`D/\sigma = 4`: with C = 20, :math:`E[r_1] = 0.631 < 0.842`),
+  ``"chernoff"`` (the Chernoff term alone);
+* valid lower bounds on :math:`E[r_1]` under the single-attractor Gaussian model: ``"boole"``
+  (:math:`1 - \sum_c p_c`), ``"hunter_worsley"`` (Boole plus the pairwise intersections along a
+  maximum spanning tree);
+* the model value ``"gaussian_exact"`` (the multivariate-normal orthant probability).
 
-:math:`\hat r_2` always uses the Gaussian tail (the paper gives no other bound on it).
+The default, ``"boole"``, is valid and needs nothing beyond the per-class geometry
+(:func:`~gcul_theory.feasibility_report`, which always has the correlations, defaults to the
+tighter ``"hunter_worsley"``). On the synthetic sweep (410 cells, λ = 0.15; the benchmark
+``benchmarks/predictor_sweep.py``) neither has a Type-II violation (union: 0, gaussian: 208),
+with Type-I 94 ("boole") and 69 ("hunter_worsley") against the union bound's 62.
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+   cluster-guided learning".
 """
 
 from __future__ import annotations
@@ -22,8 +35,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import Geometry
-from ._selectivity import _selectivity
-from ._tails import _chernoff_tail, _gaussian_tail
+from ._predictors import DEFAULT_METHOD, METHODS, capture, contamination, critical
+from ._tails import _chernoff_tail
 from ._validation import as_output, check_method
 
 __all__ = [
@@ -34,8 +47,6 @@ __all__ = [
     "structural_existence_confidence",
 ]
 
-METHODS: tuple[str, ...] = ("gaussian", "union", "chernoff")
-
 
 def _check_geometry(geometry: object) -> Geometry:
     if not isinstance(geometry, Geometry):
@@ -45,40 +56,24 @@ def _check_geometry(geometry: object) -> Geometry:
     return geometry
 
 
-def _loss_tail(geometry: Geometry, method: str) -> np.ndarray:
-    if method == "gaussian":
-        return _gaussian_tail(geometry.D, geometry.sigma_mix)
-    if method == "chernoff":
-        return _chernoff_tail(geometry.D, geometry.sigma_mix)
-    return _gaussian_tail(geometry.D, geometry.sigma_mix) + _chernoff_tail(
-        geometry.D, geometry.sigma_mix
-    )
-
-
 def _capture(geometry: Geometry, method: str) -> np.ndarray:
-    loss = (geometry.weights * _loss_tail(geometry, method)).sum(axis=-1)
-    r1 = np.clip(1.0 - loss, 0.0, 1.0)
-    return np.where(geometry.eps > 0.0, r1, 0.0)
+    return capture(geometry, method)
 
 
-def _contamination(geometry: Geometry) -> np.ndarray:
-    contaminated = (geometry.pi * _gaussian_tail(geometry.D, geometry.sigma_c)).sum(axis=-1)
-    clean_share = 1.0 - geometry.eps
-    r2 = np.ones(clean_share.shape)
-    np.divide(contaminated, clean_share, out=r2, where=clean_share > 0.0)
-    # No error pool means no attractor to capture anything: r2 = 0 exactly.
-    return np.where(geometry.eps > 0.0, np.clip(r2, 0.0, 1.0), 0.0)
+def _contamination(geometry: Geometry, method: str = "gaussian") -> np.ndarray:
+    return contamination(geometry, method)
 
 
-def capture_rate_bound(geometry: Geometry, method: str = "union") -> float | np.ndarray:
-    r"""Lower bound :math:`\hat r_1` on the error capture rate :math:`r_1`.
+def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> float | np.ndarray:
+    r"""Capture rate :math:`\hat r_1` of a predictor: a lower bound on :math:`E[r_1]` if it is valid.
 
     Parameters
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : {"gaussian", "union", "chernoff"}, default "union"
-        Which tail bounds the boundary loss (module docstring).
+    method : str, default "boole"
+        A name in :data:`METHODS` (the registry :data:`~gcul_theory.PREDICTORS` says which are
+        valid). "hunter_worsley" and "gaussian_exact" need ``geometry.corr_mix``.
 
     Returns
     -------
@@ -96,15 +91,25 @@ def capture_rate_bound(geometry: Geometry, method: str = "union") -> float | np.
         \frac{D_c}{2\sqrt2\sigma_{mix,c}}\right) + \exp\left(-\frac{D_c^2}{8\sigma_{mix,c}^2}\right)\right]
 
     (the bracket keeps only its first term for "gaussian", only its second for "chernoff").
-    A value below 0 is a vacuous lower bound and is clipped to 0. With no errors
-    (:math:`\varepsilon = 0`) :math:`r_1` is undefined and the vacuous bound 0 is returned.
-    ``proofs`` records that, with more than one class cell, this is not a lower bound on
-    :math:`r_1` as the paper states (errata ``global_rate_bounds.r1_bound`` and
-    ``r1_rigorous.loss_cover``).
+    ``proofs`` records that, with more than one class cell, these are not lower bounds on
+    :math:`E[r_1]` as the paper states (errata ``global_rate_bounds.r1_bound`` and
+    ``r1_rigorous.loss_cover``). The valid ones, with :math:`p_c = \tfrac12\operatorname{erfc}(
+    D_c/(2\sqrt2\sigma_{mix,c}))` and :math:`q_{cc'}` the probability of crossing both
+    boundaries c and c' (bivariate normal, correlation ``corr_mix``):
+
+    .. math::
+
+        \hat r_1^{boole} = 1 - \sum_c p_c, \qquad
+        \hat r_1^{HW} = 1 - \Big[\sum_c p_c - \max_{T} \sum_{(c,c') \in T} q_{cc'}\Big]
+
+    (T ranges over spanning trees of the classes). A value below 0 is a vacuous lower bound and
+    is clipped to 0. With no errors (:math:`\varepsilon = 0`) :math:`r_1` is undefined and the
+    vacuous bound 0 is returned.
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+       cluster-guided learning".
 
     Examples
     --------
@@ -115,22 +120,26 @@ def capture_rate_bound(geometry: Geometry, method: str = "union") -> float | np.
     True
     >>> bool(capture_rate_bound(g, "union") < capture_rate_bound(g, "chernoff"))
     True
+    >>> capture_rate_bound(g) == 1 - 2 * gaussian_tail(4.0, 1.0)  # "boole"
+    True
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
     return as_output(_capture(geometry, method))
 
 
-def contamination_rate_bound(geometry: Geometry, method: str = "union") -> float | np.ndarray:
+def contamination_rate_bound(
+    geometry: Geometry, method: str = DEFAULT_METHOD
+) -> float | np.ndarray:
     r"""Upper bound :math:`\hat r_2` on the clean contamination rate :math:`r_2`.
 
     Parameters
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : {"gaussian", "union", "chernoff"}, default "union"
-        Accepted for symmetry with :func:`capture_rate_bound` and validated; every method uses
-        the Gaussian tail here, as the paper does.
+    method : str, default "boole"
+        A name in :data:`METHODS`. The paper's three use the paper's :math:`\hat r_2`; the others
+        add the attractor's chance-correct samples (below).
 
     Returns
     -------
@@ -139,12 +148,18 @@ def contamination_rate_bound(geometry: Geometry, method: str = "union") -> float
 
     Notes
     -----
-    Eq. (``eq:r2_hat``) of [1]_:
+    Eq. (``eq:r2_hat``) of [1]_, for "gaussian", "union" and "chernoff":
 
     .. math::
 
         \hat r_2 = \frac{1}{1-\varepsilon} \sum_c \pi_c \cdot \tfrac12
         \operatorname{erfc}\left(\frac{D_c}{2\sqrt2\sigma_c}\right)
+
+    It bounds only the clean class cores. The attractor also yields correctly classified samples
+    (phase 1 right by chance), which K-Means puts in the attractor's cell; if the attractor's
+    labels are uniform over the C classes and independent of phase 1, each error comes with
+    :math:`1/(C-1)` of them in expectation, so the other methods add
+    :math:`\varepsilon/(C-1)` to the sum: an upper bound on :math:`E[r_2]` under that model.
 
     Clipped to 1 (an upper bound above 1 is vacuous; ``proofs`` erratum
     ``sufficient_condition.domain`` shows the unclipped value can exceed 1). With no correct
@@ -153,22 +168,25 @@ def contamination_rate_bound(geometry: Geometry, method: str = "union") -> float
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+       cluster-guided learning".
 
     Examples
     --------
     >>> from gcul_theory import Geometry, contamination_rate_bound, gaussian_tail
     >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0],
     ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
-    >>> bool(abs(contamination_rate_bound(g) - gaussian_tail(4.0, 1.0) / 0.9) < 1e-15)
+    >>> bool(abs(contamination_rate_bound(g, "union") - gaussian_tail(4.0, 1.0) / 0.9) < 1e-15)
+    True
+    >>> bool(abs(contamination_rate_bound(g) - (gaussian_tail(4.0, 1.0) + 0.1) / 0.9) < 1e-15)
     True
     """
     geometry = _check_geometry(geometry)
-    check_method(method, METHODS)
-    return as_output(_contamination(geometry))
+    method = check_method(method, METHODS)
+    return as_output(_contamination(geometry, method))
 
 
-def critical_lambda(geometry: Geometry, method: str = "union") -> float | np.ndarray:
+def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float | np.ndarray:
     r"""Predicted critical rejection cost :math:`\lambda^*_{PRE} = \max(0, S_{GCUL}(\hat r_1, \hat r_2))`.
 
     Rejecting at cost :math:`\lambda` is predicted to pay when :math:`\lambda^*_{PRE} > \lambda`.
@@ -177,8 +195,11 @@ def critical_lambda(geometry: Geometry, method: str = "union") -> float | np.nda
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : {"gaussian", "union", "chernoff"}, default "union"
-        The bound used for :math:`\hat r_1` (see :func:`capture_rate_bound`).
+    method : str, default "boole"
+        The predictor (see :func:`capture_rate_bound`). The default, "boole", is the valid
+        predictor that needs no more than the per-class geometry; "hunter_worsley" is tighter
+        and needs ``geometry.corr_mix``; the paper's printed bounds ("gaussian", "union",
+        "chernoff") are not valid lower bounds and are kept to reproduce the paper.
 
     Returns
     -------
@@ -190,23 +211,29 @@ def critical_lambda(geometry: Geometry, method: str = "union") -> float | np.nda
     Theorem ``thm:gcul_effectiveness_sufficient_condition`` of [1]_: by monotonicity,
     :math:`S(r_1, r_2) \ge S(\hat r_1, \hat r_2) = \lambda^*` when :math:`r_1 \ge \hat r_1` and
     :math:`r_2 \le \hat r_2`, so :math:`\lambda^* > \lambda` is sufficient for
-    :math:`U(\lambda) > 0`. Defined values: 0 when :math:`\hat r_2 \ge \hat r_1` (no selectivity
+    :math:`U(\lambda) > 0` (for the expected rates, and only for a valid ``method``; see
+    :func:`~gcul_theory.finite_sample_lambda` for one finite sample). Defined values: 0 when :math:`\hat r_2 \ge \hat r_1` (no selectivity
     is certified; the score would be :math:`\le 0`), and 0 when :math:`\varepsilon \in \{0, 1\}`
     (no errors to reject, or no correct sample to keep).
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+       cluster-guided learning".
 
     Examples
     --------
-    Well separated classes: the bounds are nearly perfect and :math:`\lambda^*` is near 1.
+    Well separated classes: the paper's bounds are nearly perfect and :math:`\lambda^*` is near
+    1; the valid default also charges the attractor's chance-correct samples
+    (:math:`\hat r_2 = (0.1/(C-1))/0.9`).
 
-    >>> from gcul_theory import Geometry, critical_lambda
+    >>> from gcul_theory import Geometry, critical_lambda, selectivity_score
     >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[20.0, 20.0],
     ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
-    >>> round(critical_lambda(g), 6)
+    >>> round(critical_lambda(g, "union"), 6)
     1.0
+    >>> bool(abs(critical_lambda(g) - selectivity_score(0.1, 1.0, 0.1 / 0.9)) < 1e-12)
+    True
     >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[1.0, 1.0],
     ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
     >>> critical_lambda(g)
@@ -215,11 +242,8 @@ def critical_lambda(geometry: Geometry, method: str = "union") -> float | np.nda
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
     r1 = _capture(geometry, method)
-    r2 = _contamination(geometry)
-    eps = geometry.eps
-    interior = (eps > 0.0) & (eps < 1.0) & (r1 > r2)
-    score = _selectivity(np.where(interior, eps, 0.5), r1, r2)
-    return as_output(np.where(interior, np.maximum(score, 0.0), 0.0))
+    r2 = _contamination(geometry, method)
+    return as_output(critical(geometry.eps, r1, r2))
 
 
 def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
@@ -249,7 +273,8 @@ def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+       cluster-guided learning".
 
     Examples
     --------

@@ -49,6 +49,11 @@ class Geometry:
         Standard deviation :math:`\sigma_c \ge 0` of class c's correct samples along :math:`\hat d_c`.
     notes : tuple of str, optional
         Reasons for every degenerate value (see :func:`estimate_geometry`).
+    corr_mix : ndarray, shape (..., C, C), optional
+        Correlations :math:`R_{cc'} = \hat d_c^\top \Sigma_{mix} \hat d_{c'} /
+        (\sigma_{mix,c}\sigma_{mix,c'})` of the error pool's projections on the class
+        directions; symmetric, unit diagonal, entries in [-1, 1]. Needed by the predictors
+        "hunter_worsley" and "gaussian_exact"; :func:`estimate_geometry` fills it. None by default.
 
     Raises
     ------
@@ -74,6 +79,7 @@ class Geometry:
     sigma_mix: np.ndarray
     sigma_c: np.ndarray
     notes: tuple[str, ...] = field(default=())
+    corr_mix: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         eps = as_float_array(self.eps, "eps", lower=0.0, upper=1.0)
@@ -119,6 +125,10 @@ class Geometry:
             value.setflags(write=False)
             object.__setattr__(self, name, value)
         object.__setattr__(self, "notes", tuple(str(n) for n in self.notes))
+        if self.corr_mix is not None:
+            corr = _check_correlation(self.corr_mix, pi.shape)
+            corr.setflags(write=False)
+            object.__setattr__(self, "corr_mix", corr)
 
     @property
     def n_classes(self) -> int:
@@ -142,6 +152,48 @@ class Geometry:
             f"D={fmt(self.D)}, sigma_mix={fmt(self.sigma_mix)}, sigma_c={fmt(self.sigma_c)}, "
             f"notes={self.notes!r})"
         )
+
+
+def _check_correlation(value: ArrayLike, pi_shape: tuple[int, ...]) -> np.ndarray:
+    corr = as_float_array(value, "corr_mix", lower=-1.0, upper=1.0)
+    expected = pi_shape + pi_shape[-1:]
+    if corr.shape != expected:
+        raise ValueError(
+            f"corr_mix must have shape {expected} (pi's plus a class axis); got {corr.shape}"
+        )
+    if np.any(np.abs(corr - np.swapaxes(corr, -1, -2)) > _IDENTITY_TOL):
+        raise ValueError("corr_mix must be symmetric in its last two axes; it is not")
+    diagonal = np.diagonal(corr, axis1=-2, axis2=-1)
+    off = np.abs(diagonal - 1.0) > _IDENTITY_TOL
+    if np.any(off):
+        raise ValueError(f"corr_mix must have a unit diagonal; got {diagonal[off].flat[0]!r}")
+    return corr.copy()
+
+
+def _projection_correlation(
+    Z: np.ndarray, y: np.ndarray, errors: np.ndarray, D: np.ndarray, sigma_mix: np.ndarray
+) -> np.ndarray:
+    """``corr_mix`` from the error pool's covariance and the class directions.
+
+    A class whose direction or spread is undefined (D = 0 or sigma_mix = 0) gets a zero row
+    (independent of the others), consistent with its tail conventions.
+    """
+    n_classes = D.shape[0]
+    corr = np.eye(n_classes)
+    defined = np.flatnonzero((D > 0.0) & (sigma_mix > 0.0))
+    if defined.size < 2:
+        return corr
+    Z_err = Z[errors]
+    mu_mix = Z_err.mean(axis=0)
+    directions = np.vstack([(mu_mix - Z[(~errors) & (y == c)].mean(axis=0)) / D[c] for c in defined])
+    projections = (Z_err - mu_mix) @ directions.T
+    cov = projections.T @ projections / (Z_err.shape[0] - 1)
+    scale = np.sqrt(np.diag(cov))
+    block = np.clip(cov / np.outer(scale, scale), -1.0, 1.0)
+    block = 0.5 * (block + block.T)
+    np.fill_diagonal(block, 1.0)
+    corr[np.ix_(defined, defined)] = block
+    return corr
 
 
 def _labels(value: ArrayLike, name: str, n_samples: int) -> np.ndarray:
@@ -184,7 +236,9 @@ def estimate_geometry(
     Returns
     -------
     Geometry
-        With ``notes`` giving the reason for every degenerate value.
+        With ``notes`` giving the reason for every degenerate value, and ``corr_mix``, the
+        correlations :math:`\hat d_c^\top \Sigma_{mix} \hat d_{c'} / (\sigma_{mix,c}\sigma_{mix,c'})`
+        (identity rows and columns for a class whose direction or spread is undefined).
 
     Raises
     ------
@@ -269,7 +323,7 @@ def estimate_geometry(
     n_errors = int(errors.sum())
     if n_errors == 0:
         notes.append("no misclassified sample: eps = 0 and every D, sigma is 0; nothing to reject")
-        return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes))
+        return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes), np.eye(n_classes))
     if n_errors == 1:
         notes.append("a single misclassified sample: sigma_mix is 0 (no spread from one point)")
 
@@ -298,4 +352,5 @@ def estimate_geometry(
             sigma_c[c] = _directional_std(clean, direction)
         else:
             notes.append(f"class {c} has one correctly classified sample: sigma_c is 0")
-    return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes))
+    corr_mix = _projection_correlation(Z_a, y_a, errors, D, sigma_mix)
+    return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes), corr_mix)

@@ -51,6 +51,12 @@ def geometries(draw):
     C = draw(st.integers(2, 6))
     pi = rng.dirichlet(np.ones(C))
     eps_c = rng.uniform(0.0, 0.6, C)
+    a = rng.normal(size=(C, C + 1))
+    gram = a @ a.T
+    scale = np.sqrt(np.diag(gram))
+    corr = gram / np.outer(scale, scale)
+    corr = 0.5 * (corr + corr.T)
+    np.fill_diagonal(corr, 1.0)
     return Geometry(
         eps=float(pi @ eps_c),
         pi=pi,
@@ -58,6 +64,7 @@ def geometries(draw):
         D=rng.uniform(0.0, 20.0, C),
         sigma_mix=rng.uniform(0.1, 5.0, C),
         sigma_c=rng.uniform(0.1, 5.0, C),
+        corr_mix=corr,
     )
 
 
@@ -133,7 +140,13 @@ def test_capture_bounds_hold_when_errors_face_a_single_boundary(seed, snr, d):
     errors = rng.normal(mu_mix, sigma, (N_MC, d))
     r1 = np.mean(nearest(errors, np.vstack([mu_mix, cores])) == 0)
     g = Geometry(
-        eps=0.1, pi=[0.5, 0.5], eps_c=[0.2, 0.0], D=D, sigma_mix=[sigma] * 2, sigma_c=[sigma] * 2
+        eps=0.1,
+        pi=[0.5, 0.5],
+        eps_c=[0.2, 0.0],
+        D=D,
+        sigma_mix=[sigma] * 2,
+        sigma_c=[sigma] * 2,
+        corr_mix=np.eye(2),  # orthonormal directions, isotropic pool
     )
     p = gaussian_tail(D[0], sigma)
     for method in METHODS:
@@ -218,7 +231,7 @@ def test_bound_orderings(g):
 
 @given(g=geometries(), factor=st.floats(1.0, 10.0))
 def test_critical_lambda_grows_with_separation(g, factor):
-    wider = Geometry(g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c)
+    wider = Geometry(g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c, corr_mix=g.corr_mix)
     for method in METHODS:
         assert critical_lambda(wider, method) >= critical_lambda(g, method) - 1e-12
 
@@ -228,7 +241,7 @@ def test_critical_lambda_is_the_score_at_the_bounds(g):
     from gcul_theory import selectivity_score
 
     for method in METHODS:
-        r1, r2 = capture_rate_bound(g, method), contamination_rate_bound(g)
+        r1, r2 = capture_rate_bound(g, method), contamination_rate_bound(g, method)
         expected = selectivity_score(float(g.eps), r1, r2) if r1 > r2 else 0.0
         assert critical_lambda(g, method) == pytest.approx(max(0.0, expected), abs=1e-15)
 

@@ -1,0 +1,624 @@
+r"""The predictor registry: every :math:`\hat r_1`/:math:`\hat r_2` method, its guarantee and its column.
+
+Every predictor turns a :class:`~gcul_theory.Geometry` into a capture rate :math:`\hat r_1`, a
+contamination rate :math:`\hat r_2` and :math:`\lambda^*_{PRE} = \max(0, S(\varepsilon, \hat r_1,
+\hat r_2))` (Theorem ``thm:gcul_effectiveness_sufficient_condition`` of [1]_).
+:data:`PREDICTORS` names them; tables and figures iterate over it.
+
+The model
+---------
+The paper's single-attractor model (Assumption ``ass:single_attractor`` and Lemma
+``lem:projection_tails`` of [1]_): every misclassified sample is drawn from
+:math:`\mathcal N(\mu_{mix}, \Sigma_{mix})`, and the rejection region is the attractor's Voronoi cell
+among the centres :math:`\{\mu_{mix}\} \cup \{\mu_c\}`. With
+:math:`W_c = \langle x - \mu_{mix}, \hat d_c\rangle / \sigma_{mix,c}` (standard normal, correlation
+:math:`R_{cc'} = \hat d_c^\top \Sigma_{mix} \hat d_{c'} / (\sigma_{mix,c}\sigma_{mix,c'})`) and
+:math:`h_c = D_c/(2\sigma_{mix,c})`, an error sample is captured iff it lies on the attractor's side of
+*every* class's bisector, i.e. iff :math:`W_c > -h_c` for all c. Write
+:math:`A_c = \{W_c < -h_c\}` ("lost across boundary c"), :math:`p_c = P(A_c) = \Phi(-h_c)` and
+:math:`q_{cc'} = P(A_c \cap A_{c'})`. Then :math:`E[r_1] = 1 - P(\bigcup_c A_c)`.
+
+The paper's printed bounds (kept to reproduce its tables; NOT valid lower bounds)
+    ``"gaussian"``  :math:`1 - \sum_c w_c p_c`, :math:`w_c = \pi_c\varepsilon_c/\varepsilon`
+        (Eq. ``eq:r1_hat``). Erratum ``global_rate_bounds.r1_bound`` of the package's ``proofs``:
+        with more than one class it is an *upper* bound on :math:`E[r_1]`, since
+        :math:`E[r_1] \le 1 - \max_c p_c \le 1 - \sum_c w_c p_c`; strictly once two boundaries
+        can be crossed.
+    ``"union"``  :math:`1 - \sum_c w_c (p_c + \eta_c)`, :math:`\eta_c = e^{-D_c^2/(8\sigma_{mix,c}^2)}`
+        (Eq. ``eq:r1_rigorous_bound``, Theorem ``thm:r1_rigorous``). Erratum ``r1_rigorous.loss_cover``:
+        with C = 20 orthogonal boundaries at :math:`D/\sigma = 4`, :math:`E[r_1] = (1-p)^{20}
+        = 0.631 < 0.842`; at :math:`D/\sigma = 4` it first fails at C = 8.
+    ``"chernoff"``  :math:`1 - \sum_c w_c \eta_c`; the same erratum (it fails from larger C).
+
+    All three use the paper's :math:`\hat r_2` (Eq. ``eq:r2_hat``), which ignores the
+    correctly classified samples that the attractor produces by chance (see below).
+
+Valid lower bounds on :math:`E[r_1]` under the model
+    ``"boole"``  :math:`1 - \sum_c p_c` (Boole's inequality over all C boundaries, unweighted; the
+        corrected statement of both errata). Needs only that each projection :math:`W_c` is
+        normal; holds whatever the joint law.
+    ``"hunter_worsley"``  :math:`1 - [\sum_c p_c - \sum_{(c,c') \in T} q_{cc'}]` with T a maximum
+        spanning tree of the weights :math:`q_{cc'}` (Hunter 1976; Worsley 1982; Kounias 1968).
+        Needs the pairs :math:`(W_c, W_{c'})` bivariate normal with correlation :math:`R_{cc'}`
+        (``Geometry.corr_mix``). Always :math:`\ge` ``"boole"``; exact for C = 2.
+
+The model value (a reference, not a bound)
+    ``"gaussian_exact"``  :math:`E[r_1] = P(W > -h) = \Phi_R(h)`, the orthant probability of the
+        C-variate normal, by :func:`scipy.stats.multivariate_normal.cdf` (randomised quasi-Monte
+        Carlo with a fixed ``rng`` and at most ``ORTHANT_MAXPTS`` points, so every call returns
+        the same bits; absolute error of order 1e-4 for C >= 3, exact to rounding for C <= 2),
+        projected onto
+        :math:`[\text{hunter\_worsley}, 1 - \max_c p_c]`, an interval that contains the exact value.
+
+Contamination :math:`\hat r_2` of the valid predictors and of the model value
+    The paper's :math:`\hat r_2 = \sum_c \pi_c q^{contam}_c / (1 - \varepsilon)` bounds the share of
+    the clean class cores that falls in the attractor's cell, but the correctly classified samples
+    also hold attractor samples that phase 1 gets right by chance (in the synthetic sweep at
+    :math:`\sigma = 0`: :math:`\hat r_2 \approx 0.010` against 0.037–0.041 measured). Model: the
+    attractor's samples carry labels uniform over the C classes, independent of phase 1's
+    prediction, so each is correct with probability :math:`1/C` and, in expectation, every error
+    is matched by :math:`1/(C-1)` chance-correct attractor samples; counting all of them as
+    captured gives the upper bound (in expectation)
+
+    .. math::
+
+        E[r_2] \le \hat r_2^{att} = \min\left(1, \frac{\sum_c \pi_c q^{contam}_c
+        + \varepsilon/(C-1)}{1-\varepsilon}\right).
+
+    Errors that come from label noise instead of the attractor only make the second term more
+    conservative.
+
+Every guarantee above is on the *expected* rates with the centres known; for one training sample
+with estimated centres use :func:`finite_sample_lambda`.
+
+References
+----------
+.. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+   cluster-guided learning".
+.. [2] D. Hunter, "An upper bound for the probability of a union", J. Appl. Probab. 13 (1976).
+.. [3] K. J. Worsley, "An improved Bonferroni inequality and applications", Biometrika 69 (1982).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import ndtr, owens_t
+from scipy.stats import beta, multivariate_normal
+
+from ._geometry import Geometry, estimate_geometry
+from ._selectivity import _selectivity
+from ._tails import _chernoff_tail, _gaussian_tail
+from ._validation import as_float_array, check_method
+
+__all__ = [
+    "DEFAULT_METHOD",
+    "PREDICTORS",
+    "Predictor",
+    "FiniteSampleBound",
+    "finite_sample_lambda",
+    "predictor",
+]
+
+ORTHANT_SEED = 20261122
+"""Seed of the fixed ``rng`` of the quasi-Monte Carlo orthant probability ("gaussian_exact")."""
+
+ORTHANT_MAXPTS = 100_000
+"""Integration points of the orthant probability. Measured on a sweep cell whose correlation matrix
+is nearly singular (smallest eigenvalue 4e-5): scipy's default (10^6 per dimension) took 4 s for
+the same value to about 1e-4; 10^5 points take 0.06 s."""
+
+
+@dataclass(frozen=True)
+class Predictor:
+    """One entry of the predictor registry.
+
+    Attributes
+    ----------
+    name : str
+        The ``method`` argument of :func:`critical_lambda` and :func:`capture_rate_bound`.
+    kind : {"paper", "bound", "model"}
+        The paper's printed bound (not valid), a valid bound, or a model value.
+    valid : bool
+        Whether :math:`\\hat r_1 \\le E[r_1]` and :math:`\\hat r_2 \\ge E[r_2]` under the stated
+        model (``kind == "bound"``).
+    column : str
+        Its results column, ``lambda_pre_<name>``.
+    guarantee : str
+        One sentence: what holds, under which model, or where it fails.
+    description : str
+        The formula, in words.
+    contamination : {"paper", "attractor"}
+        Which :math:`\\hat r_2` it uses (module docstring).
+    needs_correlation : bool
+        Whether it needs ``Geometry.corr_mix``.
+    """
+
+    name: str
+    kind: str
+    valid: bool
+    column: str
+    guarantee: str
+    description: str
+    contamination: str
+    needs_correlation: bool
+
+
+def _entry(name, kind, guarantee, description, contamination, needs_correlation=False):
+    return Predictor(
+        name=name,
+        kind=kind,
+        valid=kind == "bound",
+        column=f"lambda_pre_{name}",
+        guarantee=guarantee,
+        description=description,
+        contamination=contamination,
+        needs_correlation=needs_correlation,
+    )
+
+
+PREDICTORS: tuple[Predictor, ...] = (
+    _entry(
+        "gaussian",
+        "paper",
+        "the paper's Eq. (eq:r1_hat); NOT a lower bound: an upper bound on E[r1] with more than "
+        "one class (erratum global_rate_bounds.r1_bound)",
+        "1 - sum_c w_c p_c, erf tail only",
+        "paper",
+    ),
+    _entry(
+        "union",
+        "paper",
+        "the paper's Eq. (eq:r1_rigorous_bound); NOT a lower bound: fails from C = 8 classes at "
+        "D/sigma = 4 (C = 20: E[r1] = 0.631 < 0.842; erratum r1_rigorous.loss_cover)",
+        "1 - sum_c w_c (p_c + eta_c), erf + Chernoff",
+        "paper",
+    ),
+    _entry(
+        "chernoff",
+        "paper",
+        "the paper's Chernoff-only variant; NOT a lower bound (erratum r1_rigorous.loss_cover)",
+        "1 - sum_c w_c eta_c",
+        "paper",
+    ),
+    _entry(
+        "boole",
+        "bound",
+        "E[r1] >= r1_hat whenever each projection W_c is normal (Boole over all C boundaries); "
+        "E[r2] <= r2_hat with chance-correct attractor samples counted",
+        "1 - sum_c p_c, unweighted",
+        "attractor",
+    ),
+    _entry(
+        "hunter_worsley",
+        "bound",
+        "E[r1] >= r1_hat whenever the pairs (W_c, W_c') are bivariate normal (Hunter-Worsley); "
+        "E[r2] <= r2_hat with chance-correct attractor samples counted",
+        "1 - [sum_c p_c - sum over a maximum spanning tree of P(A_c and A_c')]",
+        "attractor",
+        needs_correlation=True,
+    ),
+    _entry(
+        "gaussian_exact",
+        "model",
+        "E[r1] itself under the single-attractor Gaussian model (a model value, not a bound); "
+        "r2_hat as for the valid bounds",
+        "multivariate-normal orthant probability P(W_c > -h_c for all c)",
+        "attractor",
+        needs_correlation=True,
+    ),
+)
+"""Every predictor, the paper's three first; ``METHODS`` is the tuple of their names."""
+
+_BY_NAME = {entry.name: entry for entry in PREDICTORS}
+METHODS: tuple[str, ...] = tuple(_BY_NAME)
+
+DEFAULT_METHOD = "boole"
+"""The default of :func:`critical_lambda`, :func:`capture_rate_bound` and
+:func:`contamination_rate_bound`: valid for every :class:`Geometry` (it needs no ``corr_mix``, and
+only that each projection is normal). :func:`feasibility_report`, which estimates the geometry and
+so always has ``corr_mix``, defaults to the tighter valid "hunter_worsley"."""
+
+
+def predictor(name: str) -> Predictor:
+    """Return the registry entry called ``name``.
+
+    Examples
+    --------
+    >>> from gcul_theory import predictor
+    >>> predictor("boole").valid, predictor("union").valid, predictor("union").column
+    (True, False, 'lambda_pre_union')
+    """
+    return _BY_NAME[check_method(name, METHODS)]
+
+
+# --------------------------------------------------------------------------------------------
+# r1
+
+
+def _require_correlation(geometry: Geometry, method: str) -> np.ndarray:
+    if geometry.corr_mix is None:
+        raise ValueError(
+            f'method "{method}" needs the correlations of the error pool\'s projections, '
+            "Geometry.corr_mix, which is None; use estimate_geometry (which fills it), pass "
+            'corr_mix, or choose method="boole"'
+        )
+    return geometry.corr_mix
+
+
+def _upper_orthant(a: np.ndarray, b: np.ndarray, rho: np.ndarray) -> np.ndarray:
+    r""":math:`P(W_1 > a, W_2 > b)` for a standard bivariate normal with correlation ρ, a, b ≥ 0.
+
+    Owen's (1956) formula with Owen's T function; exact to rounding. ``a = inf`` gives 0,
+    ``a = 0`` the limit of the formula (checked against ``multivariate_normal.cdf`` in the tests).
+    """
+    a, b, rho = np.broadcast_arrays(a, b, rho)
+    s = np.sqrt(np.maximum(1.0 - rho * rho, 0.0))
+    qa, qb = ndtr(-a), ndtr(-b)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        general = (
+            0.5 * (qa + qb)
+            - owens_t(a, (b - rho * a) / (a * s))
+            - owens_t(b, (a - rho * b) / (b * s))
+        )
+        slope = rho / s  # a = 0 < b: 1/2 Q(b) + T(b, rho/s); b = 0 < a by symmetry
+        one_zero_a = 0.5 * qb + owens_t(b, slope)
+        one_zero_b = 0.5 * qa + owens_t(a, slope)
+    both_zero = 0.25 + np.arcsin(np.clip(rho, -1.0, 1.0)) / (2.0 * np.pi)
+    out = np.where(a == 0.0, one_zero_a, np.where(b == 0.0, one_zero_b, general))
+    out = np.where((a == 0.0) & (b == 0.0), both_zero, out)
+    # Degenerate correlations: comonotone and countermonotone pairs (Frechet bounds).
+    out = np.where(rho >= 1.0, np.minimum(qa, qb), out)
+    out = np.where(rho <= -1.0, np.maximum(qa + qb - 1.0, 0.0), out)
+    out = np.where(np.isinf(a) | np.isinf(b), 0.0, out)
+    lower, upper = np.maximum(qa + qb - 1.0, 0.0), np.minimum(qa, qb)
+    return np.clip(np.nan_to_num(out, nan=0.0), lower, upper)
+
+
+def _thresholds(geometry: Geometry) -> np.ndarray:
+    """``h_c = D_c / (2 sigma_mix,c)``: inf where sigma = 0 < D (never lost), 0 where D = 0."""
+    D, sigma = geometry.D, geometry.sigma_mix
+    h = np.full(D.shape, np.inf)
+    np.divide(D, 2.0 * sigma, out=h, where=sigma > 0.0)
+    return np.where(D == 0.0, 0.0, h)
+
+
+def _pairwise_loss(geometry: Geometry, method: str) -> np.ndarray:
+    """``q[..., c, c'] = P(A_c and A_c')``, diagonal ``p_c``."""
+    rho = _require_correlation(geometry, method)
+    h = _thresholds(geometry)
+    return _upper_orthant(h[..., :, None], h[..., None, :], rho)
+
+
+def _max_spanning_tree_weight(q: np.ndarray) -> np.ndarray:
+    """Total weight of a maximum spanning tree of the complete graph with weights ``q`` (Prim)."""
+    C = q.shape[-1]
+    batch = q.reshape(-1, C, C)
+    rows = np.arange(batch.shape[0])
+    in_tree = np.zeros((batch.shape[0], C), dtype=bool)
+    in_tree[:, 0] = True
+    best = batch[:, 0, :].copy()
+    total = np.zeros(batch.shape[0])
+    for _ in range(C - 1):
+        candidate = np.where(in_tree, -np.inf, best)
+        nxt = candidate.argmax(axis=1)
+        total += candidate[rows, nxt]
+        in_tree[rows, nxt] = True
+        best = np.maximum(best, batch[rows, nxt, :])
+    return total.reshape(q.shape[:-2])
+
+
+def _boole(geometry: Geometry) -> np.ndarray:
+    return 1.0 - _gaussian_tail(geometry.D, geometry.sigma_mix).sum(axis=-1)
+
+
+def _hunter_worsley(geometry: Geometry) -> np.ndarray:
+    q = _pairwise_loss(geometry, "hunter_worsley")
+    p = np.diagonal(q, axis1=-2, axis2=-1)
+    return 1.0 - (p.sum(axis=-1) - _max_spanning_tree_weight(q))
+
+
+def _orthant(h: np.ndarray, rho: np.ndarray) -> float:
+    """``P(W_c > -h_c for all c)`` for one geometry; the dimensions with h = inf drop out."""
+    keep = ~np.isinf(h)
+    h, rho = h[keep], rho[np.ix_(keep, keep)]
+    if h.size == 0:
+        return 1.0
+    if h.size == 1:
+        return float(ndtr(h[0]))
+    if h.size == 2:
+        return float(1.0 - ndtr(-h[0]) - ndtr(-h[1]) + _upper_orthant(h[0], h[1], rho[0, 1]))
+    rng = np.random.default_rng(ORTHANT_SEED)
+    return float(
+        multivariate_normal.cdf(
+            h, mean=np.zeros(h.size), cov=rho, maxpts=ORTHANT_MAXPTS, rng=rng, allow_singular=True
+        )
+    )
+
+
+def _gaussian_exact(geometry: Geometry) -> np.ndarray:
+    rho = _require_correlation(geometry, "gaussian_exact")
+    h = _thresholds(geometry)
+    flat_h = h.reshape(-1, h.shape[-1])
+    flat_rho = rho.reshape(-1, *rho.shape[-2:])
+    values = np.array([_orthant(hh, rr) for hh, rr in zip(flat_h, flat_rho, strict=True)])
+    values = values.reshape(h.shape[:-1])
+    # The exact value lies in [hunter_worsley, 1 - max_c p_c]; projecting the quasi-Monte Carlo
+    # estimate onto that interval can only reduce its error.
+    p = _gaussian_tail(geometry.D, geometry.sigma_mix)
+    return np.clip(values, _hunter_worsley(geometry), 1.0 - p.max(axis=-1))
+
+
+def _paper_capture(geometry: Geometry, method: str) -> np.ndarray:
+    D, sigma = geometry.D, geometry.sigma_mix
+    if method == "gaussian":
+        loss = _gaussian_tail(D, sigma)
+    elif method == "chernoff":
+        loss = _chernoff_tail(D, sigma)
+    else:
+        loss = _gaussian_tail(D, sigma) + _chernoff_tail(D, sigma)
+    return 1.0 - (geometry.weights * loss).sum(axis=-1)
+
+
+_CAPTURE = {
+    "boole": _boole,
+    "hunter_worsley": _hunter_worsley,
+    "gaussian_exact": _gaussian_exact,
+}
+
+
+def capture(geometry: Geometry, method: str) -> np.ndarray:
+    """r̂1 of a validated ``method``, clipped to [0, 1]; 0 where there is no error."""
+    if method in _CAPTURE:
+        r1 = _CAPTURE[method](geometry)
+    else:
+        r1 = _paper_capture(geometry, method)
+    return np.where(geometry.eps > 0.0, np.clip(r1, 0.0, 1.0), 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# r2
+
+
+def contamination(geometry: Geometry, method: str) -> np.ndarray:
+    """r̂2 of a validated ``method``, clipped to [0, 1]; 0 with no error, 1 with no correct sample."""
+    contaminated = (geometry.pi * _gaussian_tail(geometry.D, geometry.sigma_c)).sum(axis=-1)
+    if _BY_NAME[method].contamination == "attractor":
+        contaminated = contaminated + geometry.eps / (geometry.n_classes - 1)
+    clean_share = 1.0 - geometry.eps
+    r2 = np.ones(clean_share.shape)
+    np.divide(contaminated, clean_share, out=r2, where=clean_share > 0.0)
+    return np.where(geometry.eps > 0.0, np.clip(r2, 0.0, 1.0), 0.0)
+
+
+def critical(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
+    """max(0, S(eps, r1, r2)), and 0 where eps is 0 or 1 or r1 <= r2."""
+    interior = (eps > 0.0) & (eps < 1.0) & (r1 > r2)
+    score = _selectivity(np.where(interior, eps, 0.5), r1, r2)
+    return np.where(interior, np.maximum(score, 0.0), 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# The finite-sample option
+
+
+@dataclass(frozen=True)
+class FiniteSampleBound:
+    r"""Outcome of :func:`finite_sample_lambda`.
+
+    Attributes
+    ----------
+    lambda_pre : float
+        :math:`\max(0, S(\varepsilon, r_1^{lo}, r_2^{hi}))`.
+    r1_lower : float
+        Lower confidence bound on the capture fraction of a pool of ``n_errors`` errors.
+    r2_upper : float
+        The upper confidence bound on :math:`r_2` that ``lambda_pre`` uses (``contamination``).
+    contamination : str
+        "attractor" or "voronoi".
+    r2_upper_attractor, r2_upper_voronoi : float
+        Both upper confidence bounds on :math:`r_2` (Notes of :func:`finite_sample_lambda`).
+    r1_model, r2_model : float
+        The ``method``'s :math:`\hat r_1` and the attractor :math:`\hat r_2` on the full sample
+        (no finite-sample correction).
+    r2_share : float
+        The share of correctly classified training samples in the attractor's Voronoi cell.
+    method : str
+    delta : float
+    n_errors, n_correct, n_boot : int
+    """
+
+    lambda_pre: float
+    r1_lower: float
+    r2_upper: float
+    contamination: str
+    r2_upper_attractor: float
+    r2_upper_voronoi: float
+    r1_model: float
+    r2_model: float
+    r2_share: float
+    method: str
+    delta: float
+    n_errors: int
+    n_correct: int
+    n_boot: int
+
+
+def _clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
+    if n == 0 or k >= n:
+        return 1.0
+    return float(beta.ppf(1.0 - alpha, k + 1, n - k))
+
+
+def _attractor_cell(Z, y, errors, n_classes):
+    """Boolean mask: is each row strictly nearest to mu_mix among {mu_mix} and the clean means?"""
+    centres = [Z[errors].mean(axis=0)]
+    for c in range(n_classes):
+        clean = Z[(~errors) & (y == c)]
+        if clean.shape[0]:
+            centres.append(clean.mean(axis=0))
+    centres = np.vstack(centres)
+    scores = -2.0 * Z @ centres.T + np.sum(centres * centres, axis=1)[None, :]
+    return np.argmin(scores, axis=1) == 0
+
+
+def _hoeffding(n: int, alpha: float) -> float:
+    return math.sqrt(math.log(1.0 / alpha) / (2.0 * n))
+
+
+def finite_sample_lambda(
+    Z: ArrayLike,
+    y: ArrayLike,
+    y_pred: ArrayLike,
+    method: str = "hunter_worsley",
+    delta: float = 0.05,
+    n_boot: int = 200,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = 0,
+    n_classes: int | None = None,
+    contamination: str = "attractor",
+) -> FiniteSampleBound:
+    r"""A :math:`\lambda^*_{PRE}` whose rates hold with probability :math:`\ge 1-\delta` over the sample.
+
+    The registry's bounds hold for the *expected* rates with the centres known. This one also
+    accounts for one finite training sample: the estimation error of the centres, spreads and
+    correlations (a bootstrap of the rows) and the binomial fluctuation of the realised capture
+    and contamination fractions (Hoeffding terms in :math:`|\mathcal E|` and
+    :math:`N - |\mathcal E|`).
+
+    Parameters
+    ----------
+    Z, y, y_pred : array_like
+        As for :func:`estimate_geometry`.
+    method : {"boole", "hunter_worsley", "gaussian_exact"}, default "hunter_worsley"
+        The :math:`\hat r_1` that is bootstrapped.
+    delta : float, default 0.05
+        Total error probability in (0, 1), split in four equal parts.
+    n_boot : int, default 200
+        Bootstrap resamples (at least 20).
+    rng : int, Generator or SeedSequence, default 0
+        Randomness of the bootstrap.
+    n_classes : int, optional
+        As for :func:`estimate_geometry`.
+    contamination : {"attractor", "voronoi"}, default "attractor"
+        Which upper bound on :math:`r_2` enters ``lambda_pre`` (both are returned).
+
+    Returns
+    -------
+    FiniteSampleBound
+
+    Notes
+    -----
+    With :math:`\delta' = \delta/4`, :math:`n_E = |\mathcal E|` and :math:`n_K = N - n_E`:
+
+    * :math:`r_1^{lo} = \max(0, L_{\delta'} - \sqrt{\log(1/\delta')/(2 n_E)})`, where
+      :math:`L_{\delta'}` is the :math:`\delta'` quantile of the method's :math:`\hat r_1` over
+      bootstrap resamples of the N rows (errors, centres and spreads re-estimated each time);
+    * "attractor": :math:`r_2^{hi} = \min(1, U_{1-\delta'} + \sqrt{\log(1/\delta')/(2 n_K)})`,
+      with :math:`U_{1-\delta'}` the :math:`1-\delta'` bootstrap quantile of the attractor
+      :math:`\hat r_2` (module docstring);
+    * "voronoi": the Clopper–Pearson upper :math:`1-\delta'` bound on the share of the
+      :math:`n_K` correctly classified samples whose nearest centre among
+      :math:`\{\mu_{mix}\} \cup \{\mu_c\}` is :math:`\mu_{mix}` (no Gaussian assumption).
+
+    What is guaranteed, by a union bound over the four parts: with probability at least
+    :math:`1 - \delta` over the training sample, under the single-attractor Gaussian model with
+    the attractor's chance-correct samples (module docstring), a fresh sample of
+    :math:`n_E` errors and :math:`n_K` correct samples has a realised capture fraction
+    :math:`\ge r_1^{lo}` and a realised contamination fraction :math:`\le r_2^{hi}` for the
+    attractor's Voronoi cell of the centres the geometry estimates in the population (the
+    class means of the correct samples), so :math:`S(\varepsilon, r_1, r_2) \ge`
+    ``lambda_pre`` for those fractions. The Hoeffding parts are exact; the bootstrap parts hold
+    to first order (the percentile bootstrap of a smooth function of sample means and
+    covariances: its coverage error vanishes as N grows, but not at finite N). "voronoi" bounds
+    the probability that a new correct sample falls in the Voronoi cell of the *estimated*
+    centres instead; it is exact for fixed centres and ignores the :math:`O(d/N)` dependence of
+    the centres on the same rows. Nothing is guaranteed about a GCUL whose phase 3 rejects a
+    region other than the attractor's Voronoi cell; on the synthetic sweep the "voronoi" bound
+    was at least the test split's realised :math:`r_2` in only about half of the cells.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gcul_theory import finite_sample_lambda
+    >>> rng = np.random.default_rng(1)
+    >>> centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
+    >>> Z = np.vstack([rng.normal(c, 1.0, (400, 2)) for c in centres])
+    >>> y = np.r_[np.zeros(400, int), np.ones(400, int), rng.integers(0, 2, 400)]
+    >>> y_pred = np.r_[np.zeros(400, int), np.ones(400, int), 1 - y[800:]]
+    >>> fs = finite_sample_lambda(Z, y, y_pred, n_boot=50)
+    >>> bool(0.0 < fs.lambda_pre < 1.0), bool(fs.r1_lower < fs.r1_model < 1.0)
+    (True, True)
+    >>> bool(fs.r2_upper > fs.r2_model)
+    True
+    """
+    method = check_method(method, ("boole", "hunter_worsley", "gaussian_exact"))
+    if contamination not in ("attractor", "voronoi"):
+        raise ValueError(
+            f'contamination must be one of ("attractor", "voronoi"); got {contamination!r}'
+        )
+    delta = float(
+        as_float_array(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+    )
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 20:
+        raise ValueError(f"n_boot must be an integer of at least 20; got {n_boot!r}")
+    n_boot = int(n_boot)
+    geometry = estimate_geometry(Z, y, y_pred, n_classes=n_classes)
+    C = geometry.n_classes
+    Z_a = np.asarray(Z, dtype=np.float64)
+    y_a = np.asarray(y).astype(np.int64)
+    y_pred_a = np.asarray(y_pred).astype(np.int64)
+    errors = y_pred_a != y_a
+    n_errors, n_correct = int(errors.sum()), int((~errors).sum())
+    part = delta / 4.0
+    r1_model = float(capture(geometry, method))
+    r2_model = float(contamination_of(geometry))
+    if n_errors < 2 or n_correct == 0:
+        return FiniteSampleBound(
+            0.0, 0.0, 1.0, contamination, 1.0, 1.0, r1_model, r2_model, 1.0, method, delta,
+            n_errors, n_correct, n_boot,
+        )
+    generator = np.random.default_rng(rng)
+    N = Z_a.shape[0]
+    boot_r1, boot_r2 = np.empty(n_boot), np.empty(n_boot)
+    for b in range(n_boot):
+        rows = generator.integers(0, N, N)
+        g = estimate_geometry(Z_a[rows], y_a[rows], y_pred_a[rows], n_classes=C)
+        boot_r1[b] = float(capture(g, method))
+        boot_r2[b] = float(contamination_of(g))
+    r1_lower = max(
+        0.0, float(np.quantile(boot_r1, part, method="inverted_cdf")) - _hoeffding(n_errors, part)
+    )
+    r2_attractor = min(
+        1.0,
+        float(np.quantile(boot_r2, 1.0 - part, method="inverted_cdf"))
+        + _hoeffding(n_correct, part),
+    )
+    in_cell = _attractor_cell(Z_a, y_a, errors, C)
+    k = int(np.count_nonzero(in_cell & ~errors))
+    r2_voronoi = _clopper_pearson_upper(k, n_correct, part)
+    r2_upper = r2_attractor if contamination == "attractor" else r2_voronoi
+    lam = float(critical(np.asarray(geometry.eps), np.asarray(r1_lower), np.asarray(r2_upper)))
+    return FiniteSampleBound(
+        lambda_pre=lam,
+        r1_lower=r1_lower,
+        r2_upper=r2_upper,
+        contamination=contamination,
+        r2_upper_attractor=r2_attractor,
+        r2_upper_voronoi=r2_voronoi,
+        r1_model=r1_model,
+        r2_model=r2_model,
+        r2_share=k / n_correct,
+        method=method,
+        delta=delta,
+        n_errors=n_errors,
+        n_correct=n_correct,
+        n_boot=n_boot,
+    )
+
+
+def contamination_of(geometry: Geometry) -> np.ndarray:
+    """The attractor r̂2 (the valid predictors' contamination bound)."""
+    return contamination(geometry, "boole")

@@ -1,0 +1,432 @@
+"""The predictor registry (gcul_theory._predictors): validity of each bound under its own model.
+
+Monte Carlo tests draw the error pool from the single-attractor Gaussian model with random
+geometries (random, non-orthogonal class directions and a random covariance), assign each draw to
+its nearest centre among {mu_mix} and the class cores, and compare the captured share with each
+bound inside a band of five binomial standard errors, over hypothesis-drawn seeds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate
+from scipy.special import ndtr
+
+import gcul_theory as gt
+from gcul_theory import (
+    DEFAULT_METHOD,
+    METHODS,
+    PREDICTORS,
+    Geometry,
+    capture_rate_bound,
+    contamination_rate_bound,
+    critical_lambda,
+    estimate_geometry,
+    feasibility_report,
+    finite_sample_lambda,
+    gaussian_tail,
+    predictor,
+)
+from gcul_theory._predictors import _max_spanning_tree_weight, _upper_orthant
+
+N_MC = 20_000
+seeds = st.integers(0, 2**32 - 1)
+VALID = ("boole", "hunter_worsley")
+
+
+def band(p: float, n: int = N_MC) -> float:
+    """Five binomial standard errors, plus one count for p near 0 or 1."""
+    return 5.0 * math.sqrt(max(p * (1.0 - p), 1.0 / n) / n) + 1.0 / n
+
+
+def captured(points, mu_mix, cores):
+    """Nearest-centre rule: is each point strictly nearest to mu_mix (K-Means assignment)?"""
+    centres = np.vstack([mu_mix[None, :], cores])
+    scores = -2.0 * points @ centres.T + np.sum(centres * centres, axis=1)[None, :]
+    return np.argmin(scores, axis=1) == 0
+
+
+def model_geometry(D, directions, cov, eps=0.2):
+    """The Geometry of the single-attractor model with mu_mix = 0 and mu_c = -D_c d_c."""
+    C = D.shape[0]
+    sigma = np.sqrt(np.einsum("ci,ij,cj->c", directions, cov, directions))
+    corr = directions @ cov @ directions.T / np.outer(sigma, sigma)
+    corr = np.clip(0.5 * (corr + corr.T), -1.0, 1.0)
+    np.fill_diagonal(corr, 1.0)
+    return Geometry(
+        eps=eps,
+        pi=np.full(C, 1.0 / C),
+        eps_c=np.full(C, eps),
+        D=D,
+        sigma_mix=sigma,
+        sigma_c=sigma,
+        corr_mix=corr,
+    )
+
+
+def random_world(rng, C, d, snr_low=1.0, snr_high=6.0):
+    directions = rng.normal(size=(C, d))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    a = rng.normal(size=(d, d))
+    cov = a @ a.T / d + 0.2 * np.eye(d)
+    sigma = np.sqrt(np.einsum("ci,ij,cj->c", directions, cov, directions))
+    D = rng.uniform(snr_low, snr_high, C) * sigma
+    return D, directions, cov
+
+
+# --- The registry ---------------------------------------------------------------------------------
+
+
+def test_registry_names_every_method_its_guarantee_and_column():
+    assert METHODS == tuple(p.name for p in PREDICTORS)
+    assert METHODS[:3] == ("gaussian", "union", "chernoff")
+    assert {p.name for p in PREDICTORS if p.valid} == set(VALID)
+    for entry in PREDICTORS:
+        assert entry.column == f"lambda_pre_{entry.name}"
+        assert entry.valid == (entry.kind == "bound")
+        assert entry.guarantee and entry.description
+        assert predictor(entry.name) is entry
+    for name in ("gaussian", "union", "chernoff"):
+        assert "NOT" in predictor(name).guarantee
+    assert predictor("gaussian_exact").kind == "model"
+    assert predictor(DEFAULT_METHOD).valid
+    with pytest.raises(ValueError, match="method must be one of"):
+        predictor("bonferroni")
+
+
+def test_defaults_are_the_valid_default():
+    g = Geometry(
+        eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0], sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0]
+    )
+    assert critical_lambda(g) == critical_lambda(g, DEFAULT_METHOD)
+    assert capture_rate_bound(g) == capture_rate_bound(g, DEFAULT_METHOD)
+    assert contamination_rate_bound(g) == contamination_rate_bound(g, DEFAULT_METHOD)
+    rng = np.random.default_rng(0)
+    Z = np.vstack([rng.normal(c, 1.0, (200, 2)) for c in ([-6.0, 0.0], [6.0, 0.0], [0.0, 0.0])])
+    y = np.r_[np.zeros(200, int), np.ones(200, int), rng.integers(0, 2, 200)]
+    y_pred = np.r_[np.zeros(200, int), np.ones(200, int), 1 - y[400:]]
+    report = feasibility_report(Z, y, y_pred)
+    assert report.method == "hunter_worsley" and predictor(report.method).valid
+    assert set(report.lambda_pre) == set(METHODS)
+
+
+def test_methods_that_need_correlations_say_so():
+    g = Geometry(
+        eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0], sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0]
+    )
+    for method in ("hunter_worsley", "gaussian_exact"):
+        with pytest.raises(ValueError, match="corr_mix"):
+            critical_lambda(g, method)
+    for method in ("gaussian", "union", "chernoff", "boole"):
+        assert 0.0 <= critical_lambda(g, method) <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("corr", "words"),
+    [
+        ([[1.0, 0.5], [0.4, 1.0]], "symmetric"),
+        ([[0.9, 0.5], [0.5, 1.0]], "unit diagonal"),
+        ([[1.0, 1.5], [1.5, 1.0]], "[-1, 1]"),
+        (np.eye(3), "shape"),
+        ([[1.0, np.nan], [np.nan, 1.0]], "finite"),
+    ],
+)
+def test_corr_mix_is_validated(corr, words):
+    with pytest.raises(ValueError, match="corr_mix") as info:
+        Geometry(
+            eps=0.1,
+            pi=[0.5, 0.5],
+            eps_c=[0.1, 0.1],
+            D=[4.0, 4.0],
+            sigma_mix=[1.0, 1.0],
+            sigma_c=[1.0, 1.0],
+            corr_mix=corr,
+        )
+    assert words in str(info.value)
+
+
+def test_estimate_geometry_fills_the_projection_correlations():
+    rng = np.random.default_rng(3)
+    cores = np.array([[-6.0, 0.0, 0.0], [0.0, -6.0, 0.0], [4.0, 4.0, 0.0]])
+    Z = np.vstack([rng.normal(c, 1.0, (300, 3)) for c in cores] + [rng.normal(0, 1.5, (300, 3))])
+    y = np.r_[np.repeat([0, 1, 2], 300), rng.integers(0, 3, 300)]
+    y_pred = np.r_[np.repeat([0, 1, 2], 300), (y[900:] + 1) % 3]
+    g = estimate_geometry(Z, y, y_pred)
+    errors = y_pred != y
+    mu_mix = Z[errors].mean(axis=0)
+    directions = np.vstack([mu_mix - Z[~errors & (y == c)].mean(axis=0) for c in range(3)])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    cov = np.cov(Z[errors], rowvar=False, ddof=1)
+    expected = directions @ cov @ directions.T
+    expected /= np.outer(np.sqrt(np.diag(expected)), np.sqrt(np.diag(expected)))
+    np.testing.assert_allclose(g.corr_mix, expected, atol=1e-12)
+    np.testing.assert_allclose(g.sigma_mix, np.sqrt(np.diag(directions @ cov @ directions.T)))
+    none = estimate_geometry(Z, y, y)  # no error: identity, and every method gives 0
+    np.testing.assert_array_equal(none.corr_mix, np.eye(3))
+    assert all(critical_lambda(none, m) == 0.0 for m in METHODS)
+
+
+# --- Building blocks ---------------------------------------------------------------------------
+
+
+@settings(max_examples=40)
+@given(
+    a=st.floats(0.0, 6.0) | st.just(0.0),
+    b=st.floats(0.0, 6.0),
+    rho=st.floats(-0.999, 0.999) | st.sampled_from([-1.0, 0.0, 1.0]),
+)
+def test_bivariate_orthant_matches_quadrature(a, b, rho):
+    """P(W1 > a, W2 > b) = integral over x > a of phi(x) Q((b - rho x)/sqrt(1 - rho^2))."""
+    if abs(rho) == 1.0:
+        expected = min(ndtr(-a), ndtr(-b)) if rho > 0 else max(ndtr(-a) + ndtr(-b) - 1.0, 0.0)
+    else:
+        s = math.sqrt(1.0 - rho * rho)
+
+        def integrand(x):
+            return math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi) * ndtr(-(b - rho * x) / s)
+
+        expected = integrate.quad(integrand, a, np.inf, epsabs=1e-14, epsrel=1e-12)[0]
+    assert float(_upper_orthant(np.float64(a), np.float64(b), np.float64(rho))) == pytest.approx(
+        expected, abs=1e-11
+    )
+
+
+def test_maximum_spanning_tree_weight():
+    # A 4-cycle with a heavy chord: the best tree takes 5, 4 and 3 (hand computed; Kruskal).
+    q = np.zeros((4, 4))
+    for (i, j), w in {(0, 1): 1.0, (1, 2): 4.0, (2, 3): 2.0, (3, 0): 3.0, (0, 2): 5.0}.items():
+        q[i, j] = q[j, i] = w
+    assert _max_spanning_tree_weight(q) == 12.0
+    assert _max_spanning_tree_weight(np.stack([q, 2 * q])).tolist() == [12.0, 24.0]
+
+
+# --- Validity under the model (Monte Carlo) ------------------------------------------------------
+
+
+@settings(max_examples=12)
+@given(seed=seeds, C=st.integers(2, 7), extra=st.integers(0, 3))
+def test_valid_bounds_hold_and_the_model_value_matches_under_the_model(seed, C, extra):
+    rng = np.random.default_rng(seed)
+    d = C + extra
+    D, directions, cov = random_world(rng, C, d)
+    g = model_geometry(D, directions, cov)
+    errors = rng.multivariate_normal(np.zeros(d), cov, N_MC)
+    r1 = float(captured(errors, np.zeros(d), -D[:, None] * directions).mean())
+    boole, hw, exact = (capture_rate_bound(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact"))
+    assert r1 >= boole - band(r1)
+    assert r1 >= hw - band(r1)
+    assert abs(r1 - exact) <= band(r1) + 1e-3  # 1e-3: the orthant's quasi-Monte Carlo error
+
+
+@pytest.mark.parametrize("C", [2, 3])
+def test_hunter_worsley_is_exact_for_two_classes_and_tight_for_three(C):
+    rng = np.random.default_rng([7, C])
+    D, directions, cov = random_world(rng, C, C + 1, 0.5, 2.0)
+    g = model_geometry(D, directions, cov)
+    exact, hw = capture_rate_bound(g, "gaussian_exact"), capture_rate_bound(g, "hunter_worsley")
+    if C == 2:
+        assert hw == pytest.approx(exact, abs=1e-14)
+    else:
+        assert hw <= exact + 1e-12
+        assert capture_rate_bound(g, "boole") < hw
+
+
+def test_c20_counterexample_union_fails_boole_and_hunter_worsley_hold():
+    """Erratum r1_rigorous.loss_cover: C = 20 orthogonal boundaries, D/sigma = 4.
+
+    E[r1] = (1 - p)^20 = 0.631 with p = erfc(sqrt 2)/2 (the proofs package's SymPy value), while
+    the paper's union bound promises 0.842; the valid bounds stay below the measured capture.
+    """
+    C, snr = 20, 4.0
+    g = model_geometry(np.full(C, snr), np.eye(C), np.eye(C))
+    p = gaussian_tail(snr, 1.0)
+    exact = (1.0 - p) ** C
+    assert exact == pytest.approx(0.631, abs=5e-4)
+    assert capture_rate_bound(g, "union") == pytest.approx(0.842, abs=5e-4)
+    rng = np.random.default_rng(20261122)
+    r1 = float(captured(rng.standard_normal((N_MC, C)), np.zeros(C), -snr * np.eye(C)).mean())
+    assert abs(r1 - exact) <= band(exact)
+    assert capture_rate_bound(g, "union") - r1 > 10 * band(r1)  # the paper's bound fails
+    assert capture_rate_bound(g, "gaussian") > r1 and capture_rate_bound(g, "chernoff") > r1
+    assert capture_rate_bound(g, "boole") == pytest.approx(1.0 - C * p, abs=1e-14)
+    assert capture_rate_bound(g, "boole") <= capture_rate_bound(g, "hunter_worsley") <= r1
+    assert capture_rate_bound(g, "gaussian_exact") == pytest.approx(exact, abs=1e-9)
+    # ... and, as the erratum says, the union bound first fails at C = 8 at this D/sigma.
+    fails = [
+        capture_rate_bound(model_geometry(np.full(k, snr), np.eye(k), np.eye(k)), "union")
+        > (1.0 - p) ** k
+        for k in range(2, 21)
+    ]
+    assert fails.index(True) + 2 == 8 and all(fails[6:])
+
+
+@settings(max_examples=8)
+@given(seed=seeds, C=st.integers(2, 5))
+def test_attractor_contamination_bound_holds_with_chance_correct_samples(seed, C):
+    """r2 <= r̂2 (valid methods) when the attractor's samples are right by chance 1/C of the time.
+
+    Clean cores of C classes plus an attractor whose labels and phase-1 predictions are
+    independent and uniform: a 1/C share of it is correct by chance and lands in the attractor's
+    cell, which the paper's r̂2 (clean cores only) ignores.
+    """
+    rng = np.random.default_rng(seed)
+    d = C + 2
+    directions = np.linalg.qr(rng.normal(size=(d, d)))[0][:C]
+    D = rng.uniform(8.0, 12.0, C)
+    n_core, n_att = 3000, 150 * C * C  # 150 chance-correct attractor samples per class
+    Z = np.vstack(
+        [rng.normal(-D[c] * directions[c], 1.0, (n_core, d)) for c in range(C)]
+        + [rng.normal(0.0, 1.0, (n_att, d))]
+    )
+    y = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
+    y_pred = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
+    g = estimate_geometry(Z, y, y_pred)
+    errors = y_pred != y
+    cores = np.vstack([Z[~errors & (y == c)].mean(axis=0) for c in range(C)])
+    in_cell = captured(Z, Z[errors].mean(axis=0), cores)
+    r2 = float(in_cell[~errors].mean())
+    n_correct = int((~errors).sum())
+    for method in VALID:
+        assert r2 <= contamination_rate_bound(g, method) + band(r2, n_correct)
+    assert r2 > contamination_rate_bound(g, "union") + band(r2, n_correct)  # the paper's r̂2 fails
+
+
+# --- Properties over random geometries -------------------------------------------------------
+
+
+@st.composite
+def model_geometries(draw):
+    seed = draw(seeds)
+    rng = np.random.default_rng(seed)
+    C = draw(st.integers(2, 6))
+    D, directions, cov = random_world(rng, C, C + draw(st.integers(0, 2)), 0.0, 8.0)
+    pi = rng.dirichlet(np.ones(C))
+    eps_c = rng.uniform(0.01, 0.6, C)
+    g = model_geometry(D, directions, cov)
+    return Geometry(
+        eps=float(pi @ eps_c),
+        pi=pi,
+        eps_c=eps_c,
+        D=g.D,
+        sigma_mix=g.sigma_mix,
+        sigma_c=rng.uniform(0.1, 5.0, C) * g.sigma_mix,
+        corr_mix=g.corr_mix,
+    )
+
+
+@settings(max_examples=40)
+@given(g=model_geometries())
+def test_boole_le_hunter_worsley_le_exact_le_one(g):
+    boole, hw, exact = (capture_rate_bound(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact"))
+    assert 0.0 <= boole <= hw <= exact <= 1.0
+    lam = {m: critical_lambda(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact")}
+    assert all(0.0 <= v <= 1.0 for v in lam.values())
+    assert lam["boole"] <= lam["hunter_worsley"] <= lam["gaussian_exact"]
+    r2 = {m: contamination_rate_bound(g, m) for m in METHODS}
+    assert all(0.0 <= v <= 1.0 for v in r2.values())
+    assert r2["boole"] >= r2["union"]  # the chance-correct samples only add contamination
+
+
+@settings(max_examples=30)
+@given(g=model_geometries(), factor=st.floats(1.0, 4.0))
+def test_valid_predictors_are_monotone_in_separation(g, factor):
+    wider = Geometry(
+        g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c, corr_mix=g.corr_mix
+    )
+    for method in ("boole", "hunter_worsley"):
+        assert capture_rate_bound(wider, method) >= capture_rate_bound(g, method) - 1e-12
+        assert critical_lambda(wider, method) >= critical_lambda(g, method) - 1e-12
+    # the model value is a quasi-Monte Carlo estimate: monotone up to its error
+    assert capture_rate_bound(wider, "gaussian_exact") >= capture_rate_bound(g, "gaussian_exact") - 1e-3
+
+
+def test_gaussian_exact_is_reproducible_bit_for_bit():
+    rng = np.random.default_rng(11)
+    D, directions, cov = random_world(rng, 5, 6, 0.5, 3.0)
+    g = model_geometry(D, directions, cov)
+    values = {capture_rate_bound(g, "gaussian_exact") for _ in range(3)}
+    assert len(values) == 1
+
+
+# --- The finite-sample option --------------------------------------------------------------------
+
+
+def attractor_sample(rng, n_core=300, n_att=150, gap=5.0):
+    cores = np.array([[-gap, 0.0], [gap, 0.0], [0.0, gap]])
+    Z = np.vstack([rng.normal(c, 1.0, (n_core, 2)) for c in cores] + [rng.normal(0, 1.0, (n_att, 2))])
+    y = np.r_[np.repeat([0, 1, 2], n_core), rng.integers(0, 3, n_att)]
+    y_pred = np.r_[np.repeat([0, 1, 2], n_core), rng.integers(0, 3, n_att)]
+    return Z, y, y_pred, cores
+
+
+def test_finite_sample_bound_is_below_the_plug_in_and_monotone_in_delta():
+    Z, y, y_pred, _ = attractor_sample(np.random.default_rng(5))
+    results = [finite_sample_lambda(Z, y, y_pred, delta=d, n_boot=60) for d in (0.01, 0.05, 0.2)]
+    assert [r.lambda_pre for r in results] == sorted(r.lambda_pre for r in results)
+    for r in results:
+        assert r.r1_lower < r.r1_model
+        assert r.r2_upper == r.r2_upper_attractor > r.r2_model
+        assert r.r2_upper_voronoi > r.r2_share
+        assert r.n_errors + r.n_correct == len(y)
+    again = finite_sample_lambda(Z, y, y_pred, delta=0.05, n_boot=60)
+    assert again == results[1]  # rng=0 by default: reproducible
+
+
+def test_finite_sample_bound_covers_a_fresh_pool_under_the_model():
+    """P(fresh capture fraction < r1_lower or fresh contamination > r2_upper) <= delta.
+
+    Over 30 training samples with delta = 0.05 the count of failures is Binomial(30, <= 0.05) if
+    the guarantee holds; P(Binomial(30, 0.05) >= 5) = 0.016, so at most 4 failures are allowed.
+    """
+    rng = np.random.default_rng(2026)
+    failures = 0
+    for _ in range(30):
+        Z, y, y_pred, cores = attractor_sample(rng)
+        bound = finite_sample_lambda(Z, y, y_pred, n_boot=40, rng=rng)
+        fresh = rng.normal(0.0, 1.0, (bound.n_errors, 2))
+        # Errors are the attractor's samples labelled wrong; their law is the attractor's. The
+        # centres the geometry estimates are the means of the correct samples: each core pulled
+        # towards the attractor by its expected 150/9 chance-correct samples.
+        centres = cores * 300.0 / (300.0 + 150.0 / 9.0)
+        share = float(captured(fresh, np.zeros(2), centres).mean())
+        # A fresh set of correct samples: the three cores and the chance-correct attractor ones.
+        n_chance = rng.binomial(bound.n_correct, (150.0 / 3.0) / (900.0 + 150.0 / 3.0))
+        correct = np.vstack(
+            [rng.normal(0.0, 1.0, (n_chance, 2))]
+            + [rng.normal(c, 1.0, (bound.n_correct - n_chance, 2))[i::3] for i, c in enumerate(cores)]
+        )
+        contaminated = float(captured(correct, np.zeros(2), centres).mean())
+        failures += (share < bound.r1_lower) or (contaminated > bound.r2_upper)
+    assert failures <= 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.0}, "delta"),
+        ({"n_boot": 5}, "n_boot"),
+        ({"method": "union"}, "method"),
+        ({"contamination": "paper"}, "contamination"),
+    ],
+)
+def test_finite_sample_bad_arguments(kwargs, words):
+    Z, y, y_pred, _ = attractor_sample(np.random.default_rng(1), n_core=20, n_att=20)
+    with pytest.raises(ValueError, match=words):
+        finite_sample_lambda(Z, y, y_pred, **kwargs)
+
+
+def test_finite_sample_without_errors_is_vacuous():
+    Z, y, _, _ = attractor_sample(np.random.default_rng(2), n_core=30, n_att=0)
+    result = finite_sample_lambda(Z, y, y)
+    assert (result.lambda_pre, result.r1_lower, result.r2_upper) == (0.0, 0.0, 1.0)
+
+
+def test_public_names_are_exported():
+    for name in ("PREDICTORS", "Predictor", "predictor", "finite_sample_lambda", "DEFAULT_METHOD"):
+        assert name in gt.__all__
