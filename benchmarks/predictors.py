@@ -1,0 +1,530 @@
+"""Every λ* predictor against the realised λ*_EMP on data nobody here generated.
+
+Families: scikit-learn's bundled datasets (digits, wine, breast_cancer, iris), each clean and with
+10% and 30% training-label noise (a fixed share of the *training* labels, each flipped to a
+uniformly chosen other class; calibration and test labels stay clean), and
+``make_classification`` tasks of varying overlap (``class_sep`` in {0.5, 1, 2} x 3 or 5 classes).
+Per family, ``--splits`` (default 20) random stratified train/calibration/test splits
+(60/20/20%); every random draw comes from ``SeedSequence([ROOT_SEED, family, split])``.
+
+Per split, on features standardised with the training mean and spread:
+
+* GCUL (:class:`simulations.gcul.GCUL`) is fitted on the training part;
+* every registry predictor (:data:`gcul_theory.PREDICTORS`) and the finite-sample option
+  (:func:`gcul_theory.finite_sample_lambda`, ``"hunter_worsley"``, δ = 0.05) gives λ*_PRE from the
+  training geometry :func:`gcul_theory.estimate_geometry`, twice: with ``y_pred`` = phase 1's
+  in-sample predictions (GCUL's own error pool, ``predictions = "in_sample"``) and with 5-fold
+  cross-validated phase-1 predictions (``"cross_validated"``);
+* the certified predictor λ*_CERT (:meth:`simulations.gcul.GCUL.certify`, δ = 0.05) comes from the
+  calibration part, for the same model (``predictions = "calibration"``);
+* λ*_EMP = (ε − ε_sel)/ρ is measured on the test part for that model.
+
+Verdict at λ = 0.15: predicted feasible (λ*_PRE ≥ λ) against realised feasible (λ*_EMP ≥ λ):
+``correct``, ``type_I`` (predicted infeasible, realised feasible: conservative) or ``type_II``
+(predicted feasible, realised infeasible: unsafe). A GCUL with no training error cannot reject, so
+its λ*_EMP is 0 and a "feasible" there is Type-II; ``can_reject`` records it.
+
+The test split's own noise: λ*_EMP of a finite test split is an estimate, so a Type-II can be a
+test-split artefact. Per split the (1 − δ) upper confidence bound on the test utility U(λ)
+(:func:`gcul_theory.utility_confidence_bounds`, betting, δ = 0.05) is recorded; a Type-II is
+``confirmed`` when that upper bound is ≤ 0. For the certified predictor, P(confirmed Type-II) ≤ δ
+at every split: if U(λ) ≤ 0 the event needs λ*_CERT ≥ λ with U(λ) ≤ 0 (probability ≤ δ, the
+certificate's guarantee on the calibration part), and if U(λ) > 0 it needs the test bound to fail
+(probability ≤ δ, the test part is independent of the calibration part). So the expected number
+of confirmed Type-II calls is ≤ δ·n, and under independence across splits their count stays below
+the 95% quantile of Binomial(n, δ) with probability ≥ 95%.
+
+Outputs in ``--out``: ``rows.csv`` (one row per split x predictor x predictions),
+``summary.{csv,md}`` (per family and predictor), ``pooled.{csv,md}`` (over all families),
+``verdicts.{png,pdf}``, ``timings.csv`` (fit and certify seconds per split; kept out of the rows so
+``rows.csv`` is byte-identical for any ``--jobs``).
+
+Usage::
+
+    PYTHONPATH=$PWD python benchmarks/predictors.py --out /tmp/validate            # 18 x 20 splits
+    PYTHONPATH=$PWD python benchmarks/predictors.py --out /tmp/validate --quick    # 6 x 4 splits
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed, parallel_config
+from scipy.stats import binom
+from threadpoolctl import threadpool_limits
+
+import gcul_theory
+from simulations.gcul import GCUL
+from simulations.models import LogisticRegression
+
+ROOT_SEED = 20261122
+LAM = 0.15
+DELTA = 0.05
+TRAIN, CALIBRATION = 0.6, 0.2  # the test part is the remaining 0.2
+CV_FOLDS = 5
+N_BOOT = 100
+FINITE = "finite_sample_hw"
+CERTIFIED = "certified"
+PREDICTOR_NAMES = (*(entry.name for entry in gcul_theory.PREDICTORS), FINITE, CERTIFIED)
+VERDICTS = ("correct", "type_I", "type_II", "failed")
+ROW_FIELDS = (
+    "family", "split", "predictions", "predictor", "valid", "lambda_pre", "lambda_emp",
+    "predicted_feasible", "realised_feasible", "verdict", "confirmed", "can_reject",
+    "eps_train", "eps_pool", "n_train", "n_cal", "n_test", "test_upper",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Family:
+    """One benchmark family: a data source, its training-label noise and its index."""
+
+    name: str
+    source: str  # "digits", "wine", "breast_cancer", "iris" or "make_classification"
+    label_noise: float = 0.0
+    class_sep: float = 1.0
+    n_classes: int = 3
+
+
+def families(quick: bool = False) -> list[Family]:
+    """The benchmark's families (a subset with ``quick``)."""
+    out = []
+    for source in ("digits", "wine", "breast_cancer", "iris"):
+        for noise in (0.0, 0.1, 0.3):
+            if quick and noise == 0.1:
+                continue
+            out.append(Family(f"{source} noise={noise:g}", source, label_noise=noise))
+    for n_classes in (3, 5):
+        for sep in (0.5, 1.0, 2.0):
+            if quick and (sep == 1.0 or n_classes == 5):
+                continue
+            out.append(
+                Family(
+                    f"make_classification C={n_classes} sep={sep:g}",
+                    "make_classification",
+                    class_sep=sep,
+                    n_classes=n_classes,
+                )
+            )
+    if quick:
+        keep = {"digits noise=0", "digits noise=0.3", "wine noise=0", "iris noise=0.3"}
+        out = [f for f in out if f.name in keep or f.source == "make_classification"]
+    return out
+
+
+def load(family: Family, family_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels ``0..K-1`` of a family (make_classification seeded per family)."""
+    from sklearn import datasets
+
+    if family.source == "make_classification":
+        seed = int(np.random.SeedSequence([ROOT_SEED, family_id]).generate_state(1)[0])
+        X, y = datasets.make_classification(
+            n_samples=1500,
+            n_features=20,
+            n_informative=6,
+            n_redundant=2,
+            n_classes=family.n_classes,
+            n_clusters_per_class=1,
+            class_sep=family.class_sep,
+            flip_y=0.0,
+            random_state=seed,
+        )
+    else:
+        X, y = getattr(datasets, f"load_{family.source}")(return_X_y=True)
+    _, y = np.unique(y, return_inverse=True)
+    return np.asarray(X, dtype=float), y.astype(np.int64)
+
+
+def split_indices(y: np.ndarray, rng: np.random.Generator):
+    """Stratified train / calibration / test indices (60/20/20 within every class)."""
+    parts: list[list[np.ndarray]] = [[], [], []]
+    for c in np.unique(y):
+        idx = rng.permutation(np.flatnonzero(y == c))
+        n_train = int(round(TRAIN * idx.size))
+        n_cal = int(round(CALIBRATION * idx.size))
+        parts[0].append(idx[:n_train])
+        parts[1].append(idx[n_train : n_train + n_cal])
+        parts[2].append(idx[n_train + n_cal :])
+    return tuple(np.sort(np.concatenate(p)) for p in parts)
+
+
+def flip_labels(y: np.ndarray, share: float, n_classes: int, rng: np.random.Generator):
+    """Flip ``round(share * n)`` labels, chosen at random, each to a uniform other class."""
+    y = y.copy()
+    chosen = rng.choice(y.size, size=int(round(share * y.size)), replace=False)
+    shift = rng.integers(1, n_classes, size=chosen.size)
+    y[chosen] = (y[chosen] + shift) % n_classes
+    return y
+
+
+def cross_validated_predictions(X: np.ndarray, y: np.ndarray, rng: np.random.Generator):
+    """Phase-1 predictions by stratified 5-fold cross-validation (GCUL's phase-1 model)."""
+    n_classes = int(y.max()) + 1
+    fold = np.empty(y.size, dtype=np.int64)
+    for c in range(n_classes):
+        idx = rng.permutation(np.flatnonzero(y == c))
+        fold[idx] = np.arange(idx.size) % CV_FOLDS
+    y_pred = np.empty_like(y)
+    for k in range(CV_FOLDS):
+        held = fold == k
+        model = LogisticRegression(C=1.0, max_iter=500).fit(X[~held], y[~held])
+        y_pred[held] = model.predict(X[held])  # labels of classes_ (every class is in each fold)
+    return y_pred
+
+
+def verdict(lambda_pre: float, lambda_emp: float, lam: float = LAM) -> str:
+    """``"correct"``, ``"type_I"`` (conservative) or ``"type_II"`` (unsafe) at cost ``lam``;
+    ``"failed"`` when the predictor returned no value (NaN)."""
+    if math.isnan(lambda_pre):
+        return "failed"
+    predicted, realised = lambda_pre >= lam, lambda_emp >= lam
+    if predicted == realised:
+        return "correct"
+    return "type_II" if predicted else "type_I"
+
+
+def indicators(model: GCUL, X: np.ndarray, y: np.ndarray):
+    """Base wrong, accepted-and-wrong, rejected on ``(X, y)``."""
+    base_wrong = model.phase1_.predict(X) != y
+    selective = model.predict(X)
+    rejected = selective == model.n_classes_
+    return base_wrong, (selective != y) & ~rejected, rejected
+
+
+def empirical_lambda(base_wrong, selective_wrong, rejected) -> float:
+    """λ*_EMP = (ε − ε_sel)/ρ (0 when nothing is rejected; ε_sel = 0 when everything is)."""
+    n = base_wrong.size
+    n_rej = int(np.count_nonzero(rejected))
+    eps_sel = np.count_nonzero(selective_wrong) / (n - n_rej) if n_rej < n else 0.0
+    return float(gcul_theory.empirical_lambda(np.count_nonzero(base_wrong) / n, eps_sel, n_rej / n))
+
+
+def geometric_lambdas(Z, y, y_pred, n_classes, seed_sequence) -> dict[str, float]:
+    """λ*_PRE of every registry predictor and of the finite-sample option for one ``y_pred``."""
+    geometry = gcul_theory.estimate_geometry(Z, y, y_pred, n_classes=n_classes)
+    out = {
+        entry.name: float(gcul_theory.critical_lambda(geometry, entry.name))
+        for entry in gcul_theory.PREDICTORS
+    }
+    out[FINITE] = 0.0
+    if np.any(y_pred != y):
+        try:
+            with np.errstate(invalid="ignore"):  # the NaN below is caught and reported
+                fs = gcul_theory.finite_sample_lambda(
+                    Z, y, y_pred, method="hunter_worsley", delta=DELTA, n_boot=N_BOOT,
+                    rng=seed_sequence, n_classes=n_classes,
+                )  # fmt: skip
+            out[FINITE] = float(fs.lambda_pre)
+        except ValueError as error:
+            # A bootstrap resample whose error pool repeats one row makes estimate_geometry
+            # produce a NaN corr_mix (a gcul_theory defect, reported); count it as "failed".
+            if "corr_mix" not in str(error):
+                raise
+            out[FINITE] = math.nan
+    return out, float(geometry.eps)
+
+
+def run_split(family: Family, family_id: int, split: int, data=None) -> tuple[list[dict], dict]:
+    """Every predictor's row for one split of one family, and the split's timings."""
+    X, y = data if data is not None else load(family, family_id)
+    n_classes = int(y.max()) + 1
+    ss_split, ss_noise, ss_cv, ss_boot_in, ss_boot_cv = np.random.SeedSequence(
+        [ROOT_SEED, family_id, split]
+    ).spawn(5)
+    train, cal, test = split_indices(y, np.random.default_rng(ss_split))
+    mean, scale = X[train].mean(axis=0), X[train].std(axis=0)
+    scale[scale == 0] = 1.0
+    Z = (X - mean) / scale
+    y_train = y[train]
+    if family.label_noise:
+        y_train = flip_labels(
+            y_train, family.label_noise, n_classes, np.random.default_rng(ss_noise)
+        )
+
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        model = GCUL().fit(Z[train], y_train)
+        fit_seconds = time.perf_counter() - start
+        in_sample = model.phase1_.predict(Z[train])
+        cv = cross_validated_predictions(Z[train], y_train, np.random.default_rng(ss_cv))
+        lambdas = {
+            "in_sample": geometric_lambdas(Z[train], y_train, in_sample, n_classes, ss_boot_in),
+            "cross_validated": geometric_lambdas(Z[train], y_train, cv, n_classes, ss_boot_cv),
+        }
+        start = time.perf_counter()
+        certificate = model.certify(Z[cal], y[cal], lam=LAM, delta=DELTA)
+        certify_seconds = time.perf_counter() - start
+        test_ind = indicators(model, Z[test], y[test])
+    lambda_emp = empirical_lambda(*test_ind)
+    if np.any(test_ind[2]) and not np.all(test_ind[2]):
+        _, test_upper = gcul_theory.utility_confidence_bounds(*test_ind, lam=LAM, delta=DELTA)
+    else:  # nothing (or everything) rejected: U(λ) is known exactly from the test split
+        test_upper = float(np.mean(test_ind[0]) - np.mean(test_ind[1]) - LAM * np.mean(test_ind[2]))
+        test_upper = test_upper if np.any(test_ind[2]) else 0.0
+    base = {
+        "family": family.name,
+        "split": split,
+        "lambda_emp": lambda_emp,
+        "realised_feasible": lambda_emp >= LAM,
+        "can_reject": bool(model.can_reject_),
+        "eps_train": float(np.mean(in_sample != y_train)),
+        "n_train": train.size,
+        "n_cal": cal.size,
+        "n_test": test.size,
+        "test_upper": float(test_upper),
+    }
+    valid = {entry.name: entry.valid for entry in gcul_theory.PREDICTORS}
+    valid[FINITE], valid[CERTIFIED] = True, True
+    rows = []
+    for predictions, (values, eps_pool) in lambdas.items():
+        for name, lambda_pre in values.items():
+            rows.append(_row(base, predictions, name, valid[name], lambda_pre, eps_pool))
+    rows.append(
+        _row(base, "calibration", CERTIFIED, True, certificate.lambda_cert, base["eps_train"])
+    )
+    timing = {"family": family.name, "split": split, "fit_seconds": fit_seconds,
+              "certify_seconds": certify_seconds}  # fmt: skip
+    return rows, timing
+
+
+def _row(base, predictions, name, valid, lambda_pre, eps_pool) -> dict:
+    v = verdict(lambda_pre, base["lambda_emp"])
+    return {
+        **base,
+        "predictions": predictions,
+        "predictor": name,
+        "valid": valid,
+        "lambda_pre": float(lambda_pre),
+        "predicted_feasible": bool(lambda_pre >= LAM),
+        "verdict": v,
+        "confirmed": v == "type_II" and base["test_upper"] <= 0.0,
+        "eps_pool": eps_pool,
+    }
+
+
+def summarise(rows: list[dict], by_family: bool = True) -> list[dict]:
+    """Counts per (family,) predictions, predictor: n, correct, Type-I, Type-II, unsafe rate."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        key = (row["family"] if by_family else "all", row["predictions"], row["predictor"])
+        groups.setdefault(key, []).append(row)
+    order = {name: i for i, name in enumerate(PREDICTOR_NAMES)}
+    fam_order = {}
+    for row in rows:
+        fam_order.setdefault(row["family"], len(fam_order))
+    fam_order["all"] = -1
+    out = []
+    for key in sorted(
+        groups, key=lambda k: (fam_order[k[0]], k[1] == "cross_validated", order[k[2]])
+    ):
+        members = groups[key]
+        n = len(members)
+        counts = {v: sum(r["verdict"] == v for r in members) for v in VERDICTS}
+        out.append({
+            "family": key[0], "predictions": key[1], "predictor": key[2], "n": n, **counts,
+            "confirmed_type_II": sum(r["confirmed"] for r in members),
+            "no_reject": sum(not r["can_reject"] for r in members),
+            "unsafe_rate": counts["type_II"] / n, "valid": members[0]["valid"],
+        })  # fmt: skip
+    return out
+
+
+def binomial_band(n: int, delta: float = DELTA, level: float = 0.95) -> int:
+    """The ``level`` quantile of Binomial(n, δ): the most confirmed Type-II calls a δ-valid
+    predictor makes in n independent splits, with probability ≥ ``level``."""
+    return int(binom.ppf(level, n, delta))
+
+
+def write_csv(path: Path, rows: list[dict], fields) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(fields), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(
+                {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()}
+            )
+
+
+def markdown(summary: list[dict]) -> str:
+    lines = [
+        "| family | predictions | predictor | n | correct | Type-I | Type-II | confirmed Type-II"
+        " | failed | no reject | unsafe rate |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['family']} | {s['predictions']} | {s['predictor']} | {s['n']} | {s['correct']}"
+            f" | {s['type_I']} | {s['type_II']} | {s['confirmed_type_II']} | {s['failed']}"
+            f" | {s['no_reject']}"
+            f" | {s['unsafe_rate']:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+KIND = {
+    **{e.name: {"paper": "paper", "bound": "valid bound", "model": "model value"}[e.kind]
+       for e in gcul_theory.PREDICTORS},
+    FINITE: "valid, finite-sample", CERTIFIED: "valid, finite-sample",
+}  # fmt: skip
+OKABE_ITO = {"correct": "#009E73", "type_I": "#E69F00", "type_II": "#D55E00", "failed": "#999999"}
+
+
+def plot(pooled: list[dict], path_stem: Path, title: str) -> None:
+    """Stacked horizontal bars of correct / Type-I / Type-II per predictor, pooled over families.
+
+    One group of bars per kind of phase-1 predictions (in-sample, 5-fold CV) and one for the
+    certified predictor; the unsafe (Type-II) share is printed at the right of each bar.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = (
+        ("in_sample", "geometry, in-sample phase-1 ŷ (GCUL's own error pool)"),
+        ("cross_validated", "geometry, 5-fold cross-validated phase-1 ŷ"),
+        ("calibration", "held-out calibration split"),
+    )
+    labels, shares, ypos, headers = [], [], [], []
+    y = 0.0
+    for key, header in groups:
+        members = [s for s in pooled if s["predictions"] == key]
+        if not members:
+            continue
+        headers.append((y, header))
+        y -= 1.0
+        for s in members:
+            labels.append(f"{s['predictor']}  ({KIND[s['predictor']]})")
+            shares.append([s[v] / s["n"] for v in VERDICTS])
+            ypos.append(y)
+            y -= 1.0
+        y -= 0.4
+    shares, ypos = np.array(shares), np.array(ypos)
+    fig, ax = plt.subplots(figsize=(8.0, 0.3 * (len(labels) + len(headers)) + 1.9))
+    left = np.zeros(len(labels))
+    names = {"correct": "correct", "type_I": "Type-I (conservative)", "type_II": "Type-II (unsafe)",
+             "failed": "no value (failed)"}  # fmt: skip
+    for j, v in enumerate(VERDICTS):
+        if not shares[:, j].any():
+            continue  # no legend entry without a mark
+        ax.barh(ypos, shares[:, j], left=left, color=OKABE_ITO[v], label=names[v], height=0.75)
+        left += shares[:, j]
+    for y_, share in zip(ypos, shares[:, 2], strict=True):
+        ax.text(1.015, y_, f"{share:.0%}", va="center", fontsize=8, color=OKABE_ITO["type_II"])
+    ax.text(1.015, headers[0][0], "unsafe", va="center", fontsize=8, color=OKABE_ITO["type_II"],
+            fontweight="bold")  # fmt: skip
+    for y_, header in headers:
+        ax.text(0.0, y_, header, va="center", fontsize=8.5, fontweight="bold")
+    ax.set_yticks(ypos, labels, fontsize=8)
+    ax.set_ylim(ypos.min() - 0.7, headers[0][0] + 0.7)
+    ax.set_xlim(0, 1)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_xlabel(f"share of the {pooled[0]['n']} splits (verdict at λ = {LAM})")
+    fig.suptitle(title, fontsize=9.5, x=0.02, ha="left")
+    handles, legend_labels = ax.get_legend_handles_labels()
+    ax.legend(handles, legend_labels, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=4,
+              fontsize=8, frameon=False, borderaxespad=0.2)  # fmt: skip
+    fig.tight_layout()
+    for ext in ("png", "pdf"):
+        fig.savefig(path_stem.with_suffix(f".{ext}"), dpi=150)
+    plt.close(fig)
+
+
+def _task(family: Family, family_id: int, split: int):
+    return run_split(family, family_id, split)
+
+
+def read_csv(path: Path) -> list[dict]:
+    """Rows written by :func:`write_csv`, with numbers and booleans restored."""
+
+    def value(text: str):
+        if text in ("True", "False"):
+            return text == "True"
+        for cast in (int, float):
+            try:
+                return cast(text)
+            except ValueError:
+                pass
+        return text
+
+    with path.open(newline="") as handle:
+        return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+
+
+def report(rows: list[dict], timings: list[dict], out: Path) -> None:
+    """Write the tables and the figure; print the pooled table and the certified check."""
+    summary = summarise(rows)
+    pooled = summarise(rows, by_family=False)
+    for name, table in (("summary", summary), ("pooled", pooled)):
+        write_csv(out / f"{name}.csv", table, table[0].keys())
+        (out / f"{name}.md").write_text(markdown(table))
+    cert = next(s for s in pooled if s["predictor"] == CERTIFIED)
+    band = binomial_band(cert["n"])
+    rate = {(s["predictions"], s["predictor"]): s["unsafe_rate"] for s in pooled}
+    title = (
+        f"Share of unsafe calls at λ = {LAM} ({cert['n']} splits of "
+        f"{len({r['family'] for r in rows})} families):\n"
+        f"certified {rate['calibration', CERTIFIED]:.0%}; Hunter–Worsley "
+        f"{rate['in_sample', 'hunter_worsley']:.0%} with in-sample ŷ but "
+        f"{rate['cross_validated', 'hunter_worsley']:.0%} with cross-validated ŷ;\n"
+        f"the paper's union bound {rate['in_sample', 'union']:.0%} / "
+        f"{rate['cross_validated', 'union']:.0%}"
+    )
+    plot(pooled, out / "verdicts", title)
+    fit = sum(t["fit_seconds"] for t in timings)
+    cert_s = sum(t["certify_seconds"] for t in timings)
+    print(markdown(pooled), end="")
+    print(
+        f"certified: Type-II {cert['type_II']} of {cert['n']} splits ({cert['unsafe_rate']:.3f}),"
+        f" confirmed by the test split {cert['confirmed_type_II']};"
+        f" expected confirmed <= delta*n = {DELTA * cert['n']:.1f},"
+        f" 95% binomial band <= {band}\n"
+        f"certify adds {cert_s:.1f} s to {fit:.1f} s of GCUL fits ({cert_s / fit:.1%})",
+        file=sys.stderr,
+    )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--splits", type=int, default=None, help="splits per family (20; quick 4)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="6 families x 4 splits")
+    parser.add_argument(
+        "--replot", action="store_true", help="tables and figure from OUT/rows.csv, no fitting"
+    )
+    args = parser.parse_args(argv)
+    if args.replot:
+        report(read_csv(args.out / "rows.csv"), read_csv(args.out / "timings.csv"), args.out)
+        return 0
+    n_splits = args.splits or (4 if args.quick else 20)
+    args.out.mkdir(parents=True, exist_ok=True)
+    fams = families(args.quick)
+    ids = {f.name: i for i, f in enumerate(families(False))}  # ids independent of --quick
+    tasks = [(f, ids[f.name], s) for f in fams for s in range(n_splits)]
+    print(
+        f"predictors: {len(fams)} families x {n_splits} splits, {args.jobs} jobs", file=sys.stderr
+    )
+    start = time.perf_counter()
+    with parallel_config(backend="loky", n_jobs=args.jobs):
+        results = list(Parallel(verbose=5)(delayed(_task)(*t) for t in tasks))
+    wall = time.perf_counter() - start
+    rows = [row for result, _ in results for row in result]
+    timings = [timing for _, timing in results]
+    write_csv(args.out / "rows.csv", rows, ROW_FIELDS)
+    write_csv(
+        args.out / "timings.csv", timings, ("family", "split", "fit_seconds", "certify_seconds")
+    )
+    report(rows, timings, args.out)
+    print(f"wall {wall:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
