@@ -1,38 +1,45 @@
 """Every λ* predictor against the realised λ*_EMP on data nobody here generated.
 
 Families: scikit-learn's bundled datasets (digits, wine, breast_cancer, iris), each clean and with
-10% and 30% training-label noise (a fixed share of the *training* labels, each flipped to a
-uniformly chosen other class; calibration and test labels stay clean), and
-``make_classification`` tasks of varying overlap (``class_sep`` in {0.5, 1, 2} x 3 or 5 classes).
-Per family, ``--splits`` (default 20) random stratified train/calibration/test splits
-(60/20/20%); every random draw comes from ``SeedSequence([ROOT_SEED, family, split])``.
+10% and 30% training-label noise (that share of the *training* labels, chosen at random, each
+flipped to a uniformly chosen other class; calibration and test labels stay clean), and
+``make_classification`` tasks of varying overlap (``class_sep`` in {0.5, 1, 2} x 3 or 5 classes,
+1,500 samples; and two with 10,000 samples, so that the calibration part is large enough to
+certify). Per family, ``--splits`` (default 20) random stratified train/calibration/test splits
+(60/20/20% within every class); every random draw of a split comes from
+``SeedSequence([ROOT_SEED, family, split])`` (``make_classification`` from
+``SeedSequence([ROOT_SEED, family])``).
 
 Per split, on features standardised with the training mean and spread:
 
 * GCUL (:class:`simulations.gcul.GCUL`) is fitted on the training part;
 * every registry predictor (:data:`gcul_theory.PREDICTORS`) and the finite-sample option
-  (:func:`gcul_theory.finite_sample_lambda`, ``"hunter_worsley"``, δ = 0.05) gives λ*_PRE from the
-  training geometry :func:`gcul_theory.estimate_geometry`, twice: with ``y_pred`` = phase 1's
-  in-sample predictions (GCUL's own error pool, ``predictions = "in_sample"``) and with 5-fold
-  cross-validated phase-1 predictions (``"cross_validated"``);
+  (:func:`gcul_theory.finite_sample_lambda`, ``"hunter_worsley"``, δ = 0.05, 100 bootstrap
+  resamples) gives λ*_PRE from the training geometry :func:`gcul_theory.estimate_geometry`, twice:
+  with ``y_pred`` = phase 1's in-sample predictions (GCUL's own error pool,
+  ``predictions = "in_sample"``) and with stratified 5-fold cross-validated phase-1 predictions
+  (``"cross_validated"``);
 * the certified predictor λ*_CERT (:meth:`simulations.gcul.GCUL.certify`, δ = 0.05) comes from the
   calibration part, for the same model (``predictions = "calibration"``);
 * λ*_EMP = (ε − ε_sel)/ρ is measured on the test part for that model.
 
 Verdict at λ = 0.15: predicted feasible (λ*_PRE ≥ λ) against realised feasible (λ*_EMP ≥ λ):
 ``correct``, ``type_I`` (predicted infeasible, realised feasible: conservative) or ``type_II``
-(predicted feasible, realised infeasible: unsafe). A GCUL with no training error cannot reject, so
-its λ*_EMP is 0 and a "feasible" there is Type-II; ``can_reject`` records it.
+(predicted feasible, realised infeasible: unsafe); ``failed`` when a predictor raised (see
+:func:`geometric_lambdas`). A GCUL with no training error cannot reject, so its λ*_EMP is 0 and a
+"feasible" there is Type-II; ``can_reject`` records it.
 
-The test split's own noise: λ*_EMP of a finite test split is an estimate, so a Type-II can be a
-test-split artefact. Per split the (1 − δ) upper confidence bound on the test utility U(λ)
-(:func:`gcul_theory.utility_confidence_bounds`, betting, δ = 0.05) is recorded; a Type-II is
-``confirmed`` when that upper bound is ≤ 0. For the certified predictor, P(confirmed Type-II) ≤ δ
-at every split: if U(λ) ≤ 0 the event needs λ*_CERT ≥ λ with U(λ) ≤ 0 (probability ≤ δ, the
-certificate's guarantee on the calibration part), and if U(λ) > 0 it needs the test bound to fail
-(probability ≤ δ, the test part is independent of the calibration part). So the expected number
-of confirmed Type-II calls is ≤ δ·n, and under independence across splits their count stays below
-the 95% quantile of Binomial(n, δ) with probability ≥ 95%.
+The test split's own noise: λ*_EMP of a finite test split is an estimate, so a Type-II (or a
+Type-I) can be a test-split artefact. Per split the one-sided (1 − δ) lower and upper confidence
+bounds on the test utility U(λ) (:func:`gcul_theory.utility_confidence_bounds`, betting, δ = 0.05;
+U(λ) = 0 exactly when GCUL cannot reject) are recorded; a Type-II is ``confirmed`` when the upper
+bound is ≤ 0, a Type-I when the lower bound is > 0. For the certified predictor,
+P(confirmed Type-II) ≤ δ at every split: if U(λ) ≤ 0 the event needs λ*_CERT ≥ λ with U(λ) ≤ 0
+(probability ≤ δ, the certificate's guarantee on the calibration part), and if U(λ) > 0 it needs
+the test bound to fail (probability ≤ δ; the test part is independent of the calibration part).
+So the expected number of confirmed Type-II calls is ≤ δ·n, and were the splits independent their
+count would stay below the 95% quantile of Binomial(n, δ) with probability ≥ 95%
+(:func:`binomial_band`; splits of one data set overlap, so this band is a guide, not a test).
 
 Outputs in ``--out``: ``rows.csv`` (one row per split x predictor x predictions),
 ``summary.{csv,md}`` (per family and predictor), ``pooled.{csv,md}`` (over all families),
@@ -77,7 +84,7 @@ VERDICTS = ("correct", "type_I", "type_II", "failed")
 ROW_FIELDS = (
     "family", "split", "predictions", "predictor", "valid", "lambda_pre", "lambda_emp",
     "predicted_feasible", "realised_feasible", "verdict", "confirmed", "can_reject",
-    "eps_train", "eps_pool", "n_train", "n_cal", "n_test", "test_upper",
+    "eps_train", "eps_pool", "n_train", "n_cal", "n_test", "test_lower", "test_upper",
 )  # fmt: skip
 
 
@@ -90,6 +97,7 @@ class Family:
     label_noise: float = 0.0
     class_sep: float = 1.0
     n_classes: int = 3
+    n_samples: int = 1500
 
 
 def families(quick: bool = False) -> list[Family]:
@@ -112,6 +120,17 @@ def families(quick: bool = False) -> list[Family]:
                     n_classes=n_classes,
                 )
             )
+    for n_classes, sep in ((3, 0.5), (5, 1.0)):  # enough calibration data to certify
+        if not quick:
+            out.append(
+                Family(
+                    f"make_classification C={n_classes} sep={sep:g} n=10000",
+                    "make_classification",
+                    class_sep=sep,
+                    n_classes=n_classes,
+                    n_samples=10_000,
+                )
+            )
     if quick:
         keep = {"digits noise=0", "digits noise=0.3", "wine noise=0", "iris noise=0.3"}
         out = [f for f in out if f.name in keep or f.source == "make_classification"]
@@ -125,7 +144,7 @@ def load(family: Family, family_id: int) -> tuple[np.ndarray, np.ndarray]:
     if family.source == "make_classification":
         seed = int(np.random.SeedSequence([ROOT_SEED, family_id]).generate_state(1)[0])
         X, y = datasets.make_classification(
-            n_samples=1500,
+            n_samples=family.n_samples,
             n_features=20,
             n_informative=6,
             n_redundant=2,
@@ -262,11 +281,12 @@ def run_split(family: Family, family_id: int, split: int, data=None) -> tuple[li
         certify_seconds = time.perf_counter() - start
         test_ind = indicators(model, Z[test], y[test])
     lambda_emp = empirical_lambda(*test_ind)
-    if np.any(test_ind[2]) and not np.all(test_ind[2]):
-        _, test_upper = gcul_theory.utility_confidence_bounds(*test_ind, lam=LAM, delta=DELTA)
-    else:  # nothing (or everything) rejected: U(λ) is known exactly from the test split
-        test_upper = float(np.mean(test_ind[0]) - np.mean(test_ind[1]) - LAM * np.mean(test_ind[2]))
-        test_upper = test_upper if np.any(test_ind[2]) else 0.0
+    if model.can_reject_:  # betting bounds; trivial (-1 - λ, 1) if nothing or all rejected
+        test_lower, test_upper = gcul_theory.utility_confidence_bounds(
+            *test_ind, lam=LAM, delta=DELTA
+        )
+    else:  # phase 3 is phase 1 and never rejects: U(λ) = 0 exactly
+        test_lower = test_upper = 0.0
     base = {
         "family": family.name,
         "split": split,
@@ -277,6 +297,7 @@ def run_split(family: Family, family_id: int, split: int, data=None) -> tuple[li
         "n_train": train.size,
         "n_cal": cal.size,
         "n_test": test.size,
+        "test_lower": float(test_lower),
         "test_upper": float(test_upper),
     }
     valid = {entry.name: entry.valid for entry in gcul_theory.PREDICTORS}
@@ -303,7 +324,9 @@ def _row(base, predictions, name, valid, lambda_pre, eps_pool) -> dict:
         "lambda_pre": float(lambda_pre),
         "predicted_feasible": bool(lambda_pre >= LAM),
         "verdict": v,
-        "confirmed": v == "type_II" and base["test_upper"] <= 0.0,
+        # the test split itself shows the call wrong: U(λ) <= 0 (Type-II) or > 0 (Type-I) at 1 - δ
+        "confirmed": (v == "type_II" and base["test_upper"] <= 0.0)
+        or (v == "type_I" and base["test_lower"] > 0.0),
         "eps_pool": eps_pool,
     }
 
@@ -328,7 +351,8 @@ def summarise(rows: list[dict], by_family: bool = True) -> list[dict]:
         counts = {v: sum(r["verdict"] == v for r in members) for v in VERDICTS}
         out.append({
             "family": key[0], "predictions": key[1], "predictor": key[2], "n": n, **counts,
-            "confirmed_type_II": sum(r["confirmed"] for r in members),
+            "confirmed_type_I": sum(r["confirmed"] and r["verdict"] == "type_I" for r in members),
+            "confirmed_type_II": sum(r["confirmed"] and r["verdict"] == "type_II" for r in members),
             "no_reject": sum(not r["can_reject"] for r in members),
             "unsafe_rate": counts["type_II"] / n, "valid": members[0]["valid"],
         })  # fmt: skip
@@ -353,14 +377,15 @@ def write_csv(path: Path, rows: list[dict], fields) -> None:
 
 def markdown(summary: list[dict]) -> str:
     lines = [
-        "| family | predictions | predictor | n | correct | Type-I | Type-II | confirmed Type-II"
+        "| family | predictions | predictor | n | correct | Type-I | confirmed | Type-II | confirmed"
         " | failed | no reject | unsafe rate |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in summary:
         lines.append(
             f"| {s['family']} | {s['predictions']} | {s['predictor']} | {s['n']} | {s['correct']}"
-            f" | {s['type_I']} | {s['type_II']} | {s['confirmed_type_II']} | {s['failed']}"
+            f" | {s['type_I']} | {s['confirmed_type_I']} | {s['type_II']} | {s['confirmed_type_II']}"
+            f" | {s['failed']}"
             f" | {s['no_reject']}"
             f" | {s['unsafe_rate']:.2f} |"
         )
@@ -372,6 +397,33 @@ KIND = {
        for e in gcul_theory.PREDICTORS},
     FINITE: "valid, finite-sample", CERTIFIED: "valid, finite-sample",
 }  # fmt: skip
+
+
+def wide_markdown(summary: list[dict]) -> str:
+    """One row per family and predictor: correct / Type-I / Type-II with each kind of ŷ."""
+    cell = {(s["family"], s["predictions"], s["predictor"]): s for s in summary}
+    fams = list(dict.fromkeys(s["family"] for s in summary))
+    lines = [
+        "| family | predictor | n | in-sample ŷ: correct / I / II | cross-validated ŷ:"
+        " correct / I / II |",
+        "|---|---|---:|---:|---:|",
+    ]
+
+    def fmt(s):
+        text = f"{s['correct']} / {s['type_I']} / {s['type_II']}"
+        return text + (f" ({s['failed']} failed)" if s["failed"] else "")
+
+    for fam in fams:
+        for name in PREDICTOR_NAMES:
+            if name == CERTIFIED:
+                s = cell[fam, "calibration", name]
+                lines.append(f"| {fam} | {name} (calibration) | {s['n']} | {fmt(s)} | |")
+                continue
+            a, b = cell[fam, "in_sample", name], cell[fam, "cross_validated", name]
+            lines.append(f"| {fam} | {name} | {a['n']} | {fmt(a)} | {fmt(b)} |")
+    return "\n".join(lines) + "\n"
+
+
 OKABE_ITO = {"correct": "#009E73", "type_I": "#E69F00", "type_II": "#D55E00", "failed": "#999999"}
 
 
@@ -464,13 +516,16 @@ def report(rows: list[dict], timings: list[dict], out: Path) -> None:
     for name, table in (("summary", summary), ("pooled", pooled)):
         write_csv(out / f"{name}.csv", table, table[0].keys())
         (out / f"{name}.md").write_text(markdown(table))
+    (out / "summary_wide.md").write_text(wide_markdown(summary))
     cert = next(s for s in pooled if s["predictor"] == CERTIFIED)
     band = binomial_band(cert["n"])
     rate = {(s["predictions"], s["predictor"]): s["unsafe_rate"] for s in pooled}
     title = (
         f"Share of unsafe calls at λ = {LAM} ({cert['n']} splits of "
         f"{len({r['family'] for r in rows})} families):\n"
-        f"certified {rate['calibration', CERTIFIED]:.0%}; Hunter–Worsley "
+        f"certified {rate['calibration', CERTIFIED]:.0%} (it says feasible in "
+        f"{sum(r['predicted_feasible'] for r in rows if r['predictor'] == CERTIFIED)}); "
+        f"Hunter–Worsley "
         f"{rate['in_sample', 'hunter_worsley']:.0%} with in-sample ŷ but "
         f"{rate['cross_validated', 'hunter_worsley']:.0%} with cross-validated ŷ;\n"
         f"the paper's union bound {rate['in_sample', 'union']:.0%} / "

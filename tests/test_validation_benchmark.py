@@ -58,6 +58,7 @@ def test_empirical_lambda_conventions():
 
 
 def _summary_row(predictor, v, can_reject=True, confirmed=False, predictions="in_sample"):
+    # "confirmed": the test split's own confidence bound on U(lambda) agrees with the verdict
     return {
         "family": "toy",
         "predictions": predictions,
@@ -75,14 +76,16 @@ def test_summarise_counts_hand_made_rows():
         _summary_row("union", "type_II", confirmed=True),
         _summary_row("union", "type_II", can_reject=False),
         _summary_row("union", "type_I"),
+        _summary_row("union", "type_I", confirmed=True),
         _summary_row("boole", "correct"),
         _summary_row("boole", "failed"),
         _summary_row("certified", "type_I", predictions="calibration"),
     ]
     table = {(s["predictions"], s["predictor"]): s for s in bench.summarise(rows)}
     union = table["in_sample", "union"]
-    assert (union["n"], union["correct"], union["type_I"], union["type_II"]) == (4, 1, 1, 2)
-    assert (union["confirmed_type_II"], union["no_reject"], union["unsafe_rate"]) == (1, 1, 0.5)
+    assert (union["n"], union["correct"], union["type_I"], union["type_II"]) == (5, 1, 2, 2)
+    assert (union["confirmed_type_I"], union["confirmed_type_II"]) == (1, 1)
+    assert (union["no_reject"], union["unsafe_rate"]) == (1, 0.4)
     boole = table["in_sample", "boole"]
     assert (boole["n"], boole["correct"], boole["failed"], boole["unsafe_rate"]) == (2, 1, 1, 0.0)
     assert table["calibration", "certified"]["type_I"] == 1
@@ -147,7 +150,11 @@ def test_one_split_bookkeeping_is_consistent_and_deterministic():
         assert row["verdict"] == bench.verdict(row["lambda_pre"], lambda_emp)
         assert row["predicted_feasible"] == (row["lambda_pre"] >= LAM)
         assert row["realised_feasible"] == (lambda_emp >= LAM)
-        assert row["confirmed"] == (row["verdict"] == "type_II" and row["test_upper"] <= 0.0)
+        assert row["confirmed"] == (
+            (row["verdict"] == "type_II" and row["test_upper"] <= 0.0)
+            or (row["verdict"] == "type_I" and row["test_lower"] > 0.0)
+        )
+        assert row["test_lower"] <= row["test_upper"]
     # the in-sample rows use GCUL's own error pool; 20% of the training labels are flipped
     assert rows[0]["eps_pool"] == rows[0]["eps_train"] >= 0.1
     # the certified row is GCUL.certify on the calibration part, for the same model
