@@ -21,13 +21,18 @@ from pathlib import Path
 
 import numpy as np
 
+import gcul_theory
+
 __all__ = [
+    "CERTIFIED_COLUMNS",
     "COLUMN_RANGES",
+    "CONTAMINATION_MODELS",
     "INT_COLUMNS",
     "ROW_COLUMNS",
     "TIMING_COLUMNS",
     "atomic_write_text",
     "check_row",
+    "contamination_column",
     "current_umask",
     "normalize_row",
     "read_csv",
@@ -35,6 +40,39 @@ __all__ = [
     "write_csv",
     "write_timings_csv",
 ]
+
+
+def _predictor_columns() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """``lambda_pre_<name>``, ``r1_hat_<name>`` of every registry predictor, and one r̂2 column per
+    contamination model of the registry (``r2_hat`` for the paper's, ``r2_hat_<model>`` else)."""
+    lambda_pre = tuple(entry.column for entry in gcul_theory.PREDICTORS)
+    r1_hat = tuple(f"r1_hat_{entry.name}" for entry in gcul_theory.PREDICTORS)
+    r2_hat = tuple(contamination_column(model) for model in CONTAMINATION_MODELS)
+    return lambda_pre, r1_hat, r2_hat
+
+
+CONTAMINATION_MODELS: tuple[str, ...] = tuple(
+    dict.fromkeys(entry.contamination for entry in gcul_theory.PREDICTORS)
+)
+"""The r̂2 models of :data:`gcul_theory.PREDICTORS` (``"paper"``, ``"attractor"``), registry order."""
+
+
+def contamination_column(model: str) -> str:
+    """The results column of r̂2 under contamination ``model``: ``r2_hat`` for the paper's
+    Eq. (eq:r2_hat), ``r2_hat_<model>`` for any other.
+
+    Examples
+    --------
+    >>> contamination_column("paper"), contamination_column("attractor")
+    ('r2_hat', 'r2_hat_attractor')
+    """
+    return "r2_hat" if model == "paper" else f"r2_hat_{model}"
+
+
+_LAMBDA_PRE, _R1_HAT, _R2_HAT = _predictor_columns()
+
+CERTIFIED_COLUMNS: tuple[str, ...] = ("lambda_cert", "lambda_emp_cert")
+"""The certified predictor of a cell (:func:`simulations._certified_cell.certified_columns`)."""
 
 ROW_COLUMNS: tuple[str, ...] = (
     "seed",
@@ -45,20 +83,22 @@ ROW_COLUMNS: tuple[str, ...] = (
     "selective_acc",
     "rejection_rate",
     "lambda_emp",
-    "lambda_pre_gaussian",
-    "lambda_pre_union",
-    "lambda_pre_chernoff",
-    "r1_hat_gaussian",
-    "r1_hat_union",
-    "r1_hat_chernoff",
-    "r2_hat",
+    *_LAMBDA_PRE,
+    *_R1_HAT,
+    *_R2_HAT,
     "eps_train",
     "r1_cluster",
     "r2_cluster",
     "r1_emp",
     "r2_emp",
+    *CERTIFIED_COLUMNS,
 )
-"""Columns of a sweep row, in CSV order (no wall time: see :data:`TIMING_COLUMNS`)."""
+"""Columns of a sweep row, in CSV order (no wall time: see :data:`TIMING_COLUMNS`).
+
+``lambda_pre_<name>`` and ``r1_hat_<name>`` for every predictor of :data:`gcul_theory.PREDICTORS`
+(the paper's three first), one r̂2 column per contamination model (:func:`contamination_column`),
+and the certified predictor's ``lambda_cert`` / ``lambda_emp_cert`` last.
+"""
 
 INT_COLUMNS: frozenset[str] = frozenset({"seed", "level"})
 """Columns holding integers; all others hold floats."""
@@ -75,23 +115,22 @@ COLUMN_RANGES: dict[str, tuple[float, float]] = {
     # λ*_EMP = (ε - ε_sel)/ρ is the error rate among rejected samples minus the error rate among
     # accepted ones (ε = ρ e_rej + (1 - ρ) ε_sel), so it lies in [-1, 1]; 0 when ρ = 0.
     "lambda_emp": (-1.0, 1.0),
-    "lambda_pre_gaussian": _UNIT,  # λ*_PRE = max(0, S_GCUL), S_GCUL ≤ 1
-    "lambda_pre_union": _UNIT,
-    "lambda_pre_chernoff": _UNIT,
-    "r1_hat_gaussian": _UNIT,
-    "r1_hat_union": _UNIT,
-    "r1_hat_chernoff": _UNIT,
-    "r2_hat": _UNIT,
+    **{column: _UNIT for column in _LAMBDA_PRE},  # λ*_PRE = max(0, S_GCUL), S_GCUL ≤ 1
+    **{column: _UNIT for column in _R1_HAT},  # r̂1 is clipped to [0, 1]
+    **{column: _UNIT for column in _R2_HAT},  # r̂2 is clipped to [0, 1]
     "eps_train": _UNIT,
     "r1_cluster": _UNIT,
     "r2_cluster": _UNIT,
     "r1_emp": _UNIT,
     "r2_emp": _UNIT,
+    "lambda_cert": _UNIT,  # λ*_CERT = sup of certified λ in [0, 1); 1 when every λ < 1 is
+    "lambda_emp_cert": (-1.0, 1.0),  # λ*_EMP of the certified model: as lambda_emp
 }
 """Closed range ``(low, high)`` of every column; every value is finite (``noise`` < inf).
 
-Accuracies, rates, shares and r̂ bounds are fractions in [0, 1]; λ*_PRE is in [0, 1]; λ*_EMP is in
-[-1, 1] (a difference of two error rates); ``seed`` ≥ 0, ``level`` ≥ -1, ``noise`` ≥ 0.
+Accuracies, rates, shares and r̂ bounds are fractions in [0, 1]; λ*_PRE and λ*_CERT are in [0, 1];
+λ*_EMP (``lambda_emp``, ``lambda_emp_cert``) is in [-1, 1] (a difference of two error rates);
+``seed`` ≥ 0, ``level`` ≥ -1, ``noise`` ≥ 0.
 """
 
 TIMING_COLUMNS: tuple[str, ...] = ("seed", "noise", "seconds")

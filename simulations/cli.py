@@ -193,7 +193,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     names = ["results.csv", "timings.csv", "manifest.json"]
     for stem in ("violations", f"seed{table_seed}"):
         names += [f"{stem}.csv", f"{stem}.md", f"{stem}.tex"]
-    names += ["phase_transition.png", "phase_transition.pdf"]
+    names += ["phase_transition.png", "phase_transition.pdf", "predictors.png", "predictors.pdf"]
 
     # 2. --out and the cache must be writable folders (or creatable ones), and no output file may
     #    be a folder: checked now, not after every cell has run. Nothing is created until all
@@ -273,6 +273,8 @@ def _reproduce(args: argparse.Namespace) -> int:
         written += report.write_seed_table(rows, out, seed=table_seed)
         drawing = figures.plot_phase_transition(rows, lam=args.lam, method=args.method)
         written += figures.save_figure(drawing.ax.figure, out / "phase_transition")
+        panels = figures.plot_predictors(rows, lam=args.lam)
+        written += figures.save_figure(panels.figure, out / "predictors")
 
         manifest = {
             "command": "gcul reproduce",

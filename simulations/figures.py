@@ -1,4 +1,5 @@
-"""Figures of the synthetic experiment: the phase transition of λ* (``fig:synthetic_dynamics``).
+"""Figures of the synthetic experiment: the phase transition of λ* (``fig:synthetic_dynamics``)
+and the same picture for every λ* predictor, one small panel each.
 
 Everything is drawn on :class:`matplotlib.figure.Figure` objects, never through ``pyplot``: a
 script or a CLI can save figures without a display and without touching the user's backend, and
@@ -11,6 +12,7 @@ reads in greyscale.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,21 +27,28 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from simulations.report import (
+    CERTIFIED,
     LAMBDA_TARGET,
     Results,
     _check_lam,
     _check_methods,
     _columns,
+    _is_valid,
+    _label,
     _noise_key,
+    _registry_entry,
+    judged_columns,
     violation_masks,
 )
 
 __all__ = [
     "AccuracyPlot",
     "PhaseTransitionPlot",
+    "PredictorsPlot",
     "SeedSummary",
     "plot_accuracy",
     "plot_phase_transition",
+    "plot_predictors",
     "save_figure",
     "summarize_across_seeds",
 ]
@@ -65,7 +74,7 @@ _KNOWN_SUFFIXES = {"png", "pdf", "svg", "eps", "ps", "jpg", "jpeg", "tif", "tiff
 
 _PRE_LABEL = r"$\lambda^*_{\mathrm{PRE}}$"
 _EMP_LABEL = r"$\lambda^*_{\mathrm{EMP}}$"
-_METHOD_NAMES = {"gaussian": "Gaussian", "union": "union", "chernoff": "Chernoff"}
+_CERT_LABEL = r"$\lambda^*_{\mathrm{CERT}}$"
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,8 +227,9 @@ def plot_phase_transition(
         (see :func:`save_figure`).  The paths written are in the result's ``paths``.
     lam : float, default 0.15
         The target rejection cost λ.
-    method : {"union", "gaussian", "chernoff"}
-        The bound on r1 behind λ*_PRE; ``"union"`` is the paper's.
+    method : str, default "union"
+        The predictor drawn: a name of :data:`gcul_theory.PREDICTORS` (``"union"`` is the
+        paper's) or ``"certified"`` (λ*_CERT against λ*_EMP of the model it certifies).
     ax : Axes, optional
         Draw here; otherwise a new single-column figure (3.4 x 2.6 in) is made without pyplot.
 
@@ -229,13 +239,10 @@ def plot_phase_transition(
         The Axes and the artists drawn; never calls ``show()``.
     """
     lam = _check_lam(lam)
-    (method,) = _check_methods((method,))
-    pre_column = f"lambda_pre_{method}"
-    cols = _columns(
-        results, ("seed", "noise", "lambda_emp", pre_column), "the phase-transition plot"
-    )
+    pre_column, emp_column = judged_columns(method)
+    cols = _columns(results, ("seed", "noise", emp_column, pre_column), "the phase-transition plot")
     pre = summarize_across_seeds(cols, pre_column)
-    emp = summarize_across_seeds(cols, "lambda_emp")
+    emp = summarize_across_seeds(cols, emp_column)
     type_i, type_ii = violation_masks(cols, lam, method)
     n_seeds = len(np.unique(cols["seed"]))
 
@@ -257,12 +264,12 @@ def plot_phase_transition(
         zorder=3,
     )  # fmt: skip
     (type_i_markers,) = ax.plot(
-        cols["noise"][type_i], cols["lambda_emp"][type_i], linestyle="none", marker="o",
+        cols["noise"][type_i], cols[emp_column][type_i], linestyle="none", marker="o",
         markersize=3.5, markerfacecolor="none", markeredgecolor=OKABE_ITO["black"],
         markeredgewidth=0.8, zorder=4,
     )  # fmt: skip
     (type_ii_markers,) = ax.plot(
-        cols["noise"][type_ii], cols["lambda_emp"][type_ii], linestyle="none", marker="x",
+        cols["noise"][type_ii], cols[emp_column][type_ii], linestyle="none", marker="x",
         markersize=4, markeredgecolor=OKABE_ITO["purple"], markeredgewidth=1.2, zorder=4,
     )  # fmt: skip
 
@@ -277,7 +284,7 @@ def plot_phase_transition(
     legend = ax.legend(
         [(pre_band, pre_line), (emp_band, emp_line), target, type_i_markers, type_ii_markers],
         [
-            f"{_PRE_LABEL} ({_METHOD_NAMES[method]})",
+            f"{_CERT_LABEL if method == CERTIFIED else _PRE_LABEL} ({_label(method)})",
             _EMP_LABEL,
             rf"$\lambda_{{\mathrm{{target}}}} = {lam:g}$",
             f"Type-I violation ({int(type_i.sum())})",
@@ -310,6 +317,217 @@ def plot_phase_transition(
     )
     if path is not None:
         drawn.paths = save_figure(ax.figure, path)
+    return drawn
+
+
+# --------------------------------------------------------------------------------------------
+# Every predictor, one panel each
+# --------------------------------------------------------------------------------------------
+
+PANEL_COLUMNS = 4  # panels per row of plot_predictors
+PANEL_SIZE = (1.75, 1.6)  # inches per panel: four panels span a two-column page (7 in)
+
+
+@dataclass
+class PredictorsPlot:
+    """What :func:`plot_predictors` drew: one panel per predictor, plus a key panel.
+
+    ``axes``, ``type_i``, ``type_ii`` and ``legends`` are keyed by predictor name, in panel
+    order; ``legends[name]`` is None for a panel with no violation to mark (it has no legend at
+    all). ``counts[name]`` is ``(type_i, type_ii)``. ``key`` is the shared legend of the lines
+    (and of the markers that appear in some panel), drawn in its own empty panel.
+    """
+
+    figure: Figure
+    axes: dict[str, Axes]
+    type_i: dict[str, Line2D]
+    type_ii: dict[str, Line2D]
+    legends: dict[str, Legend | None]
+    counts: dict[str, tuple[int, int]]
+    key: Legend
+    paths: list[Path] = field(default_factory=list)
+
+
+def _validity_word(method: str) -> str:
+    """What a panel title says of a predictor: from the registry's ``valid`` and ``kind``."""
+    if method == CERTIFIED:
+        return "finite-sample valid"
+    if _is_valid(method):
+        return "valid"
+    entry = _registry_entry(method)
+    return "model value" if entry.kind == "model" else "not valid"
+
+
+def plot_predictors(
+    results: Results,
+    path: str | Path | None = None,
+    *,
+    lam: float = LAMBDA_TARGET,
+    methods: Sequence[str] | None = None,
+) -> PredictorsPlot:
+    """One small panel per λ* predictor: its λ* and λ*_EMP against σ, violations marked.
+
+    Every panel draws, like :func:`plot_phase_transition`, the across-seed mean of the
+    predictor's λ* (solid, blue) and of the λ*_EMP it is judged against (dashed, vermillion), each
+    with its min–max band over seeds, the target λ (dotted), and each violating (seed, σ) cell at
+    its own (σ, λ*_EMP): Type-I as open circles, Type-II as crosses. The certified panel draws
+    λ*_CERT against λ*_EMP of the model it certifies (``lambda_emp_cert``). The title names the
+    predictor, whether it is valid (the registry's ``valid`` and ``kind``: "valid", "not
+    valid", "model value"; "finite-sample valid" for the certified one) and its counts; a
+    panel's legend lists only the kinds of violation it marks, and a panel with none has no
+    legend. A last, empty panel holds the key
+    of the lines. Panels share both axes, so a reader compares them at a glance.
+
+    Parameters
+    ----------
+    results : list of dict or dict of arrays
+        The sweep's cells; needs ``seed``, ``noise`` and the columns of
+        :func:`simulations.report.judged_columns` of every predictor drawn.
+    path : str or Path, optional
+        Where to save (see :func:`save_figure`); the paths written are in ``paths``.
+    lam : float, default 0.15
+        The target rejection cost λ.
+    methods : sequence of str, optional
+        The predictors, one panel each, in this order; by default every predictor of
+        :data:`gcul_theory.PREDICTORS` (read at call time) and ``"certified"``.
+
+    Returns
+    -------
+    PredictorsPlot
+        The figure, its Axes and the artists drawn; never calls ``show()``.
+    """
+    lam = _check_lam(lam)
+    methods = _check_methods(methods)
+    judged = {method: judged_columns(method) for method in methods}
+    needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
+    cols = _columns(results, needed, "the predictors figure")
+    n_seeds = len(np.unique(cols["seed"]))
+
+    n_panels = len(methods) + 1  # and the key
+    ncols = min(PANEL_COLUMNS, n_panels)
+    nrows = math.ceil(n_panels / ncols)
+    fig = Figure(
+        figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows + 0.15), layout="constrained"
+    )
+    grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    flat = list(grid.ravel())
+    blue, vermillion = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
+    small = FONT_SIZE - 1
+
+    lo, hi = float(cols["noise"].min()), float(cols["noise"].max())
+    pad = 0.015 * (hi - lo) if hi > lo else 0.5
+    low_y = min(0.0, *(float(cols[pair[1]].min()) for pair in judged.values()))
+    high_y = max(1.0, *(float(cols[c].max()) for pair in judged.values() for c in pair))
+
+    axes, type_i_artists, type_ii_artists, legends, counts = {}, {}, {}, {}, {}
+    for index, method in enumerate(methods):
+        ax = flat[index]
+        pre_column, emp_column = judged[method]
+        pre = summarize_across_seeds(cols, pre_column)
+        emp = summarize_across_seeds(cols, emp_column)
+        type_i, type_ii = violation_masks(cols, lam, method)
+        _style_axes(ax)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 4, 5, 10]))
+        ax.tick_params(labelsize=small)
+        ax.fill_between(pre.noise, pre.low, pre.high, color=blue, alpha=_BAND_ALPHA, linewidth=0)
+        ax.fill_between(
+            emp.noise, emp.low, emp.high, color=vermillion, alpha=_BAND_ALPHA, linewidth=0
+        )
+        ax.axhline(lam, color=OKABE_ITO["black"], linestyle=":", linewidth=1.0, zorder=2)
+        ax.plot(pre.noise, pre.mean, color=blue, linestyle="-", linewidth=1.4, zorder=3)
+        ax.plot(
+            emp.noise, emp.mean, color=vermillion, linestyle=(0, (4, 1.5)), linewidth=1.4,
+            zorder=3,
+        )  # fmt: skip
+        (type_i_artists[method],) = ax.plot(
+            cols["noise"][type_i], cols[emp_column][type_i], linestyle="none", marker="o",
+            markersize=3, markerfacecolor="none", markeredgecolor=OKABE_ITO["black"],
+            markeredgewidth=0.7, zorder=4,
+        )  # fmt: skip
+        (type_ii_artists[method],) = ax.plot(
+            cols["noise"][type_ii], cols[emp_column][type_ii], linestyle="none", marker="x",
+            markersize=3.5, markeredgecolor=OKABE_ITO["purple"], markeredgewidth=1.0, zorder=4,
+        )  # fmt: skip
+        n_i, n_ii = int(type_i.sum()), int(type_ii.sum())
+        counts[method] = (n_i, n_ii)
+        validity = _validity_word(method)
+        ax.set_title(
+            f"{_label(method)} ({validity})\nType-I {n_i}, Type-II {n_ii}",
+            fontsize=small,
+            pad=3,
+        )
+        handles, labels = [], []
+        if n_i:
+            handles.append(type_i_artists[method])
+            labels.append(f"Type-I ({n_i})")
+        if n_ii:
+            handles.append(type_ii_artists[method])
+            labels.append(f"Type-II ({n_ii})")
+        legends[method] = (
+            ax.legend(
+                handles,
+                labels,
+                loc="upper right",
+                fontsize=small - 1,
+                frameon=True,
+                framealpha=0.85,
+                edgecolor="none",
+                handlelength=1.0,
+                handletextpad=0.3,
+                labelspacing=0.2,
+                borderpad=0.25,
+                borderaxespad=0.2,
+            )  # fmt: skip
+            if handles
+            else None
+        )
+        axes[method] = ax
+        row, column = divmod(index, ncols)
+        if column == 0:
+            ax.set_ylabel(r"$\lambda^*$", fontsize=small)
+        if index + ncols >= len(methods):  # the lowest panel of its column
+            ax.set_xlabel(r"$\sigma_{\mathrm{noise}}$", fontsize=small)
+            ax.xaxis.set_tick_params(labelbottom=True)
+    flat[0].set_xlim(lo - pad, hi + pad)
+    flat[0].set_ylim(low_y - 0.03, high_y + 0.03)
+
+    # The key: the lines every panel draws, and the markers that appear in at least one panel.
+    key_ax = flat[len(methods)]
+    for spare in flat[len(methods) :]:
+        spare.set_axis_off()
+    proxies = [
+        Line2D([], [], color=blue, linewidth=1.4),
+        Line2D([], [], color=vermillion, linestyle=(0, (4, 1.5)), linewidth=1.4),
+        Line2D([], [], color=OKABE_ITO["black"], linestyle=":", linewidth=1.0),
+    ]
+    texts = [
+        f"{_PRE_LABEL} of the panel's predictor\n({_CERT_LABEL} in Certified)",
+        f"{_EMP_LABEL} (of the model\nit certifies, in Certified)",
+        rf"$\lambda = {lam:g}$",
+    ]
+    if any(n_i for n_i, _ in counts.values()):
+        proxies.append(next(a for m, a in type_i_artists.items() if counts[m][0]))
+        texts.append(r"Type-I: $\lambda^* < \lambda \leq \lambda^*_{\mathrm{EMP}}$")
+    if any(n_ii for _, n_ii in counts.values()):
+        proxies.append(next(a for m, a in type_ii_artists.items() if counts[m][1]))
+        texts.append(r"Type-II: $\lambda^*_{\mathrm{EMP}} < \lambda \leq \lambda^*$")
+    seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
+    key = key_ax.legend(
+        proxies, texts, loc="center", fontsize=small, title=f"mean of {seeds}; band: min–max",
+        title_fontsize=small, frameon=False, handlelength=2.0, handletextpad=0.5,
+        labelspacing=0.5, alignment="left",
+    )  # fmt: skip
+    drawn = PredictorsPlot(
+        figure=fig,
+        axes=axes,
+        type_i=type_i_artists,
+        type_ii=type_ii_artists,
+        legends=legends,
+        counts=counts,
+        key=key,
+    )
+    if path is not None:
+        drawn.paths = save_figure(fig, path)
     return drawn
 
 

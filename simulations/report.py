@@ -2,10 +2,12 @@
 
 The sweep gives one row per (seed, noise) cell.  This module turns those rows into
 
-- the violation analysis of the paper's ``tab:violation_analysis``, one block per bound on r1
-  (``"gaussian"``, ``"union"``, ``"chernoff"``) so the three λ*_PRE predictors can be compared,
-  with the paper's reported counts beside the union block (the paper's bound,
-  ``thm:r1_rigorous``);
+- the violation analysis of the paper's ``tab:violation_analysis``, one block per predictor: every
+  entry of :data:`gcul_theory.PREDICTORS` (the paper's printed bounds ``"gaussian"``, ``"union"``,
+  ``"chernoff"``; the valid bounds ``"boole"``, ``"hunter_worsley"``; the model value
+  ``"gaussian_exact"``) and the certified predictor ``"certified"``, with the paper's reported
+  counts beside the union block (the paper's bound, ``thm:r1_rigorous``) and a line saying which
+  predictors are valid;
 - the per-level table of one seed, the paper's ``tab:synthetic_gcul`` (seed 16),
 
 and writes each as CSV (machine-readable, full precision, fractions), Markdown (pipe table) and
@@ -23,6 +25,11 @@ critical cost that the feasibility bound predicts from the geometry of the train
 
 A cell with λ*_PRE == λ counts as "predicted feasible", one with λ*_EMP == λ as "empirically
 effective", exactly as the inequalities read.
+
+The certified block is judged differently: its prediction is ``lambda_cert`` (λ*_CERT of a GCUL
+fitted on 80% of the training split and certified on the other 20%) and it is compared with
+``lambda_emp_cert``, λ*_EMP of that same model on the test split, not with ``lambda_emp`` (the
+model fitted on the whole training split, which λ*_CERT says nothing about).
 
 Input: a list of dicts (one per cell, the sweep's rows) or a mapping of column name to an array
 of equal length (e.g. a dict of NumPy arrays, or anything with ``keys()`` and ``[name]``).  Only
@@ -42,9 +49,11 @@ from typing import Any
 
 import numpy as np
 
+import gcul_theory
+
 __all__ = [
+    "CERTIFIED",
     "LAMBDA_TARGET",
-    "METHODS",
     "PAPER_VIOLATIONS",
     "SeedTable",
     "SeedTableRow",
@@ -57,8 +66,11 @@ __all__ = [
     "format_violations_latex",
     "format_violations_markdown",
     "format_violations_text",
+    "judged_columns",
+    "predictor_names",
     "seed_table",
     "violation_masks",
+    "validity_line",
     "violation_table",
     "write_seed_table",
     "write_violations",
@@ -68,10 +80,24 @@ __all__ = [
 Results = Sequence[Mapping[str, Any]] | Mapping[str, Any]
 
 LAMBDA_TARGET = 0.15
-METHODS = ("gaussian", "union", "chernoff")
 KINDS = ("type_i", "type_ii", "overall")
 
-_METHOD_LABELS = {"gaussian": "Gaussian", "union": "Union", "chernoff": "Chernoff"}
+CERTIFIED = "certified"
+"""The block of the certified predictor: ``lambda_cert`` judged against ``lambda_emp_cert``."""
+_CERTIFIED_COLUMNS = ("lambda_cert", "lambda_emp_cert")
+_CERTIFIED_GUARANTEE = "finite-sample valid for the model it certifies"
+
+# Display names in the Markdown and LaTeX tables; a predictor not listed here (a new registry
+# entry) shows as its name with spaces.
+_METHOD_LABELS = {
+    "gaussian": "Gaussian",
+    "union": "Union",
+    "chernoff": "Chernoff",
+    "boole": "Boole",
+    "hunter_worsley": "Hunter–Worsley",
+    "gaussian_exact": "Gaussian exact",
+    CERTIFIED: "Certified",
+}
 _KIND_LABELS = {"type_i": "Type-I", "type_ii": "Type-II", "overall": "Overall"}
 
 #: What the paper reports in ``tab:violation_analysis`` (λ = 0.15, union bound, 41 levels x 10
@@ -179,15 +205,99 @@ def _check_lam(lam: float) -> float:
     return lam
 
 
-def _check_methods(methods: Sequence[str]) -> tuple[str, ...]:
+def predictor_names() -> tuple[str, ...]:
+    """Every block of the violation analysis, in order: the predictors of
+    :data:`gcul_theory.PREDICTORS` (read at call time), then :data:`CERTIFIED`.
+
+    Examples
+    --------
+    >>> predictor_names()[:3], predictor_names()[-1]
+    (('gaussian', 'union', 'chernoff'), 'certified')
+    """
+    return (*(entry.name for entry in gcul_theory.PREDICTORS), CERTIFIED)
+
+
+def _registry_entry(method: str):
+    for entry in gcul_theory.PREDICTORS:
+        if entry.name == method:
+            return entry
+    return None
+
+
+def judged_columns(method: str) -> tuple[str, str]:
+    """The results columns a predictor is judged on: ``(predicted, empirical)``.
+
+    A registry predictor: its ``column`` (``lambda_pre_<name>``) against ``lambda_emp``; the
+    certified predictor: ``lambda_cert`` against ``lambda_emp_cert`` (λ*_EMP of the model it
+    certifies).
+
+    Examples
+    --------
+    >>> judged_columns("union"), judged_columns("certified")
+    (('lambda_pre_union', 'lambda_emp'), ('lambda_cert', 'lambda_emp_cert'))
+    """
+    (method,) = _check_methods((method,))
+    if method == CERTIFIED:
+        return _CERTIFIED_COLUMNS
+    return _registry_entry(method).column, "lambda_emp"
+
+
+def _is_valid(method: str) -> bool:
+    return method == CERTIFIED or bool(_registry_entry(method).valid)
+
+
+def validity_line(methods: Sequence[str] | None = None) -> str:
+    """One sentence saying which predictors are valid (the registry's ``valid`` and ``kind``).
+
+    Examples
+    --------
+    >>> import textwrap
+    >>> print(textwrap.fill(validity_line(("union", "boole", "gaussian_exact", "certified")), 90))
+    Valid: boole (in expectation, under the paper's Gaussian model); certified (finite-sample
+    valid for the model it certifies). Not valid: union (as printed in the paper);
+    gaussian_exact (model value, not a bound).
+    """
+    methods = _check_methods(methods)
+    groups: dict[tuple[bool, str], list[str]] = {}
+    for method in methods:
+        entry = _registry_entry(method)
+        if method == CERTIFIED:
+            key = (True, _CERTIFIED_GUARANTEE)
+        elif entry.valid:
+            key = (True, "in expectation, under the paper's Gaussian model")
+        elif entry.kind == "paper":
+            key = (False, "as printed in the paper")
+        elif entry.kind == "model":
+            key = (False, "model value, not a bound")
+        else:
+            key = (False, entry.kind)
+        groups.setdefault(key, []).append(method)
+    parts = []
+    for flag, title in ((True, "Valid"), (False, "Not valid")):
+        items = [
+            f"{', '.join(names)} ({reason})" for (ok, reason), names in groups.items() if ok is flag
+        ]
+        if items:
+            parts.append(f"{title}: {'; '.join(items)}.")
+    return " ".join(parts)
+
+
+def _label(method: str) -> str:
+    return _METHOD_LABELS.get(method, method.replace("_", " "))
+
+
+def _check_methods(methods: Sequence[str] | None) -> tuple[str, ...]:
+    allowed = predictor_names()
+    if methods is None:
+        return allowed
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(methods)
     if not methods:
-        raise ValueError(f"methods must name at least one of {METHODS}")
+        raise ValueError(f"methods must name at least one of {allowed}")
     for m in methods:
-        if m not in METHODS:
-            raise ValueError(f"unknown method {m!r}; allowed: {', '.join(METHODS)}")
+        if m not in allowed:
+            raise ValueError(f"unknown method {m!r}; allowed: {', '.join(allowed)}")
     if len(set(methods)) != len(methods):
         raise ValueError(f"methods has duplicates: {methods}")
     return methods
@@ -213,7 +323,8 @@ def violation_masks(
     """Boolean masks of the Type-I and Type-II cells, in the order of ``results``.
 
     Type-I: ``lambda_pre_<method> < lam <= lambda_emp``;
-    Type-II: ``lambda_emp < lam <= lambda_pre_<method>``.
+    Type-II: ``lambda_emp < lam <= lambda_pre_<method>``; for ``method="certified"``,
+    ``lambda_cert`` and ``lambda_emp_cert`` in their place (:func:`judged_columns`).
 
     Examples
     --------
@@ -225,10 +336,9 @@ def violation_masks(
     ([True, False, False], [False, True, False])
     """
     lam = _check_lam(lam)
-    (method,) = _check_methods((method,))
-    pre_name = f"lambda_pre_{method}"
-    cols = _columns(results, (pre_name, "lambda_emp"), "the violation analysis")
-    pre, emp = cols[pre_name], cols["lambda_emp"]
+    pre_name, emp_name = judged_columns(method)
+    cols = _columns(results, (pre_name, emp_name), "the violation analysis")
+    pre, emp = cols[pre_name], cols[emp_name]
     predicted_feasible = pre >= lam
     effective = emp >= lam
     return (~predicted_feasible & effective), (predicted_feasible & ~effective)
@@ -239,7 +349,9 @@ class ViolationCount:
     """One line of the violation table: ``count`` of ``total`` cells are of type ``kind``.
 
     ``paper_count``/``paper_total`` hold the paper's reported numbers (union bound, λ = 0.15)
-    and are ``None`` for the other bounds.
+    and are ``None`` for the other predictors. ``predicted``/``empirical`` name the columns the
+    predictor was judged on; ``valid`` says whether it is a valid predictor (registry's ``valid``;
+    True for the certified one).
     """
 
     method: str
@@ -248,6 +360,9 @@ class ViolationCount:
     total: int
     paper_count: int | None = None
     paper_total: int | None = None
+    predicted: str = ""
+    empirical: str = "lambda_emp"
+    valid: bool = False
 
     @property
     def rate(self) -> float:
@@ -264,7 +379,7 @@ class ViolationCount:
 
 @dataclass(frozen=True)
 class ViolationTable:
-    """The violation analysis: for each method, Type-I, Type-II and Overall counts.
+    """The violation analysis: for each predictor, Type-I, Type-II and Overall counts.
 
     Index it as ``table["union", "type_i"]``; iterate it to get the :class:`ViolationCount`
     entries, method by method, in the order Type-I, Type-II, Overall.
@@ -305,19 +420,22 @@ class ViolationTable:
 
 
 def violation_table(
-    results: Results, lam: float = LAMBDA_TARGET, methods: Sequence[str] = METHODS
+    results: Results, lam: float = LAMBDA_TARGET, methods: Sequence[str] | None = None
 ) -> ViolationTable:
-    """Count Type-I, Type-II and overall violations of each λ*_PRE predictor.
+    """Count Type-I, Type-II and overall violations of each λ* predictor.
 
     Parameters
     ----------
     results : list of dict or dict of arrays
-        The sweep's cells; needs ``seed``, ``noise``, ``lambda_emp`` and
-        ``lambda_pre_<method>`` for each method.
+        The sweep's cells; needs ``seed``, ``noise`` and, for each method, the columns of
+        :func:`judged_columns` (``lambda_pre_<method>`` and ``lambda_emp``; ``lambda_cert`` and
+        ``lambda_emp_cert`` for ``"certified"``).
     lam : float, default 0.15
         The target rejection cost λ.
-    methods : sequence of {"gaussian", "union", "chernoff"}
-        The bounds on r1 whose λ*_PRE is assessed, one block each, in this order.
+    methods : sequence of str, optional
+        The predictors assessed, one block each, in this order: names of
+        :data:`gcul_theory.PREDICTORS` or ``"certified"``. By default every one of them
+        (:func:`predictor_names`, the registry read at call time).
 
     Returns
     -------
@@ -335,7 +453,8 @@ def violation_table(
     """
     lam = _check_lam(lam)
     methods = _check_methods(methods)
-    needed = ("seed", "noise", "lambda_emp", *(f"lambda_pre_{m}" for m in methods))
+    judged = {method: judged_columns(method) for method in methods}
+    needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
     cols = _columns(results, needed, "the violation analysis")
     total = len(cols["seed"])
     with_paper = math.isclose(lam, _PAPER_LAMBDA)
@@ -357,6 +476,9 @@ def violation_table(
                     total=total,
                     paper_count=None if paper is None else paper[0],
                     paper_total=None if paper is None else paper[1],
+                    predicted=judged[method][0],
+                    empirical=judged[method][1],
+                    valid=_is_valid(method),
                 )
             )
     return ViolationTable(
@@ -553,10 +675,14 @@ _EMP = r"$\lambda^*_{\mathrm{EMP}}$"
 # Violation table: CSV, Markdown, LaTeX, text
 # --------------------------------------------------------------------------------------------
 
-#: Header of ``violations.csv``; ``rate`` and ``paper_rate`` are fractions in [0, 1], the
-#: ``paper_*`` fields are empty except in the union rows at λ = 0.15.
+#: Header of ``violations.csv``; ``valid`` is ``true``/``false``; ``predicted`` and ``empirical``
+#: name the results columns the predictor is judged on; ``rate`` and ``paper_rate`` are fractions
+#: in [0, 1]; the ``paper_*`` fields are empty except in the union rows at λ = 0.15.
 VIOLATIONS_CSV_COLUMNS = (
     "method",
+    "valid",
+    "predicted",
+    "empirical",
     "violation_type",
     "lam",
     "count",
@@ -569,13 +695,16 @@ VIOLATIONS_CSV_COLUMNS = (
 
 
 def format_violations_csv(table: ViolationTable) -> str:
-    """CSV text, one line per (method, violation type); see ``VIOLATIONS_CSV_COLUMNS``.
+    """CSV text, one line per (predictor, violation type); see ``VIOLATIONS_CSV_COLUMNS``.
 
     ``violation_type`` is ``type_i``, ``type_ii`` or ``overall``; rates are fractions.
     """
     body = [
         (
             e.method,
+            "true" if e.valid else "false",
+            e.predicted,
+            e.empirical,
             e.kind,
             _csv_float(table.lam),
             e.count,
@@ -592,10 +721,10 @@ def format_violations_csv(table: ViolationTable) -> str:
 
 def _violation_caption_lines(table: ViolationTable) -> list[str]:
     lines = [
-        f"Reliability of the pre-deployment prediction λ*_PRE over {table.describe_runs}, "
-        f"λ = {table.lam:g}.",
+        f"Reliability of the λ* predictors over {table.describe_runs}, λ = {table.lam:g}.",
         "Type-I (conservative): λ*_PRE < λ ≤ λ*_EMP. Type-II (unsafe): λ*_EMP < λ ≤ λ*_PRE. "
-        "Overall = Type-I + Type-II. One block per bound on r1 used in λ*_PRE.",
+        "Overall = Type-I + Type-II. One block per predictor." + _certified_sentence(table),
+        validity_line(table.methods),
     ]
     if table.has_paper_reference:
         lines.append(
@@ -605,8 +734,17 @@ def _violation_caption_lines(table: ViolationTable) -> list[str]:
     return lines
 
 
+def _certified_sentence(table: ViolationTable) -> str:
+    if CERTIFIED not in table.methods:
+        return ""
+    return (
+        " Certified: λ*_CERT (fit on 80% of the training split, certified on 20%) against λ*_EMP "
+        "of that same model on the test split (lambda_emp_cert)."
+    )
+
+
 def format_violations_markdown(table: ViolationTable) -> str:
-    """A caption paragraph and a pipe table, one block of three rows per method.
+    """A caption paragraph and a pipe table, one block of three rows per predictor.
 
     Examples
     --------
@@ -614,22 +752,23 @@ def format_violations_markdown(table: ViolationTable) -> str:
     ...         {"seed": 11, "noise": 0.0, "lambda_emp": 0.90, "lambda_pre_union": 0.95}]
     >>> text = format_violations_markdown(violation_table(rows, methods=("union",)))
     >>> print(text[text.index("|"):])
-    | λ*_PRE bound | Violation | Count / Total | Rate (%) | Paper: Count / Total | Paper: Rate (%) |
-    | :--- | :--- | ---: | ---: | ---: | ---: |
-    | Union | Type-I | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
-    | Union | Type-II | 0 / 2 | 0.00 | 0 / 410 | 0.00 |
-    | Union | Overall | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
+    | Predictor | Valid | Violation | Count / Total | Rate (%) | Paper: Count / Total | Paper: Rate (%) |
+    | :--- | :--- | :--- | ---: | ---: | ---: | ---: |
+    | Union | no | Type-I | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
+    | Union | no | Type-II | 0 / 2 | 0.00 | 0 / 410 | 0.00 |
+    | Union | no | Overall | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
     <BLANKLINE>
     """
-    header = ["λ*_PRE bound", "Violation", "Count / Total", "Rate (%)"]
-    align = "llrr"
+    header = ["Predictor", "Valid", "Violation", "Count / Total", "Rate (%)"]
+    align = "lllrr"
     if table.has_paper_reference:
         header += ["Paper: Count / Total", "Paper: Rate (%)"]
         align += "rr"
     body = []
     for e in table:
         row = [
-            _METHOD_LABELS[e.method],
+            _label(e.method),
+            "yes" if e.valid else "no",
             _KIND_LABELS[e.kind],
             f"{e.count} / {e.total}",
             _fmt_pct(e.rate),
@@ -645,27 +784,34 @@ def format_violations_markdown(table: ViolationTable) -> str:
 
 
 def format_violations_latex(table: ViolationTable, *, label: str = "tab:violation_analysis") -> str:
-    """A booktabs ``table`` float (caption, ``label``), one ``\\midrule``-separated block per method.
+    """A booktabs ``table`` float (caption, ``label``), one ``\\midrule``-separated block per
+    predictor.
 
     Needs ``\\usepackage{booktabs}`` in the preamble; nothing else.
     """
     runs = _latex_escape(table.describe_runs).replace("×", r"$\times$")
     caption = (
-        rf"Reliability of the pre-deployment prediction {_PRE} over {runs}, "
+        rf"Reliability of the $\lambda^*$ predictors over {runs}, "
         rf"$\lambda = {table.lam:g}$. Type-I (conservative): "
         r"$\lambda^*_{\mathrm{PRE}} < \lambda \le \lambda^*_{\mathrm{EMP}}$; "
         r"Type-II (unsafe): $\lambda^*_{\mathrm{EMP}} < \lambda \le \lambda^*_{\mathrm{PRE}}$; "
-        r"Overall = Type-I + Type-II. One block per bound on $r_1$ used in "
-        rf"{_PRE}."
+        r"Overall = Type-I + Type-II. One block per predictor."
     )
+    if CERTIFIED in table.methods:
+        caption += (
+            r" Certified: $\lambda^*_{\mathrm{CERT}}$ (fit on 80\% of the training split, "
+            r"certified on 20\%) against $\lambda^*_{\mathrm{EMP}}$ of that same model on the "
+            "test split."
+        )
+    caption += " " + _latex_escape(validity_line(table.methods))
     if table.has_paper_reference:
         caption += (
             " Paper: the values reported in the paper for the union bound, for reference "
             "(not computed here)."
         )
     paper = table.has_paper_reference
-    columns = "llrr" + ("rr" if paper else "")
-    header = [rf"{_PRE} bound", "Violation", "Count / Total", r"Rate (\%)"]
+    columns = "lllrr" + ("rr" if paper else "")
+    header = ["Predictor", "Valid", "Violation", "Count / Total", r"Rate (\%)"]
     if paper:
         header += ["Paper: Count / Total", r"Paper: Rate (\%)"]
     lines = [
@@ -684,7 +830,8 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
             lines.append(r"\midrule")
         first = i % len(KINDS) == 0
         cells = [
-            _latex_escape(_METHOD_LABELS[e.method]) if first else "",
+            _latex_escape(_label(e.method)) if first else "",
+            ("yes" if e.valid else "no") if first else "",
             _KIND_LABELS[e.kind],
             f"{e.count} / {e.total}",
             _fmt_pct(e.rate),
@@ -700,33 +847,36 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
 
 
 def format_violations_text(table: ViolationTable) -> str:
-    """Plain aligned text for a terminal.
+    """Plain aligned text for a terminal: one block per predictor, then which are valid.
 
     Examples
     --------
     >>> rows = [{"seed": 10, "noise": 0.0, "lambda_emp": 0.20, "lambda_pre_union": 0.10},
     ...         {"seed": 11, "noise": 0.0, "lambda_emp": 0.90, "lambda_pre_union": 0.95}]
     >>> print(format_violations_text(violation_table(rows, methods=("union",))))
-    Violations of λ*_PRE at λ = 0.15 over 2 runs (1 noise level × 2 seeds)
+    Violations of the λ* predictors at λ = 0.15 over 2 runs (1 noise level × 2 seeds)
       Type-I  (conservative): λ*_PRE < λ ≤ λ*_EMP
       Type-II (unsafe):       λ*_EMP < λ ≤ λ*_PRE
     <BLANKLINE>
-    bound  violation  count / total    rate  paper* count / total  paper* rate
-    union  Type-I             1 / 2  50.00%              25 / 410        6.10%
-           Type-II            0 / 2   0.00%               0 / 410        0.00%
-           Overall            1 / 2  50.00%              25 / 410        6.10%
+    predictor  valid  violation  count / total    rate  paper* count / total  paper* rate
+    union      no     Type-I             1 / 2  50.00%              25 / 410        6.10%
+                      Type-II            0 / 2   0.00%               0 / 410        0.00%
+                      Overall            1 / 2  50.00%              25 / 410        6.10%
     <BLANKLINE>
+    Not valid: union (as printed in the paper).
     * reported in the paper (tab:violation_analysis, union bound); not computed here
     """
     paper = table.has_paper_reference
-    header = ["bound", "violation", "count / total", "rate"] + (
+    header = ["predictor", "valid", "violation", "count / total", "rate"] + (
         ["paper* count / total", "paper* rate"] if paper else []
     )
-    align = "llrr" + ("rr" if paper else "")
+    align = "lllrr" + ("rr" if paper else "")
     body = []
     for i, e in enumerate(table):
+        first = i % len(KINDS) == 0
         row = [
-            e.method if i % len(KINDS) == 0 else "",
+            e.method if first else "",
+            ("yes" if e.valid else "no") if first else "",
             _KIND_LABELS[e.kind],
             f"{e.count} / {e.total}",
             f"{_fmt_pct(e.rate)}%",
@@ -747,18 +897,20 @@ def format_violations_text(table: ViolationTable) -> str:
         return "  ".join(padded).rstrip()
 
     lines = [
-        f"Violations of λ*_PRE at λ = {table.lam:g} over {table.describe_runs}",
+        f"Violations of the λ* predictors at λ = {table.lam:g} over {table.describe_runs}",
         "  Type-I  (conservative): λ*_PRE < λ ≤ λ*_EMP",
         "  Type-II (unsafe):       λ*_EMP < λ ≤ λ*_PRE",
-        "",
-        line(header),
-        *(line(row) for row in body),
     ]
+    if CERTIFIED in table.methods:
+        lines.append(
+            "  certified: λ*_CERT (fit on 80% of the training split, certified on 20%) against "
+            "λ*_EMP of that same model (lambda_emp_cert)"
+        )
+    lines += ["", line(header), *(line(row) for row in body), "", validity_line(table.methods)]
     if paper:
-        lines += [
-            "",
-            "* reported in the paper (tab:violation_analysis, union bound); not computed here",
-        ]
+        lines.append(
+            "* reported in the paper (tab:violation_analysis, union bound); not computed here"
+        )
     return "\n".join(lines)
 
 
@@ -868,9 +1020,10 @@ def write_violations(
     results: Results,
     out_dir: str | Path,
     lam: float = LAMBDA_TARGET,
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str] | None = None,
 ) -> list[Path]:
-    """Write ``violations.csv``, ``violations.md`` and ``violations.tex`` into ``out_dir``.
+    """Write ``violations.csv``, ``violations.md`` and ``violations.tex`` into ``out_dir``: one
+    block per predictor (``methods``, every one by default; see :func:`violation_table`).
 
     Returns the paths written (created directories included as needed).
     """

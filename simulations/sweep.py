@@ -1,6 +1,9 @@
-"""The synthetic sweep: one GCUL fit per ``(seed, σ)`` cell, in parallel, resumable.
+"""The synthetic sweep: two GCUL fits per ``(seed, σ)`` cell, in parallel, resumable.
 
-:func:`run_cell` computes one row of :data:`~simulations._results.ROW_COLUMNS`; :func:`run_sweep`
+:func:`run_cell` computes one row of :data:`~simulations._results.ROW_COLUMNS`: λ*_PRE of every
+predictor of :data:`gcul_theory.PREDICTORS` for a GCUL fitted on the whole training split, and the
+certified λ*_CERT of a second GCUL fitted on 80% of it (:mod:`simulations._certified_cell`);
+:func:`run_sweep`
 runs a grid of cells with joblib, caches every finished cell on disk and returns the rows sorted by
 ``(seed, noise)``. A row depends only on ``(seed, σ, config)`` — never on ``n_jobs``, the joblib
 backend, the order in which cells run, or whether it came from the cache — and holds no wall time,
@@ -42,7 +45,15 @@ import scipy
 from joblib import Parallel, delayed
 
 import gcul_theory
-from simulations._results import ROW_COLUMNS, atomic_write_text, check_row
+from gcul_theory._predictors import critical as _critical
+from simulations._certified_cell import certified_columns
+from simulations._results import (
+    CONTAMINATION_MODELS,
+    ROW_COLUMNS,
+    atomic_write_text,
+    check_row,
+    contamination_column,
+)
 from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
 from simulations.synthetic import (
@@ -65,19 +76,29 @@ __all__ = [
 
 DEFAULT_CONFIG = SyntheticConfig()
 
-LAMBDA_METHODS: tuple[str, ...] = ("gaussian", "union", "chernoff")
-"""The r1 bounds reported side by side (``lambda_pre_<method>``, ``r1_hat_<method>``)."""
+LAMBDA_METHODS: tuple[str, ...] = tuple(entry.name for entry in gcul_theory.PREDICTORS)
+"""Every predictor of :data:`gcul_theory.PREDICTORS`, reported side by side
+(``lambda_pre_<method>``, ``r1_hat_<method>``)."""
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 """Bump when the meaning of a cached row changes (columns, definitions, file format).
 
 2: no ``seconds`` column in a row (the cell's wall time is stored beside it); identity and SHA-256
 checksum in every cell file.
+3: every registry predictor (``lambda_pre_<name>``, ``r1_hat_<name>``), ``r2_hat_attractor``, and
+the certified fit (``lambda_cert``, ``lambda_emp_cert``).
 """
 
 # Source files that decide a row; their bytes are hashed into the cache key, so editing any of them
 # invalidates cached cells instead of silently reusing them.
-_CODE_FILES = ("synthetic.py", "gcul.py", "models.py", "sweep.py", "_results.py")  # simulations/
+_CODE_FILES = (
+    "synthetic.py",
+    "gcul.py",
+    "models.py",
+    "sweep.py",
+    "_results.py",
+    "_certified_cell.py",
+)  # simulations/
 _CODE_PACKAGES = ("gcul_theory",)  # every .py file of these packages
 
 
@@ -88,8 +109,9 @@ def run_cell(
     *,
     level: int = -1,
     model_factory: Callable[[], Any] | None = None,
+    profile: dict[str, float] | None = None,
 ) -> dict[str, int | float]:
-    """Fit GCUL on one ``(seed, σ)`` dataset and measure predicted and empirical λ*.
+    """Fit GCUL on one ``(seed, σ)`` dataset and measure predicted, certified and empirical λ*.
 
     Parameters
     ----------
@@ -106,7 +128,11 @@ def run_cell(
         Makes the unfitted estimator; :class:`simulations.gcul.GCUL` by default. Another
         implementation of the same three phases (the benchmark's scikit-learn pipeline) must
         expose GCUL's fitted attributes ``phase1_``, ``error_mask_``, ``cluster_labels_``,
-        ``uncertain_cluster_``, ``n_classes_`` and ``predict``.
+        ``uncertain_cluster_``, ``n_classes_`` and ``predict``; it makes both fits of the cell.
+    profile : dict, optional
+        If given, filled with the wall seconds of two parts of the cell (for benchmarks; the row
+        holds no time): ``"gaussian_exact"`` (its r̂1, a quasi-Monte Carlo orthant probability)
+        and ``"certified"`` (the second fit and the certificate).
 
     Returns
     -------
@@ -115,13 +141,21 @@ def run_cell(
 
         Training split (observed, possibly flipped labels; ``E`` = phase-1 error pool):
         ``eps_train`` = |E|/N; ``lambda_pre_<m>`` = λ*_PRE and ``r1_hat_<m>`` = r̂1 for each
-        ``m`` in :data:`LAMBDA_METHODS`; ``r2_hat`` = r̂2 (Gaussian tail); ``r1_cluster`` =
-        |U ∩ E|/|E| and ``r2_cluster`` = |U \\ E|/(N - |E|) for the uncertain cluster ``U``.
+        predictor ``m`` of :data:`gcul_theory.PREDICTORS` (:data:`LAMBDA_METHODS`); ``r2_hat`` =
+        the paper's r̂2 (Eq. (eq:r2_hat), Gaussian tail) and ``r2_hat_<model>`` = r̂2 under each
+        other contamination model of the registry (``r2_hat_attractor``: chance-correct attractor
+        samples counted); ``r1_cluster`` = |U ∩ E|/|E| and ``r2_cluster`` = |U \\ E|/(N - |E|)
+        for the uncertain cluster ``U``.
 
         Test split (clean labels): ``base_acc`` (phase 1), ``selective_acc`` (phase 3 on the
         samples it accepts), ``rejection_rate``, ``lambda_emp`` = (ε - ε_sel)/ρ, ``r1_emp`` (share
         of phase-1 errors that phase 3 rejects), ``r2_emp`` (share of phase-1-correct samples it
         rejects).
+
+        Certified predictor (a second fit, on 80% of the training split; see
+        :func:`simulations._certified_cell.certified_columns`): ``lambda_cert`` = λ*_CERT
+        certified on the other 20% (δ = 0.05) and ``lambda_emp_cert`` = λ*_EMP of that same model
+        on the test split.
 
         Plus ``seed``, ``noise``, ``level`` and ``flip_prob``. Every value lies in its range
         in :data:`~simulations._results.COLUMN_RANGES`; the row holds no wall time.
@@ -155,8 +189,12 @@ def run_cell(
     seed = _check_seed(seed)
     noise = check_noise(noise, config)
     level = _check_level(level)
+    if profile is not None and not isinstance(profile, dict):
+        raise TypeError(f"profile must be a dict or None; got {type(profile).__name__}")
     with _single_threaded_blas():
-        metrics = _fit_and_measure(make_dataset(seed, noise, config), model_factory or GCUL)
+        metrics = _fit_and_measure(
+            make_dataset(seed, noise, config), model_factory or GCUL, seed, noise, profile
+        )
     row = {
         "seed": seed,
         "noise": noise,
@@ -313,19 +351,36 @@ def usable_cores() -> int:
 # The cell
 
 
-def _fit_and_measure(data: Dataset, model_factory: Callable[[], Any]) -> dict[str, float]:
+def _fit_and_measure(
+    data: Dataset,
+    model_factory: Callable[[], Any],
+    seed: int,
+    noise: float,
+    profile: dict[str, float] | None = None,
+) -> dict[str, float]:
     model = model_factory().fit(data.X_train, data.y_train)
 
-    # Training split: predicted λ* from the geometry of the phase-1 error pool.
+    # Training split: predicted λ* from the geometry of the phase-1 error pool, for every
+    # predictor of the registry. r̂1 and r̂2 are computed once each and combined exactly as
+    # gcul_theory.critical_lambda combines them (the orthant probability of "gaussian_exact" is
+    # the expensive part: computing it twice would double it).
     y_pred_train = model.phase1_.predict(data.X_train)
     geometry = gcul_theory.estimate_geometry(Z=data.X_train, y=data.y_train, y_pred=y_pred_train)
     metrics: dict[str, float] = {}
-    for method in LAMBDA_METHODS:
-        metrics[f"lambda_pre_{method}"] = float(
-            gcul_theory.critical_lambda(geometry, method=method)
-        )
-        metrics[f"r1_hat_{method}"] = float(gcul_theory.capture_rate_bound(geometry, method))
-    metrics["r2_hat"] = float(gcul_theory.contamination_rate_bound(geometry, "gaussian"))
+    r2_by_model = {}
+    for model_name in CONTAMINATION_MODELS:
+        method = next(p.name for p in gcul_theory.PREDICTORS if p.contamination == model_name)
+        r2_by_model[model_name] = gcul_theory.contamination_rate_bound(geometry, method)
+        metrics[contamination_column(model_name)] = float(r2_by_model[model_name])
+    for entry in gcul_theory.PREDICTORS:
+        start = time.perf_counter()
+        r1 = gcul_theory.capture_rate_bound(geometry, entry.name)
+        if profile is not None and entry.name == "gaussian_exact":
+            profile["gaussian_exact"] = time.perf_counter() - start
+        r2 = r2_by_model[entry.contamination]
+        lambda_pre = _critical(np.asarray(geometry.eps), np.asarray(r1), np.asarray(r2))
+        metrics[entry.column] = float(lambda_pre)
+        metrics[f"r1_hat_{entry.name}"] = float(r1)
     error_pool = np.asarray(model.error_mask_, dtype=bool)
     if model.uncertain_cluster_ is None:  # no training error: GCUL has nothing to reject
         uncertain = np.zeros_like(error_pool)
@@ -357,6 +412,13 @@ def _fit_and_measure(data: Dataset, model_factory: Callable[[], Any]) -> dict[st
     )
     metrics["r1_emp"] = _share(rejected, ~base_correct)
     metrics["r2_emp"] = _share(rejected, base_correct)
+
+    # The certified predictor: a second fit on 80% of the training split, certified on the rest,
+    # judged by λ*_EMP of that same model on the test split.
+    start = time.perf_counter()
+    metrics.update(certified_columns(data, seed, noise, model_factory))
+    if profile is not None:
+        profile["certified"] = time.perf_counter() - start
     return metrics
 
 

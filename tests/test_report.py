@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import re
 
 import numpy as np
 import pytest
 
+import gcul_theory
 from simulations import report
 from simulations.report import (
     format_seed_table_latex,
@@ -23,7 +25,9 @@ from simulations.report import (
     write_violations,
 )
 
-METHODS = ("gaussian", "union", "chernoff")
+PAPER = ("gaussian", "union", "chernoff")
+METHODS = report.predictor_names()  # every registry predictor, then "certified"
+N_BLOCKS = len(METHODS)
 SIGMAS = [0.4 * i for i in range(41)]
 
 
@@ -40,6 +44,8 @@ def make_rows(seeds=range(10, 20), n_levels=41, rng_seed=0):
                 m: max(0.0, k * (logistic - 0.05) + rng.normal(0, 0.01))
                 for m, k in (("gaussian", 1.2), ("union", 1.05), ("chernoff", 0.6))
             }
+            for entry in gcul_theory.PREDICTORS:  # the other predictors: a lower curve
+                pre.setdefault(entry.name, max(0.0, 0.8 * (logistic - 0.05)))
             emp = 0.8 / (1 + np.exp((sigma - 5.4 - shift) / 1.0)) + rng.normal(0, 0.03)
             base = 0.865 - 0.025 * sigma
             rejection = 0.165
@@ -53,9 +59,9 @@ def make_rows(seeds=range(10, 20), n_levels=41, rng_seed=0):
                     "selective_acc": min(1.0, base + 0.1 * emp),
                     "rejection_rate": rejection,
                     "lambda_emp": emp,
-                    "lambda_pre_gaussian": pre["gaussian"],
-                    "lambda_pre_union": pre["union"],
-                    "lambda_pre_chernoff": pre["chernoff"],
+                    **{f"lambda_pre_{m}": value for m, value in pre.items()},
+                    "lambda_cert": max(0.0, 0.9 * (logistic - 0.1)),
+                    "lambda_emp_cert": emp + rng.normal(0, 0.02),
                 }
             )
     return rows
@@ -81,21 +87,23 @@ HAND_COUNTS = {
     "union": {"type_i": 2, "type_ii": 2, "overall": 4},
     "chernoff": {"type_i": 3, "type_ii": 1, "overall": 4},
 }
+# The certified predictor of the same six cells, (λ*_CERT, λ*_EMP of the certified model):
+#   a: I (0.10 < λ ≤ 0.20); b: II (0.20 ≥ λ > 0.10); c, d, e, f: agreement.
+# Judged against lambda_emp instead, e would be Type-II (0.50 ≥ λ > 0.1499) and f Type-I
+# (0.10 < λ ≤ 0.90): 2 and 2, not 1 and 1.
+HAND_CERT = [(0.10, 0.20), (0.20, 0.10), (0.20, 0.30), (0.00, 0.00), (0.50, 0.60), (0.10, 0.05)]
+HAND_COUNTS["certified"] = {"type_i": 1, "type_ii": 1, "overall": 2}
 
 
 def hand_rows():
     cells = [(seed, noise) for seed in (1, 2) for noise in (0.0, 0.4, 0.8)]
-    return [
-        {
-            "seed": seed,
-            "noise": noise,
-            "lambda_pre_gaussian": g,
-            "lambda_pre_union": u,
-            "lambda_pre_chernoff": c,
-            "lambda_emp": e,
-        }
-        for (seed, noise), (g, u, c, e) in zip(cells, HAND, strict=True)
-    ]
+    rows = []
+    for (seed, noise), (g, u, c, e), (cert, emp_cert) in zip(cells, HAND, HAND_CERT, strict=True):
+        row = {"seed": seed, "noise": noise, "lambda_emp": e}
+        for entry in gcul_theory.PREDICTORS:  # the other predictors as union
+            row[f"lambda_pre_{entry.name}"] = {"gaussian": g, "chernoff": c}.get(entry.name, u)
+        rows.append(row | {"lambda_cert": cert, "lambda_emp_cert": emp_cert})
+    return rows
 
 
 def as_columns(rows):
@@ -107,7 +115,7 @@ def as_columns(rows):
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", [*PAPER, "certified"])
 def test_hand_built_counts_per_method(method):
     table = violation_table(hand_rows(), lam=0.15)
     for kind, count in HAND_COUNTS[method].items():
@@ -125,6 +133,71 @@ def test_boundaries_pre_equal_lambda_is_feasible_emp_equal_lambda_is_effective()
     assert type_ii.tolist() == [False, True, False, False, True, False]
     type_i, type_ii = violation_masks(hand_rows(), lam=0.15, method="gaussian")
     assert not type_i[0] and not type_ii[0]  # λ*_PRE = λ*_EMP = λ: agreement
+
+
+def test_certified_block_is_judged_against_lambda_emp_cert():
+    rows = hand_rows()
+    type_i, type_ii = violation_masks(rows, lam=0.15, method="certified")
+    assert type_i.tolist() == [True, False, False, False, False, False]
+    assert type_ii.tolist() == [False, True, False, False, False, False]
+    table = violation_table(rows)
+    assert (table["certified", "type_i"].count, table["certified", "type_ii"].count) == (1, 1)
+    entry = table["certified", "overall"]
+    assert (entry.predicted, entry.empirical, entry.valid) == (
+        "lambda_cert",
+        "lambda_emp_cert",
+        True,
+    )
+    # Without the certified model's λ*_EMP there is no certified block: lambda_emp won't do.
+    for row in rows:
+        del row["lambda_emp_cert"]
+    with pytest.raises(ValueError, match="'lambda_emp_cert'"):
+        violation_table(rows)
+    with pytest.raises(ValueError, match="'lambda_emp_cert'"):
+        violation_table(rows, methods=("certified",))
+
+
+def test_one_block_per_registry_predictor_and_certified():
+    table = violation_table(make_rows())
+    names = [entry.name for entry in gcul_theory.PREDICTORS]
+    assert table.methods == (*names, "certified")
+    assert {"gaussian", "union", "chernoff", "boole", "hunter_worsley", "gaussian_exact"} <= set(
+        names
+    )
+    for entry in gcul_theory.PREDICTORS:
+        assert table[entry.name, "type_i"].valid is entry.valid
+        assert table[entry.name, "type_i"].predicted == entry.column
+        assert table[entry.name, "type_i"].empirical == "lambda_emp"
+
+
+def test_adding_a_registry_entry_adds_a_block(monkeypatch, tmp_path):
+    boole = gcul_theory.predictor("boole")
+    extra = dataclasses.replace(boole, name="boole_twin", column="lambda_pre_boole_twin")
+    monkeypatch.setattr(gcul_theory, "PREDICTORS", (*gcul_theory.PREDICTORS, extra))
+    rows = [row | {"lambda_pre_boole_twin": row["lambda_pre_boole"]} for row in make_rows()]
+    table = violation_table(rows)
+    assert table.methods[-2:] == ("boole_twin", "certified")
+    assert table["boole_twin", "type_i"] == dataclasses.replace(
+        table["boole", "type_i"], method="boole_twin", predicted="lambda_pre_boole_twin"
+    )
+    text = format_violations_text(table)
+    assert "boole_twin" in text and "Valid: boole, hunter_worsley, boole_twin" in text
+    assert "| boole twin | yes | Type-I |" in format_violations_markdown(table)
+    paths = write_violations(rows, tmp_path)
+    assert sum(line.startswith("boole_twin,") for line in paths[0].read_text().splitlines()) == 3
+    without = [{k: v for k, v in row.items() if k != "lambda_pre_boole_twin"} for row in rows]
+    with pytest.raises(ValueError, match="lambda_pre_boole_twin"):
+        violation_table(without)  # the new block needs its column
+
+
+def test_validity_line_follows_the_registry():
+    line = report.validity_line()
+    valid, _, invalid = line.partition("Not valid:")
+    for entry in gcul_theory.PREDICTORS:
+        assert entry.name in (valid if entry.valid else invalid), entry.name
+    assert "certified (finite-sample valid for the model it certifies)" in valid
+    assert "gaussian_exact (model value, not a bound)" in invalid
+    assert report.validity_line(("union",)) == "Not valid: union (as printed in the paper)."
 
 
 def test_overall_is_sum_and_order_of_entries():
@@ -242,7 +315,7 @@ def test_write_violations(tmp_path):
 
     parsed = read_csv(paths[0])
     assert list(parsed[0]) == list(report.VIOLATIONS_CSV_COLUMNS)
-    assert len(parsed) == 9
+    assert len(parsed) == 3 * N_BLOCKS
     for line, entry in zip(parsed, table, strict=True):
         assert (line["method"], line["violation_type"]) == (entry.method, entry.kind)
         assert int(line["count"]) == entry.count and int(line["total"]) == entry.total
@@ -254,18 +327,21 @@ def test_write_violations(tmp_path):
             assert int(line["paper_count"]) == entry.paper_count
 
     markdown = paths[1].read_text(encoding="utf-8")
-    assert len(table_lines(markdown)) == 2 + 9
-    assert "| Union | Type-I |" in markdown and "25 / 410" in markdown
+    assert len(table_lines(markdown)) == 2 + 3 * N_BLOCKS
+    assert "| Union | no | Type-I |" in markdown and "25 / 410" in markdown
+    assert "| Certified | yes | Type-I |" in markdown and "lambda_emp_cert" in markdown
+    assert "Valid: boole, hunter_worsley" in markdown
 
     latex = paths[2].read_text(encoding="utf-8")
     for token in (r"\toprule", r"\midrule", r"\bottomrule", r"\label{tab:violation_analysis}"):
         assert token in latex
     assert r"\begin{table}" in latex and r"\caption{" in latex
-    assert r"Rate (\%)" in latex and r"$\lambda^*_{\mathrm{PRE}}$" in latex
-    assert latex.count(r"\midrule") == 3
+    assert r"Rate (\%)" in latex and r"\lambda^*_{\mathrm{PRE}}" in latex
+    assert r"\lambda^*_{\mathrm{CERT}}" in latex and r"hunter\_worsley" in latex
+    assert latex.count(r"\midrule") == N_BLOCKS
     assert_latex_escaped(latex)
     rows_tex = [line for line in latex.splitlines() if line.endswith(r"\\")]
-    assert len(rows_tex) == 1 + 9 and all(line.count("&") == 5 for line in rows_tex)
+    assert len(rows_tex) == 1 + 3 * N_BLOCKS and all(line.count("&") == 6 for line in rows_tex)
 
 
 def test_write_seed_table(tmp_path):
@@ -283,7 +359,7 @@ def test_write_seed_table(tmp_path):
         source = original[int(line["level"])]
         for key in ("base_acc", "selective_acc", "rejection_rate", "lambda_emp"):
             assert float(line[key]) == source[key]  # fractions, full precision
-        assert all(float(line[f"lambda_pre_{m}"]) == source[f"lambda_pre_{m}"] for m in METHODS)
+        assert all(float(line[f"lambda_pre_{m}"]) == source[f"lambda_pre_{m}"] for m in PAPER)
 
     markdown = paths[1].read_text(encoding="utf-8")
     lines = table_lines(markdown)
@@ -315,18 +391,18 @@ def test_latex_escape():
 
 def test_text_format_lists_every_method_and_the_paper():
     text = format_violations_text(violation_table(make_rows()))
-    for word in ("gaussian", "union", "chernoff", "Type-I", "Type-II", "Overall", "25 / 410"):
+    for word in (*METHODS, "Type-I", "Type-II", "Overall", "25 / 410", "lambda_emp_cert"):
         assert word in text
-    assert "not computed here" in text
+    assert "not computed here" in text and report.validity_line() in text
     rows = [line for line in text.splitlines() if "/ 410" in line]
-    assert len(rows) == 9
+    assert len(rows) == 3 * N_BLOCKS
     assert len({len(line) for line in rows if line.count("/") == 2}) == 1  # union, with paper
     assert len({len(line) for line in rows if line.count("/") == 1}) == 1  # aligned columns
 
 
 def test_latex_without_paper_has_four_columns():
     latex = format_violations_latex(violation_table(hand_rows(), lam=0.5))
-    assert r"\begin{tabular}{llrr}" in latex and "Paper" not in latex
+    assert r"\begin{tabular}{lllrr}" in latex and "Paper" not in latex
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,7 +434,7 @@ def test_only_needed_columns_are_required():
 @pytest.mark.parametrize("empty", [[], {"seed": [], "noise": [], "lambda_emp": []}])
 def test_empty_results(empty):
     if isinstance(empty, dict):
-        empty = {**empty, **{f"lambda_pre_{m}": [] for m in METHODS}}
+        empty = {**empty, **{column: [] for m in METHODS for column in report.judged_columns(m)}}
     with pytest.raises(ValueError, match="empty"):
         violation_table(empty)
 

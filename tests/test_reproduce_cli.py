@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import gcul_theory
 import simulations.sweep
 from simulations._results import ROW_COLUMNS, TIMING_COLUMNS
 from simulations.cli import _build_parser, main, parse_seeds
@@ -34,6 +35,8 @@ OUTPUTS = (
     "seed10.tex",
     "phase_transition.png",
     "phase_transition.pdf",
+    "predictors.png",
+    "predictors.pdf",
     "manifest.json",
 )
 
@@ -197,6 +200,27 @@ def test_results_csv_is_byte_identical_across_jobs_and_resume(tmp_path, capsys, 
         assert all(s > 0.0 for s in seconds)
         assert manifest["cell_seconds_total"] == round(sum(seconds), 3)
         assert "timings.csv" in manifest["files"]
+
+
+def test_every_predictor_has_a_block_and_a_panel(tmp_path, capsys):
+    # issue 7, section 3: the printed table, violations.* and predictors.* cover every predictor
+    # of the registry and the certified one; the manifest lists both figures.
+    out = tmp_path / "out"
+    code, printed, err = run(small(out, "--jobs", "1"), capsys)
+    assert code == 0, err
+    names = [entry.name for entry in gcul_theory.PREDICTORS] + ["certified"]
+    table_rows = [p[0] for p in map(str.split, printed.splitlines()) if p[2:3] == ["Type-I"]]
+    assert table_rows == names
+    assert "Valid: boole, hunter_worsley" in printed
+    assert "certified (finite-sample valid for the model it certifies)" in printed
+    blocks = [line.split(",")[0] for line in (out / "violations.csv").read_text().splitlines()]
+    assert blocks[1::3] == names
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {"predictors.png", "predictors.pdf", "phase_transition.png"} <= set(manifest["files"])
+    header = (out / "results.csv").read_text().splitlines()[0].split(",")
+    for entry in gcul_theory.PREDICTORS:
+        assert entry.column in header and f"r1_hat_{entry.name}" in header
+    assert {"r2_hat", "r2_hat_attractor", "lambda_cert", "lambda_emp_cert"} <= set(header)
 
 
 # ---------------------------------------------------------------------------------------------

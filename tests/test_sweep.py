@@ -17,6 +17,7 @@ import pytest
 
 import gcul_theory
 from simulations import sweep
+from simulations._certified_cell import certified_columns
 from simulations._results import (
     COLUMN_RANGES,
     ROW_COLUMNS,
@@ -39,10 +40,11 @@ FRACTIONS = (
     "base_acc",
     "selective_acc",
     "rejection_rate",
-    "r1_hat_gaussian",
-    "r1_hat_union",
-    "r1_hat_chernoff",
+    *(f"r1_hat_{entry.name}" for entry in gcul_theory.PREDICTORS),
+    *(entry.column for entry in gcul_theory.PREDICTORS),
     "r2_hat",
+    "r2_hat_attractor",
+    "lambda_cert",
     "eps_train",
     "r1_cluster",
     "r2_cluster",
@@ -117,7 +119,15 @@ def test_cell_matches_an_independent_computation() -> None:
     np.testing.assert_array_equal(model.error_mask_, y_pred != data.y_train)
     assert row["eps_train"] == np.mean(y_pred != data.y_train)
     geometry = gcul_theory.estimate_geometry(Z=data.X_train, y=data.y_train, y_pred=y_pred)
-    assert row["lambda_pre_union"] == gcul_theory.critical_lambda(geometry, method="union")
+    for entry in gcul_theory.PREDICTORS:  # every predictor, bit for bit as the public functions
+        assert row[entry.column] == gcul_theory.critical_lambda(geometry, method=entry.name)
+        assert row[f"r1_hat_{entry.name}"] == gcul_theory.capture_rate_bound(geometry, entry.name)
+    assert row["r2_hat"] == gcul_theory.contamination_rate_bound(geometry, "union")
+    assert row["r2_hat_attractor"] == gcul_theory.contamination_rate_bound(geometry, "boole")
+    # The certified predictor: a second fit on 80% of the training split.
+    assert {c: row[c] for c in ("lambda_cert", "lambda_emp_cert")} == certified_columns(
+        data, seed, noise
+    )
     assert row["base_acc"] == np.mean(model.phase1_.predict(data.X_test) == data.y_test)
     rejected = model.predict(data.X_test) == model.n_classes_
     assert row["rejection_rate"] == np.mean(rejected)
@@ -148,6 +158,47 @@ def test_run_cell_rejects_bad_arguments() -> None:
         run_cell(-3, 0.0, TINY)
     with pytest.raises(ValueError, match="level must be an int >= -1"):
         run_cell(0, 0.0, TINY, level=-2)
+    with pytest.raises(TypeError, match="profile must be a dict or None; got list"):
+        run_cell(0, 0.0, TINY, profile=[])
+
+
+def test_row_has_every_registry_predictor_and_the_certified_one(reference_rows) -> None:
+    names = [entry.name for entry in gcul_theory.PREDICTORS]
+    assert sweep.LAMBDA_METHODS == tuple(names)
+    assert {"boole", "hunter_worsley", "gaussian_exact"} <= set(names)
+    for entry in gcul_theory.PREDICTORS:
+        assert entry.column in ROW_COLUMNS and f"r1_hat_{entry.name}" in ROW_COLUMNS
+        assert COLUMN_RANGES[entry.column] == COLUMN_RANGES[f"r1_hat_{entry.name}"] == (0.0, 1.0)
+    assert {"r2_hat", "r2_hat_attractor", "lambda_cert", "lambda_emp_cert"} <= set(ROW_COLUMNS)
+    assert COLUMN_RANGES["lambda_emp_cert"] == (-1.0, 1.0)
+    for row in reference_rows:
+        assert -1.0 <= row["lambda_emp_cert"] <= 1.0
+        # The valid predictors are ordered: Hunter-Worsley adds pairwise terms to Boole, and the
+        # model value is projected above Hunter-Worsley.
+        assert row["r1_hat_boole"] <= row["r1_hat_hunter_worsley"] <= row["r1_hat_gaussian_exact"]
+        # The attractor model adds the chance-correct samples to the paper's r2 numerator.
+        assert row["r2_hat_attractor"] >= row["r2_hat"]
+    # The certified column is not a copy of the paper's: its model is a different fit.
+    assert any(row["lambda_emp_cert"] != row["lambda_emp"] for row in reference_rows)
+
+
+def test_certified_row_uses_the_model_factory_for_both_fits(monkeypatch) -> None:
+    made: list[int] = []
+
+    def factory():
+        made.append(1)
+        return GCUL()
+
+    assert run_cell(10, 4.0, TINY, model_factory=factory) == run_cell(10, 4.0, TINY)
+    assert len(made) == 2  # the full fit and the certified fit
+
+
+def test_profile_reports_the_expensive_parts() -> None:
+    profile: dict[str, float] = {}
+    row = run_cell(10, 4.0, TINY, profile=profile)
+    assert set(profile) == {"gaussian_exact", "certified"}
+    assert all(seconds > 0.0 for seconds in profile.values())
+    assert row == run_cell(10, 4.0, TINY)  # the row holds no timing
 
 
 # ---------------------------------------------------------------------------------------------
@@ -518,7 +569,7 @@ def test_cache_file_carries_identity_and_checksum(tmp_path) -> None:
     assert payload["seed"] == 10 and payload["noise"] == 4.0
     assert payload["config"] == dataclasses.asdict(TINY)
     assert payload["code"] == sweep._code_fingerprint()
-    assert payload["cache_version"] == sweep.CACHE_VERSION == 2
+    assert payload["cache_version"] == sweep.CACHE_VERSION == 3
     assert "level" not in payload["row"]  # a cell's row does not depend on the grid
     assert payload["seconds"] > 0.0
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
@@ -551,8 +602,8 @@ def test_many_bad_cache_files_give_one_summary_line(tmp_path, calls, capsys) -> 
 def test_a_computed_row_out_of_range_is_refused(monkeypatch) -> None:
     real = sweep._fit_and_measure
 
-    def broken(data, factory):
-        return real(data, factory) | {"lambda_pre_union": 1.0000000000000002}
+    def broken(*args):
+        return real(*args) | {"lambda_pre_union": 1.0000000000000002}
 
     monkeypatch.setattr(sweep, "_fit_and_measure", broken)
     with pytest.raises(ValueError, match=r"cell \(seed=10, noise=0.0\): lambda_pre_union must"):
