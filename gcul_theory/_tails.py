@@ -52,14 +52,24 @@ def _half_squared_ratio(
     1.1e-16) would shift the tail by 2·450·1.1e-16 ≈ 1e-13 relative. Carrying the rounding
     errors of D/σ and of its square (error-free transformations) keeps the tail to a few ulp.
     ``main`` is an exact float (a float divided by 8) so ``exp(-main)`` rounds only once.
+
+    D and σ are first divided by the same power of two, which brings σ into [0.5, 1) without
+    changing D/σ or rounding anything (a scaled D that overflows or underflows has
+    D/σ > 2**1024 or < 2**-1021, where both tails are exactly 0, or exactly ½ and 1, in float64).
+    Dekker's splitting multiplies by 2**27 + 1 and would overflow for σ above about 1.3e300, and
+    loses its error term for subnormal σ, without the scaling.
     """
     safe_sigma = np.where(sigma > 0.0, sigma, 1.0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        ratio = D / safe_sigma
+    _, shift = np.frexp(safe_sigma)
+    sigma_s = np.ldexp(safe_sigma, -shift)  # in [0.5, 1), exact
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        D_s = np.ldexp(D, -shift)
+        ratio = D_s / sigma_s
         huge = ~(ratio < _LARGE_RATIO)  # the tails are exactly 0 there; skip the refinement
         a = np.where(huge, _LARGE_RATIO, ratio)
-        p, e = _two_product(a, safe_sigma)
-        delta_a = ((D - p) - e) / safe_sigma  # D/σ = a + delta_a to about 2**-106 relative
+        D_s = np.where(huge, a * sigma_s, D_s)
+        p, e = _two_product(a, sigma_s)
+        delta_a = ((D_s - p) - e) / sigma_s  # D/σ = a + delta_a to about 2**-106 relative
         square, square_error = _two_product(a, a)
         main = square / 8.0
         correction = np.where(huge, 0.0, (square_error + 2.0 * a * delta_a) / 8.0)
