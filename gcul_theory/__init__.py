@@ -1,8 +1,9 @@
 r"""The mathematics of GCUL, as numbers: closed forms, bounds and estimators of their inputs.
 
 Every function broadcasts over NumPy arrays (scalars in, floats out), validates its inputs at
-the boundary and documents its edge cases. Equation labels refer to the GCUL paper
-(``shared/paper/gcul_paper.tex``).
+the boundary and documents its edge cases and its output range. Section, equation and theorem
+labels (``eq:selectivity_score``, ``thm:r1_rigorous``, ...) are those of the GCUL paper,
+"Ambiguity identification in text emotion classification via cluster-guided learning".
 
 Selectivity (``subsec:selectivity_score``)
     rejection_rate        ρ = ε r1 + (1-ε) r2

@@ -14,7 +14,8 @@ Theorems ``thm:global_rate_bounds``, ``thm:gcul_effectiveness_sufficient_conditi
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "Ambiguity identification in text emotion classification via cluster-guided
+   learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def capture_rate_bound(geometry: Geometry, method: str = "union") -> float | np.
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -153,7 +154,7 @@ def contamination_rate_bound(geometry: Geometry, method: str = "union") -> float
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -196,7 +197,7 @@ def critical_lambda(geometry: Geometry, method: str = "union") -> float | np.nda
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -249,7 +250,7 @@ def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -262,4 +263,6 @@ def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
     """
     geometry = _check_geometry(geometry)
     outliers = (geometry.weights * _chernoff_tail(geometry.D, geometry.sigma_mix)).sum(axis=-1)
-    return as_output(np.where(geometry.eps > 0.0, 1.0 - outliers, 1.0))
+    # Exactly, the weights sum to 1 and each tail is in [0, 1], so 1 - outliers is in [0, 1];
+    # the weights' sum may exceed 1 by the rounding Geometry tolerates, and the clip undoes it.
+    return as_output(np.where(geometry.eps > 0.0, np.clip(1.0 - outliers, 0.0, 1.0), 1.0))

@@ -7,7 +7,8 @@ priors :math:`\pi_c`, per-class error rates :math:`\varepsilon_c`, centroid dist
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "Ambiguity identification in text emotion classification via cluster-guided
+   learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -17,11 +18,23 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import as_float_array
+from ._validation import as_float_array, shown
 
 __all__ = ["Geometry", "estimate_geometry"]
 
-_IDENTITY_TOL = 1e-8
+_U = 2.0**-53  # unit roundoff of float64
+_SMALLEST_SUBNORMAL = 2.0**-1074
+MAX_CLASSES = 100_000  # largest number of classes estimate_geometry accepts
+
+
+def _identity_slack(n_classes: int) -> float:
+    """Relative tolerance of the identities Σπ_c = 1 and Σπ_c ε_c = ε over C classes.
+
+    Each of the C terms carries at most two roundings (a count over N, then the product
+    π_c ε_c) and a sum of C terms adds at most C - 1 more, so an identity that holds exactly
+    for the counts holds in float64 to within about 3C·u relative; 4C·u leaves room.
+    """
+    return 4.0 * n_classes * _U
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,7 +67,12 @@ class Geometry:
     ------
     ValueError
         If a value is out of range, not finite, shapes disagree, :math:`\pi` does not sum to
-        1, or :math:`\sum_c \pi_c\varepsilon_c \ne \varepsilon` (tolerance 1e-8).
+        1, or :math:`\sum_c \pi_c\varepsilon_c \ne \varepsilon`. Both identities are checked
+        to :math:`4Cu` relative (:math:`u = 2^{-53}`, C classes): each of the C terms carries
+        at most two roundings when computed from counts, and their sum at most C - 1 more; the
+        second identity also allows C times the smallest subnormal for products that underflow.
+        An absolute tolerance (1e-8 before) accepted ``eps=1e-9, eps_c=[5e-9, 5e-9]``, whose
+        error-pool weights sum to 5.
 
     Examples
     --------
@@ -85,7 +103,9 @@ class Geometry:
         if pi.ndim == 0:
             raise ValueError("pi must have a class axis (shape (..., C)); got a scalar")
         if pi.shape[-1] < 2:
-            raise ValueError(f"the geometry needs at least two classes; got C={pi.shape[-1]}")
+            raise ValueError(
+                f"pi must have at least two classes on its last axis; got shape {pi.shape}"
+            )
         for name, value in (
             ("eps_c", eps_c),
             ("D", D),
@@ -98,15 +118,23 @@ class Geometry:
             raise ValueError(
                 f"eps must have shape {pi.shape[:-1]} (pi without its class axis); got {eps.shape}"
             )
+        slack = _identity_slack(pi.shape[-1])
         total = pi.sum(axis=-1)
-        if np.any(np.abs(total - 1.0) > _IDENTITY_TOL):
-            raise ValueError(f"pi must sum to 1 over classes; got sum {total.flat[0]!r}")
-        implied = (pi * eps_c).sum(axis=-1)
-        mismatch = np.abs(implied - eps) > _IDENTITY_TOL
+        off = np.abs(total - 1.0) > slack
+        if np.any(off):
+            raise ValueError(
+                f"pi must sum to 1 over classes (to {slack:.1e} relative); got sum "
+                f"{float(total[off].flat[0])!r}"
+            )
+        with np.errstate(under="ignore"):
+            implied = (pi * eps_c).sum(axis=-1)
+        tolerance = slack * np.maximum(implied, eps) + pi.shape[-1] * _SMALLEST_SUBNORMAL
+        mismatch = np.abs(implied - eps) > tolerance
         if np.any(mismatch):
             raise ValueError(
-                "eps must equal sum_c pi_c * eps_c; got eps="
-                f"{eps[mismatch].flat[0]!r} but sum_c pi_c * eps_c={implied[mismatch].flat[0]!r}"
+                f"eps must equal sum_c pi_c * eps_c (to {slack:.1e} relative); got eps="
+                f"{float(eps[mismatch].flat[0])!r} but sum_c pi_c * eps_c="
+                f"{float(implied[mismatch].flat[0])!r}"
             )
         for name, value in (
             ("eps", eps),
@@ -116,9 +144,13 @@ class Geometry:
             ("sigma_mix", sigma_mix),
             ("sigma_c", sigma_c),
         ):
+            value = np.array(value, dtype=np.float64)  # a private copy: the caller's stays writable
             value.setflags(write=False)
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "notes", tuple(str(n) for n in self.notes))
+        notes = self.notes
+        if isinstance(notes, str) or not isinstance(notes, tuple | list):
+            raise TypeError(f"notes must be a tuple of str; got {shown(notes)}")
+        object.__setattr__(self, "notes", tuple(str(n) for n in notes))
 
     @property
     def n_classes(self) -> int:
@@ -127,11 +159,20 @@ class Geometry:
 
     @property
     def weights(self) -> np.ndarray:
-        r"""Error-pool shares :math:`w_c = \pi_c\varepsilon_c/\varepsilon` (0 where ε = 0)."""
-        eps = self.eps[..., None]
-        out = np.zeros(self.pi.shape)
-        np.divide(self.pi * self.eps_c, eps, out=out, where=eps > 0.0)
-        return out
+        r"""Error-pool shares :math:`w_c = \pi_c\varepsilon_c/\varepsilon` (0 where ε = 0).
+
+        Computed from mantissas and exponents (``np.frexp``), so that neither the product nor
+        the quotient underflows or overflows when ε or a π_c is tiny: each weight is within a
+        few ulp of its exact value, and the weights sum to :math:`\sum_c\pi_c\varepsilon_c/\varepsilon`,
+        1 to within the tolerance the constructor checks.
+        """
+        eps = np.broadcast_to(self.eps[..., None], self.pi.shape)
+        m_pi, e_pi = np.frexp(self.pi)
+        m_err, e_err = np.frexp(self.eps_c)
+        m_eps, e_eps = np.frexp(np.where(eps > 0.0, eps, 1.0))
+        with np.errstate(under="ignore", over="ignore"):
+            w = np.ldexp(m_pi * m_err / m_eps, e_pi + e_err - e_eps)
+        return np.where(eps > 0.0, w, 0.0)
 
     def __repr__(self) -> str:
         def fmt(a: np.ndarray) -> str:
@@ -144,8 +185,45 @@ class Geometry:
         )
 
 
+_CHUNK_ELEMENTS = 1 << 22  # rows are processed in blocks of about this many float64 values
+_SAFE_EXPONENT = 400  # Z with max |Z| beyond 2**±400 is rescaled by a power of two first
+
+
+def _ranges(values: np.ndarray, limit: int = 6) -> str:
+    """Sorted distinct integers as "0, 3..9, 12", at most ``limit`` runs (then "and k more")."""
+    values = np.asarray(values, dtype=np.int64)
+    if values.size == 0:
+        return "none"
+    breaks = np.flatnonzero(np.diff(values) != 1)
+    starts = np.r_[values[0], values[breaks + 1]]
+    ends = np.r_[values[breaks], values[-1]]
+    runs = [f"{a}" if a == b else f"{a}..{b}" for a, b in zip(starts[:limit], ends[:limit], strict=True)]
+    if starts.size > limit:
+        runs.append(f"and {starts.size - limit} more runs")
+    return ", ".join(runs)
+
+
+def _missing(present: np.ndarray, n_classes: int) -> tuple[int, str]:
+    """How many of 0..n_classes-1 are not in the sorted array ``present``, and which (as runs)."""
+    edges = np.r_[-1, present, n_classes]
+    gap_starts = edges[:-1] + 1
+    gap_ends = edges[1:] - 1
+    gaps = gap_ends >= gap_starts
+    starts, ends = gap_starts[gaps], gap_ends[gaps]
+    count = int((ends - starts + 1).sum())
+    runs = [f"{a}" if a == b else f"{a}..{b}" for a, b in zip(starts[:6], ends[:6], strict=True)]
+    if starts.size > 6:
+        runs.append(f"and {starts.size - 6} more runs")
+    return count, ", ".join(runs)
+
+
 def _labels(value: ArrayLike, name: str, n_samples: int) -> np.ndarray:
-    array = np.asarray(value)
+    if value is None or isinstance(value, str | bytes):
+        raise TypeError(f"{name} must be an array of integer class labels; got {shown(value)}")
+    try:
+        array = np.asarray(value)
+    except Exception as exc:  # ragged nested lists
+        raise TypeError(f"{name} must be an array of integer class labels; got {shown(value)}") from exc
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
     if array.shape[0] != n_samples:
@@ -153,16 +231,96 @@ def _labels(value: ArrayLike, name: str, n_samples: int) -> np.ndarray:
             f"{name} must have one label per row of Z ({n_samples}); got {array.shape[0]}"
         )
     if array.dtype.kind == "f":
-        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
-            raise ValueError(f"{name} must hold integer class labels; got non-integer values")
-        array = array.astype(np.int64)
+        # Float labels are accepted only when every value is an integer (1.0, not 1.5).
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any():
+            raise ValueError(
+                f"{name} must hold integer class labels; got non-integer value "
+                f"{float(array[bad][0])!r}"
+            )
     elif array.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer class labels; got dtype {array.dtype}")
-    return array.astype(np.int64, copy=False)
+    # Compare in the input's own dtype before casting, so that no label wraps around or
+    # overflows int64 on the way.
+    limit = 2**62
+    if array.size and (array.min() < -limit or array.max() > limit):
+        bad = array[(array < -limit) | (array > limit)][0]
+        raise ValueError(
+            f"{name} labels must be class indices 0..{MAX_CLASSES - 1}; got {shown(bad)}"
+        )
+    return array.astype(np.int64)
 
 
-def _directional_std(points: np.ndarray, direction: np.ndarray) -> float:
-    return float(np.std(points @ direction, ddof=1))
+def _rows(n_rows: int, width: int) -> range:
+    """Starts of row blocks holding about _CHUNK_ELEMENTS values of a (n_rows, width) array."""
+    return range(0, n_rows, max(1, _CHUNK_ELEMENTS // max(width, 1)))
+
+
+def _scaled(Z: np.ndarray) -> tuple[np.ndarray, int]:
+    """``Z * 2**-shift`` with max |Z| near 1 when it is beyond 2**±400, and ``shift``.
+
+    Dividing by a power of two is exact (entries more than 2**1074 times smaller than the
+    largest one, which cannot move a mean or a spread by one ulp of it, may underflow); it keeps
+    sums of squares inside float64 for Z up to its largest finite values.
+    """
+    peak = float(max(Z.max(), -Z.min())) if Z.size else 0.0
+    if peak == 0.0 or 2.0**-_SAFE_EXPONENT <= peak <= 2.0**_SAFE_EXPONENT:
+        return Z, 0
+    shift = int(np.frexp(peak)[1])
+    with np.errstate(under="ignore"):
+        return np.ldexp(Z, -shift), shift
+
+
+def _class_means(
+    Z: np.ndarray, labels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-class means over the classes present in ``labels``, in O(N d + K d).
+
+    Returns the present classes, their counts, their means (K, d), and ``Z`` and the class
+    index (0..K-1) of each row, both sorted by class.
+    """
+    classes, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    order = np.argsort(index, kind="stable")
+    Z_sorted = Z[order]
+    index_sorted = index[order]
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    means = np.add.reduceat(Z_sorted, starts, axis=0) / counts[:, None]
+    return classes, counts, means, Z_sorted, index_sorted
+
+
+def _spreads_of_classes(
+    Z_sorted: np.ndarray, index_sorted: np.ndarray, means: np.ndarray, directions: np.ndarray
+) -> np.ndarray:
+    """Σ over each class's rows of ((z - μ_c)·d̂_c)², block by block."""
+    squares = np.zeros(means.shape[0])
+    step = _rows(Z_sorted.shape[0], Z_sorted.shape[1]).step
+    for start in range(0, Z_sorted.shape[0], step):
+        block = index_sorted[start : start + step]
+        centred = Z_sorted[start : start + step] - means[block]
+        projections = np.einsum("ij,ij->i", centred, directions[block])
+        squares += np.bincount(block, weights=projections**2, minlength=means.shape[0])
+    return squares
+
+
+def _spreads_of_pool(Z_err: np.ndarray, mu_mix: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """Σ over error-pool rows of ((z - μ_mix)·d̂_c)² for every direction d̂_c.
+
+    As projections, (n_err·d·K operations), or as quadratic forms of the scatter matrix
+    (n_err·d² + K·d²), whichever is cheaper; the two are the same number up to rounding.
+    """
+    n_directions, width = directions.shape
+    if n_directions <= width:
+        squares = np.zeros(n_directions)
+        for start in _rows(Z_err.shape[0], max(width, n_directions)):
+            block = Z_err[start : start + _rows(Z_err.shape[0], max(width, n_directions)).step]
+            projections = (block - mu_mix) @ directions.T
+            squares += (projections**2).sum(axis=0)
+        return squares
+    scatter = np.zeros((width, width))
+    for start in _rows(Z_err.shape[0], width):
+        block = Z_err[start : start + _rows(Z_err.shape[0], width).step] - mu_mix
+        scatter += block.T @ block
+    return np.maximum(np.einsum("kd,de,ke->k", directions, scatter, directions), 0.0)
 
 
 def estimate_geometry(
@@ -175,11 +333,18 @@ def estimate_geometry(
     Z : array_like, shape (N, d)
         Representations (e.g. embeddings or features) of the training samples.
     y : array_like of int, shape (N,)
-        Observed labels in ``0..C-1``.
+        Observed labels in ``0..C-1``. Float arrays are accepted only when every value is an
+        integer (``1.0``); booleans, strings and complex numbers are refused.
     y_pred : array_like of int, shape (N,)
-        Phase-1 predictions in ``0..C-1``.
+        Phase-1 predictions in ``0..C-1``, with the same rules.
     n_classes : int, optional
-        Number of classes C (at least 2). Defaults to ``max(y, y_pred) + 1``.
+        Number of classes C, from 2 to :data:`MAX_CLASSES` (100 000); classes that never
+        occur in ``y`` then get :math:`\pi_c = 0` and a note. Defaults to
+        ``max(y, y_pred) + 1``, and then every class ``0..C-1`` must occur in ``y``: labels
+        that skip a class (1-based labels leave class 0 empty; a stray label 10**7 leaves
+        millions empty) raise ``ValueError``. Relabel with
+        ``classes, y = np.unique(y, return_inverse=True)`` (mapping ``y_pred`` the same way),
+        or pass ``n_classes``.
 
     Returns
     -------
@@ -189,14 +354,15 @@ def estimate_geometry(
     Raises
     ------
     ValueError
-        Shape mismatch, NaN/inf in ``Z``, a label outside ``0..C-1``, fewer than two classes,
-        or fewer than two samples.
+        Shape mismatch, NaN/inf in ``Z``, ``Z`` with no column, a label outside ``0..C-1``,
+        fewer than two or more than 100 000 classes, an inferred class that never occurs in
+        ``y``, fewer than two samples, or distances too large for float64.
     TypeError
-        Non-integer label arrays.
+        Non-integer label arrays, a non-integer ``n_classes``.
 
     Notes
     -----
-    Definitions (DESIGN.md, following ``subsec:feasibility_threshold`` of [1]_): error pool
+    Definitions (following ``subsec:feasibility_threshold`` of [1]_): error pool
     :math:`\mathcal E = \{\hat y \ne y\}`, :math:`\varepsilon = |\mathcal E|/N`,
     :math:`\pi_c` the share of :math:`y = c`, :math:`\varepsilon_c` the error rate within
     :math:`y = c`; :math:`\mu_{mix}` the mean of :math:`Z[\mathcal E]`, :math:`\mu_c` the mean of
@@ -205,6 +371,11 @@ def estimate_geometry(
     :math:`\sigma_{mix,c}^2 = \hat d_c^\top \Sigma_{mix} \hat d_c` and
     :math:`\sigma_c^2 = \hat d_c^\top \Sigma_c \hat d_c` with covariances at ``ddof=1``
     (computed as the variance of the projections, which is the same number).
+
+    The work is O(N d) plus O(K d) for the K classes that occur, with at most
+    :data:`MAX_CLASSES` = 100 000 classes. If ``Z`` has entries beyond :math:`2^{\pm 400}`
+    it is first divided by a power of two (exact), and the distances and spreads are scaled
+    back; a distance or spread that does not fit in float64 then raises ``ValueError``.
 
     Degenerate cases get defined values and a note:
 
@@ -218,7 +389,7 @@ def estimate_geometry(
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -235,15 +406,18 @@ def estimate_geometry(
     Z_a = as_float_array(Z, "Z")
     if Z_a.ndim != 2:
         raise ValueError(f"Z must be two-dimensional (N, d); got shape {Z_a.shape}")
-    n_samples = Z_a.shape[0]
+    n_samples, width = Z_a.shape
     if n_samples < 2:
         raise ValueError(f"Z must have at least two rows; got {n_samples}")
+    if width < 1:
+        raise ValueError(f"Z must have at least one column; got shape {Z_a.shape}")
     y_a = _labels(y, "y", n_samples)
     pred_a = _labels(y_pred, "y_pred", n_samples)
-    if n_classes is None:
+    inferred = n_classes is None
+    if inferred:
         n_classes = int(max(y_a.max(), pred_a.max())) + 1
     elif isinstance(n_classes, bool) or not isinstance(n_classes, int | np.integer):
-        raise TypeError(f"n_classes must be an int; got {n_classes!r}")
+        raise TypeError(f"n_classes must be an int; got {shown(n_classes)}")
     n_classes = int(n_classes)
     if n_classes < 2:
         raise ValueError(f"n_classes must be at least 2; got {n_classes}")
@@ -253,6 +427,21 @@ def estimate_geometry(
             raise ValueError(
                 f"{name} labels must lie in 0..{n_classes - 1}; got {int(labels[bad][0])}"
             )
+    present = np.unique(y_a)
+    if inferred and present.size < n_classes:
+        n_empty, which = _missing(present, n_classes)
+        raise ValueError(
+            f"y has no sample of {n_empty} of the {n_classes} classes 0..{n_classes - 1} "
+            f"implied by the largest label (n_classes inferred as max(y, y_pred) + 1); "
+            f"empty classes: {which}. Labels must be 0..C-1 with every class present: relabel "
+            "with `classes, y = np.unique(y, return_inverse=True)` (and map y_pred the same "
+            "way), or pass n_classes explicitly"
+        )
+    if n_classes > MAX_CLASSES:
+        raise ValueError(
+            f"n_classes must be at most {MAX_CLASSES}; got {n_classes}"
+            + (" (inferred from the labels)" if inferred else "")
+        )
 
     errors = pred_a != y_a
     counts = np.bincount(y_a, minlength=n_classes).astype(np.float64)
@@ -266,6 +455,9 @@ def estimate_geometry(
     sigma_mix = np.zeros(n_classes)
     sigma_c = np.zeros(n_classes)
     notes: list[str] = []
+    if present.size < n_classes:
+        n_empty, which = _missing(present, n_classes)
+        notes.append(f"{n_empty} of {n_classes} classes never occur in y (pi_c = 0): {which}")
     n_errors = int(errors.sum())
     if n_errors == 0:
         notes.append("no misclassified sample: eps = 0 and every D, sigma is 0; nothing to reject")
@@ -273,29 +465,51 @@ def estimate_geometry(
     if n_errors == 1:
         notes.append("a single misclassified sample: sigma_mix is 0 (no spread from one point)")
 
-    Z_err = Z_a[errors]
+    Z_s, shift = _scaled(Z_a)
+    Z_err = Z_s[errors]
     mu_mix = Z_err.mean(axis=0)
-    for c in range(n_classes):
-        clean = Z_a[(~errors) & (y_a == c)]
-        if clean.shape[0] == 0:
-            notes.append(
-                f"class {c} has no correctly classified sample: its core is placed at the "
-                "attractor (D = sigma = 0: Gaussian tails 1/2, Chernoff tail 1)"
+    classes, clean_counts, means, Z_sorted, index_sorted = _class_means(Z_s[~errors], y_a[~errors])
+    no_clean = np.setdiff1d(present, classes)
+    if no_clean.size:
+        subject = f"class {no_clean[0]} has" if no_clean.size == 1 else f"classes {_ranges(no_clean)} have"
+        notes.append(
+            f"{subject} no correctly classified sample: its core is placed at the attractor "
+            "(D = sigma = 0: Gaussian tails 1/2, Chernoff tail 1)"
+        )
+    difference = mu_mix - means
+    distance = np.linalg.norm(difference, axis=1)
+    coincident = distance == 0.0
+    if coincident.any():
+        which = classes[coincident]
+        subject = f"class {which[0]}" if which.size == 1 else f"classes {_ranges(which)}"
+        notes.append(
+            f"{subject}: error-pool mean equals the class mean "
+            "(D = 0: Gaussian tails 1/2, Chernoff tail 1)"
+        )
+    safe = np.where(coincident, 1.0, distance)
+    directions = np.where(coincident[:, None], 0.0, difference / safe[:, None])
+    pool = np.zeros(classes.size)
+    if n_errors > 1:
+        pool = np.sqrt(_spreads_of_pool(Z_err, mu_mix, directions) / (n_errors - 1))
+    own = np.sqrt(
+        _spreads_of_classes(Z_sorted, index_sorted, means, directions)
+        / np.maximum(clean_counts - 1, 1)
+    )
+    single = (clean_counts == 1) & ~coincident
+    if single.any():
+        which = classes[single]
+        subject = f"class {which[0]} has" if which.size == 1 else f"classes {_ranges(which)} have"
+        notes.append(f"{subject} one correctly classified sample: sigma_c is 0")
+    own = np.where(single | coincident, 0.0, own)
+    pool = np.where(coincident, 0.0, pool)
+    with np.errstate(over="ignore"):
+        D[classes] = np.ldexp(distance, shift)
+        sigma_mix[classes] = np.ldexp(pool, shift)
+        sigma_c[classes] = np.ldexp(own, shift)
+    for name, value in (("D", D), ("sigma_mix", sigma_mix), ("sigma_c", sigma_c)):
+        if not np.all(np.isfinite(value)):
+            raise ValueError(
+                f"Z is too large: a {name} computed from it exceeds the float64 range "
+                f"(max |Z| = {float(max(Z_a.max(), -Z_a.min())):.3g}); rescale Z"
             )
-            continue
-        difference = mu_mix - clean.mean(axis=0)
-        distance = float(np.linalg.norm(difference))
-        D[c] = distance
-        if distance == 0.0:
-            notes.append(
-                f"class {c}: error-pool mean equals the class mean (D = 0: Gaussian tails 1/2, Chernoff tail 1)"
-            )
-            continue
-        direction = difference / distance
-        if n_errors > 1:
-            sigma_mix[c] = _directional_std(Z_err, direction)
-        if clean.shape[0] > 1:
-            sigma_c[c] = _directional_std(clean, direction)
-        else:
-            notes.append(f"class {c} has one correctly classified sample: sigma_c is 0")
     return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes))

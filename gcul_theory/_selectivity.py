@@ -5,7 +5,7 @@ Section "Selectivity score and monotonicity" (``subsec:selectivity_score``) of [
 References
 ----------
 .. [1] "Ambiguity identification in text emotion classification via cluster-guided
-   learning" (the GCUL paper), ``shared/paper/gcul_paper.tex``.
+   learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def rejection_rate(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.n
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -185,7 +185,7 @@ def clean_error(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.ndar
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -224,7 +224,7 @@ def utility(lam: ArrayLike, eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> flo
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -284,7 +284,7 @@ def selectivity_score(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | n
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------

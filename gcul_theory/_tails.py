@@ -3,7 +3,8 @@ the Chernoff sub-Gaussian tail (Eq. ``eq:chernoff_outlier``) of [1]_.
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "Ambiguity identification in text emotion classification via cluster-guided
+   learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def gaussian_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -180,7 +181,7 @@ def chernoff_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
