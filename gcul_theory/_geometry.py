@@ -280,6 +280,8 @@ def _class_means(
     index (0..K-1) of each row, both sorted by class.
     """
     classes, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    if classes.size == 0:  # every sample is misclassified: no class has a clean core
+        return classes, counts, np.zeros((0, Z.shape[1])), Z, index
     order = np.argsort(index, kind="stable")
     Z_sorted = Z[order]
     index_sorted = index[order]
@@ -413,9 +415,17 @@ def estimate_geometry(
         raise ValueError(f"Z must have at least one column; got shape {Z_a.shape}")
     y_a = _labels(y, "y", n_samples)
     pred_a = _labels(y_pred, "y_pred", n_samples)
+    for name, labels in (("y", y_a), ("y_pred", pred_a)):
+        if labels.min() < 0:
+            raise ValueError(f"{name} labels must be non-negative; got {int(labels.min())}")
     inferred = n_classes is None
     if inferred:
         n_classes = int(max(y_a.max(), pred_a.max())) + 1
+        if n_classes < 2:
+            raise ValueError(
+                "y and y_pred must hold at least two classes (n_classes is inferred as "
+                f"max(y, y_pred) + 1 = {n_classes}); pass n_classes if there are more"
+            )
     elif isinstance(n_classes, bool) or not isinstance(n_classes, int | np.integer):
         raise TypeError(f"n_classes must be an int; got {shown(n_classes)}")
     n_classes = int(n_classes)
@@ -424,8 +434,10 @@ def estimate_geometry(
     for name, labels in (("y", y_a), ("y_pred", pred_a)):
         bad = (labels < 0) | (labels >= n_classes)
         if bad.any():
+            source = "inferred from the labels" if inferred else "given"
             raise ValueError(
-                f"{name} labels must lie in 0..{n_classes - 1}; got {int(labels[bad][0])}"
+                f"{name} labels must lie in 0..{n_classes - 1} (n_classes = {n_classes}, "
+                f"{source}); got {int(labels[bad][0])}"
             )
     present = np.unique(y_a)
     if inferred and present.size < n_classes:

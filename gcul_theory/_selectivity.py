@@ -146,6 +146,10 @@ def rejection_rate(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.n
     .. math:: \rho = \varepsilon r_1 + (1-\varepsilon) r_2
 
     Section ``subsec:selectivity_score`` of [1]_ (the display after "Feasibility condition").
+    The two products are formed from mantissas and exponents, so a subnormal input does not
+    underflow them; the result is within 8 units of roundoff (:math:`8 \cdot 2^{-53}`) of the
+    exact value, relative, for results above :math:`2^{-1070}` (tested against exact rational
+    arithmetic). It is clipped to 1, which the exact value never exceeds.
 
     References
     ----------
@@ -177,11 +181,19 @@ def clean_error(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.ndar
 
     Notes
     -----
-    .. math:: \varepsilon_{clean} = \frac{\varepsilon (1 - r_1)}{1 - \rho}
+    .. math::
 
-    Section ``subsec:selectivity_score`` of [1]_. Edge case: :math:`\rho = 1` happens only
-    for :math:`r_1 = r_2 = 1`; then nothing is accepted and the result is defined as 0 (no
-    accepted sample is misclassified).
+        \varepsilon_{clean} = \frac{\varepsilon (1 - r_1)}{1 - \rho}
+        = \frac{\varepsilon (1 - r_1)}{\varepsilon (1 - r_1) + (1-\varepsilon)(1 - r_2)}
+
+    Section ``subsec:selectivity_score`` of [1]_. Computed in the second form: :math:`1-\rho`
+    as a sum of two non-negative terms (never as ``1 - rho``, which loses every digit when
+    :math:`\rho` is near 1), with ε scaled by a power of two when it is tiny. The numerator is
+    one term of the denominator, so the result never exceeds 1, and it is within 8 units of
+    roundoff of the exact value. Edge case: :math:`\rho = 1` happens only for
+    :math:`r_1 = r_2 = 1`; then nothing is accepted and the result is defined as 0 (no accepted
+    sample is misclassified). With :math:`r_2 = 1 > r_1` every accepted sample is an error and
+    the result is exactly 1.
 
     References
     ----------
@@ -213,14 +225,21 @@ def utility(lam: ArrayLike, eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> flo
     Returns
     -------
     float or ndarray
-        :math:`U(\lambda)`; positive when rejecting pays.
+        :math:`U(\lambda) \in [-2, 1]`; positive when rejecting pays.
 
     Notes
     -----
-    .. math:: U(\lambda) = \varepsilon - \varepsilon_{clean} - \lambda \rho
+    .. math::
 
-    Section ``subsec:selectivity_score`` of [1]_. At :math:`\rho = 1` the clean error is 0
-    (see :func:`clean_error`), so :math:`U(\lambda) = \varepsilon - \lambda`.
+        U(\lambda) = \varepsilon - \varepsilon_{clean} - \lambda \rho
+        = \frac{\varepsilon(1-\varepsilon)(r_1 - r_2)}{1-\rho} - \lambda\rho
+
+    Section ``subsec:selectivity_score`` of [1]_. Computed in the second form, which has no
+    cancellation in :math:`\varepsilon - \varepsilon_{clean}`; the error is within 8 units
+    of roundoff of :math:`|\varepsilon - \varepsilon_{clean}| + \lambda\rho`, so the sign is
+    right wherever U is not within that of 0. Exactly, :math:`-2 < U < 1`
+    (:math:`\varepsilon_{clean} \le 1` and :math:`\lambda\rho < 1`). At :math:`\rho = 1`
+    the clean error is 0 (see :func:`clean_error`), so :math:`U(\lambda) = \varepsilon - \lambda`.
 
     References
     ----------
@@ -275,7 +294,19 @@ def selectivity_score(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | n
         - \varepsilon r_1^2 - \frac{(1-\varepsilon)^2}{\varepsilon} r_2^2 - 2(1-\varepsilon) r_1 r_2}
         = \frac{\varepsilon(1-\varepsilon)(r_1 - r_2)}{\rho(1-\rho)},
 
-    computed in the second (factored) form; ``proofs`` shows the two are equal. For
+    and ``proofs`` shows the two are equal. The value is at most 1: expanding,
+
+    .. math::
+
+        \rho(1-\rho) - \varepsilon(1-\varepsilon)(r_1-r_2) = \varepsilon^2 r_1(1-r_1)
+        + 2\varepsilon(1-\varepsilon) r_2 (1-r_1) + (1-\varepsilon)^2 r_2(1-r_2) \ge 0.
+
+    It is computed as :math:`\frac{\varepsilon(r_1-r_2)}{\rho}\cdot\frac{1-\varepsilon}{1-\rho}`
+    with :math:`1-\rho = \varepsilon(1-r_1) + (1-\varepsilon)(1-r_2)` (no cancellation) and
+    the first factor in mantissa/exponent form (no underflow for subnormal inputs): within 8
+    units of roundoff (:math:`8\cdot 2^{-53}`) of the exact value, relative, for results above
+    :math:`2^{-1070}`, tested against exact rational arithmetic; a result rounded above 1 is
+    clipped to 1. For
     :math:`0 < \rho < 1`, :math:`S > \lambda \iff U(\lambda) > 0` (appendix
     ``app:criterion_derivation``). Edge cases, chosen so that the equivalence holds on the
     closed domain: :math:`\rho = 0` (:math:`r_1 = r_2 = 0`, nothing rejected, :math:`U \equiv 0`)

@@ -104,6 +104,15 @@ def test_class_without_clean_sample_is_placed_at_the_attractor():
     assert np.isfinite(critical_lambda(g, "union"))
 
 
+def test_every_sample_misclassified_places_every_core_at_the_attractor():
+    # Found by tests/test_fuzz.py: no clean sample at all crashed the per-class sums.
+    Z = np.random.default_rng(2).normal(size=(6, 2))
+    g = estimate_geometry(Z, [0, 1, 2, 0, 1, 2], [1, 2, 0, 1, 2, 0])
+    assert float(g.eps) == 1.0 and g.D.tolist() == [0.0, 0.0, 0.0]
+    assert any("classes 0..2 have no correctly classified sample" in n for n in g.notes)
+    assert critical_lambda(g) == 0.0
+
+
 def test_single_error_and_single_clean_sample_have_zero_spread():
     Z = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [5.0, 1.0], [6.0, 0.0]])
     y = np.array([0, 0, 1, 1, 1])
@@ -121,8 +130,8 @@ def test_single_error_and_single_clean_sample_have_zero_spread():
         (np.full((4, 2), np.nan), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "finite"]),
         (np.zeros(4), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "two-dimensional"]),
         (np.zeros((4, 2)), [0, 1, 0], [0, 1, 1, 1], ValueError, ["y", "one label per row"]),
-        (np.zeros((4, 2)), [0, 1, 0, 1], [0, 1, 1, -1], ValueError, ["y_pred", "0..1", "-1"]),
-        (np.zeros((4, 2)), [0, 0, 0, 0], [0, 0, 0, 0], ValueError, ["n_classes", "at least 2"]),
+        (np.zeros((4, 2)), [0, 1, 0, 1], [0, 1, 1, -1], ValueError, ["y_pred", "non-negative", "-1"]),
+        (np.zeros((4, 2)), [0, 0, 0, 0], [0, 0, 0, 0], ValueError, ["y", "n_classes", "at least two"]),
         (np.zeros((4, 2)), [0, 0.5, 0, 1], [0, 1, 1, 1], ValueError, ["y", "integer"]),
         (np.zeros((4, 2)), ["a", "b", "a", "b"], [0, 1, 1, 1], TypeError, ["y", "integer"]),
     ],
@@ -135,7 +144,7 @@ def test_bad_inputs_raise(Z, y, y_pred, kind, words):
 
 
 def test_label_beyond_n_classes_raises():
-    with pytest.raises(ValueError, match=r"y labels must lie in 0\.\.1; got 2"):
+    with pytest.raises(ValueError, match=r"y labels must lie in 0\.\.1 \(n_classes = 2, given\); got 2"):
         estimate_geometry(np.zeros((3, 2)), np.array([0, 1, 2]), np.array([0, 1, 1]), n_classes=2)
 
 
