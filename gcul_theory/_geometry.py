@@ -197,7 +197,9 @@ def _ranges(values: np.ndarray, limit: int = 6) -> str:
     breaks = np.flatnonzero(np.diff(values) != 1)
     starts = np.r_[values[0], values[breaks + 1]]
     ends = np.r_[values[breaks], values[-1]]
-    runs = [f"{a}" if a == b else f"{a}..{b}" for a, b in zip(starts[:limit], ends[:limit], strict=True)]
+    runs = [
+        f"{a}" if a == b else f"{a}..{b}" for a, b in zip(starts[:limit], ends[:limit], strict=True)
+    ]
     if starts.size > limit:
         runs.append(f"and {starts.size - limit} more runs")
     return ", ".join(runs)
@@ -223,7 +225,9 @@ def _labels(value: ArrayLike, name: str, n_samples: int) -> np.ndarray:
     try:
         array = np.asarray(value)
     except Exception as exc:  # ragged nested lists
-        raise TypeError(f"{name} must be an array of integer class labels; got {shown(value)}") from exc
+        raise TypeError(
+            f"{name} must be an array of integer class labels; got {shown(value)}"
+        ) from exc
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
     if array.shape[0] != n_samples:
@@ -483,7 +487,11 @@ def estimate_geometry(
     classes, clean_counts, means, Z_sorted, index_sorted = _class_means(Z_s[~errors], y_a[~errors])
     no_clean = np.setdiff1d(present, classes)
     if no_clean.size:
-        subject = f"class {no_clean[0]} has" if no_clean.size == 1 else f"classes {_ranges(no_clean)} have"
+        subject = (
+            f"class {no_clean[0]} has"
+            if no_clean.size == 1
+            else f"classes {_ranges(no_clean)} have"
+        )
         notes.append(
             f"{subject} no correctly classified sample: its core is placed at the attractor "
             "(D = sigma = 0: Gaussian tails 1/2, Chernoff tail 1)"

@@ -54,9 +54,7 @@ def _one_minus_rho_scaled(
     return den, eps_s, k
 
 
-def _rho_scaled(
-    eps: np.ndarray, r1: np.ndarray, r2: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def _rho_scaled(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""Return ``(rho_s, E)`` with :math:`\rho = 2^E\,` ``rho_s`` and ``rho_s`` in about [2**-55, 2].
 
     :math:`\rho = \varepsilon r_1 + (1-\varepsilon) r_2` is summed from mantissas
@@ -95,7 +93,10 @@ def _clean_error(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
 
 
 def _error_reduction(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
-    r""":math:`\varepsilon - \varepsilon_{clean} = \varepsilon(1-\varepsilon)(r_1-r_2)/(1-\rho)`, without cancellation."""
+    r""":math:`\varepsilon - \varepsilon_{clean} = \varepsilon(1-\varepsilon)(r_1-r_2)/(1-\rho)`.
+
+    Without cancellation: the form of the difference, not a difference of two rounded values.
+    """
     den, eps_s, _ = _one_minus_rho_scaled(eps, r1, r2)
     out = eps.copy()  # ρ = 1: ε_clean is defined as 0, so the reduction is ε
     with np.errstate(under="ignore"):
@@ -104,7 +105,11 @@ def _error_reduction(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndar
 
 
 def _selectivity(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
-    r"""S for r2 <= r1, as :math:`\frac{\varepsilon (r_1-r_2)}{\rho}\cdot\frac{1-\varepsilon}{1-\rho}` in mantissa/exponent form."""
+    r"""S for r2 <= r1, as :math:`\frac{\varepsilon (r_1-r_2)}{\rho}\cdot\frac{1-\varepsilon}{1-\rho}`.
+
+    The first factor is formed from mantissas and exponents (``np.frexp``), so that subnormal
+    inputs do not underflow it.
+    """
     eps, r1, r2 = np.broadcast_arrays(eps, r1, r2)
     m_eps, e_eps = np.frexp(eps)
     difference = r1 - r2  # exact inputs: one rounding, no cancellation error

@@ -43,21 +43,57 @@ from gcul_theory import (
 ONE_MINUS = 1.0 - 2.0**-53
 
 NUMBERS = [
-    np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-300, 5e-324, 1e300, -1e-300, -1.0,
-    0.25, 0.5, ONE_MINUS, 1.0, 2.0, 1e-20, 3,
+    np.nan,
+    np.inf,
+    -np.inf,
+    0.0,
+    -0.0,
+    1e-300,
+    5e-324,
+    1e300,
+    -1e-300,
+    -1.0,
+    0.25,
+    0.5,
+    ONE_MINUS,
+    1.0,
+    2.0,
+    1e-20,
+    3,
 ]
 WEIRD = [
-    "0.5", b"0.5", None, 1 + 2j, object(), {"a": 1}, np.array([True, False]), True,
-    [[0.1, 0.2], [0.3]], np.datetime64("2020-01-01"), np.longdouble("1e400"),
-    np.array(["a", "b"]), np.array([1 + 0j]),
+    "0.5",
+    b"0.5",
+    None,
+    1 + 2j,
+    object(),
+    {"a": 1},
+    np.array([True, False]),
+    True,
+    [[0.1, 0.2], [0.3]],
+    np.datetime64("2020-01-01"),
+    np.longdouble("1e400"),
+    np.array(["a", "b"]),
+    np.array([1 + 0j]),
 ]
 ARRAYS = [
-    [], np.array([]), [[0.1, 0.2], [0.3, 0.4]], np.array([0.1, 0.2, 0.3]),
-    np.array([[0.2], [0.7]]), np.array([0.0, 0.5, 1.0]), np.array([np.nan, 0.5]),
-    np.zeros((2, 3)), np.array([5e-324, 1e-300, 0.9]), np.float32(0.5), np.int64(1),
-    np.array([0.1, -0.0]), np.full((0, 2), 0.5),
+    [],
+    np.array([]),
+    [[0.1, 0.2], [0.3, 0.4]],
+    np.array([0.1, 0.2, 0.3]),
+    np.array([[0.2], [0.7]]),
+    np.array([0.0, 0.5, 1.0]),
+    np.array([np.nan, 0.5]),
+    np.zeros((2, 3)),
+    np.array([5e-324, 1e-300, 0.9]),
+    np.float32(0.5),
+    np.int64(1),
+    np.array([0.1, -0.0]),
+    np.full((0, 2), 0.5),
 ]
-anything = st.sampled_from(NUMBERS + WEIRD + ARRAYS) | st.floats(allow_nan=True, allow_infinity=True)
+anything = st.sampled_from(NUMBERS + WEIRD + ARRAYS) | st.floats(
+    allow_nan=True, allow_infinity=True
+)
 
 
 def is_valid(value: Any, lower: float, upper: float, lower_open: bool, upper_open: bool) -> bool:
@@ -86,7 +122,9 @@ NON_NEGATIVE = (0.0, np.inf, False, True)
 
 
 def names_one_of(message: str, names: list[str]) -> bool:
-    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", message) for n in names)
+    return any(
+        re.search(rf"(?<![A-Za-z0-9_]){re.escape(n)}(?![A-Za-z0-9_])", message) for n in names
+    )
 
 
 def check_call(
@@ -130,14 +168,18 @@ SELECTIVITY = [
 ]
 
 
-@pytest.mark.parametrize(("func", "ranges", "output"), SELECTIVITY, ids=lambda x: getattr(x, "__name__", ""))
+@pytest.mark.parametrize(
+    ("func", "ranges", "output"), SELECTIVITY, ids=lambda x: getattr(x, "__name__", "")
+)
 @given(data=st.data())
 def test_scalar_functions_return_in_range_or_name_the_argument(func, ranges, output, data):
     kwargs = {name: data.draw(anything, label=name) for name in ranges}
     check_call(func, kwargs, ranges, output)
 
 
-@pytest.mark.parametrize(("func", "ranges", "output"), SELECTIVITY, ids=lambda x: getattr(x, "__name__", ""))
+@pytest.mark.parametrize(
+    ("func", "ranges", "output"), SELECTIVITY, ids=lambda x: getattr(x, "__name__", "")
+)
 @given(data=st.data())
 def test_scalar_functions_on_valid_values_of_every_size(func, ranges, output, data):
     # Valid on their own (boundaries, subnormals, 1 - 2**-53): the function must answer in range
@@ -145,8 +187,11 @@ def test_scalar_functions_on_valid_values_of_every_size(func, ranges, output, da
     def valid(spec: tuple) -> st.SearchStrategy:
         lower, upper, lower_open, upper_open = spec
         top = 1e300 if upper == np.inf else upper
-        edges = [v for v in (0.0, 5e-324, 1e-300, 0.5, ONE_MINUS, 1.0, 1e300, 1.7e308)
-                 if is_valid(v, *spec)]
+        edges = [
+            v
+            for v in (0.0, 5e-324, 1e-300, 0.5, ONE_MINUS, 1.0, 1e300, 1.7e308)
+            if is_valid(v, *spec)
+        ]
         scalar = st.sampled_from(edges) | st.floats(
             lower, top, exclude_min=lower_open, exclude_max=upper_open
         )
@@ -166,11 +211,14 @@ EXTREMES = [0.0, 5e-324, 1e-300, 1.0, 1e300, 1.7e308]
 @st.composite
 def geometries(draw: st.DrawFn) -> Geometry:
     C = draw(st.integers(2, 4))
-    pi = np.asarray(draw(st.lists(st.sampled_from([5e-324, 1e-300, 0.0, 1.0, 0.3]), min_size=C, max_size=C)))
+    pi = np.asarray(
+        draw(st.lists(st.sampled_from([5e-324, 1e-300, 0.0, 1.0, 0.3]), min_size=C, max_size=C))
+    )
     if pi.sum() == 0.0:
         pi[0] = 1.0
     pi = pi / pi.sum()
-    eps_c = np.asarray(draw(st.lists(st.sampled_from([0.0, 5e-324, 1e-300, 0.5, ONE_MINUS, 1.0]), min_size=C, max_size=C)))
+    rates = st.sampled_from([0.0, 5e-324, 1e-300, 0.5, ONE_MINUS, 1.0])
+    eps_c = np.asarray(draw(st.lists(rates, min_size=C, max_size=C)))
     eps = min(1.0, float(np.sum(pi * eps_c)))
     arrays = {
         name: np.asarray(draw(st.lists(st.sampled_from(EXTREMES), min_size=C, max_size=C)))
@@ -212,8 +260,12 @@ def test_bounds_refuse_what_is_not_a_geometry_or_a_method(geometry, method):
 
 
 GOOD_GEOMETRY = {
-    "eps": 0.1, "pi": [0.5, 0.5], "eps_c": [0.1, 0.1], "D": [4.0, 4.0],
-    "sigma_mix": [1.0, 1.0], "sigma_c": [1.0, 1.0],
+    "eps": 0.1,
+    "pi": [0.5, 0.5],
+    "eps_c": [0.1, 0.1],
+    "D": [4.0, 4.0],
+    "sigma_mix": [1.0, 1.0],
+    "sigma_c": [1.0, 1.0],
 }
 
 
@@ -250,16 +302,46 @@ _Y = np.array([0, 1, 2] * 4)
 _PRED = np.array([0, 1, 2, 1, 1, 2, 0, 0, 2, 0, 1, 1])
 
 Z_VALUES = [
-    _Z * 1e300, _Z * 1e-300, _Z * 5e-324, np.full((12, 2), 1.7e308), _Z[:, :0], _Z[:, 0],
-    np.where(_Z > 1, np.nan, _Z), np.where(_Z > 1, np.inf, _Z), _Z[:5], _Z.tolist(),
-    _Z.astype(np.float32), (_Z > 0), _Z.astype(complex), _Z.astype(object), _Z[:, :, None],
-    np.zeros((12, 2)), -0.0 * _Z, _Z[:1], None, "Z",
+    _Z * 1e300,
+    _Z * 1e-300,
+    _Z * 5e-324,
+    np.full((12, 2), 1.7e308),
+    _Z[:, :0],
+    _Z[:, 0],
+    np.where(_Z > 1, np.nan, _Z),
+    np.where(_Z > 1, np.inf, _Z),
+    _Z[:5],
+    _Z.tolist(),
+    _Z.astype(np.float32),
+    (_Z > 0),
+    _Z.astype(complex),
+    _Z.astype(object),
+    _Z[:, :, None],
+    np.zeros((12, 2)),
+    -0.0 * _Z,
+    _Z[:1],
+    None,
+    "Z",
 ]
 LABELS = [
-    _Y + 1, _Y.astype(float), _Y + 0.5, _Y[:5], _Y.astype(bool), _Y.astype(str), -_Y,
-    np.where(_Y == 2, 10**7, _Y), np.where(_Y == 2, np.nan, _Y), np.where(_Y == 2, 1e300, _Y),
-    np.zeros(12, dtype=int), _Y.astype(np.uint64) + np.uint64(2**63), _Y.tolist(), [[0, 1], [2]],
-    None, 3, _Y[:, None], np.array([], dtype=int),
+    _Y + 1,
+    _Y.astype(float),
+    _Y + 0.5,
+    _Y[:5],
+    _Y.astype(bool),
+    _Y.astype(str),
+    -_Y,
+    np.where(_Y == 2, 10**7, _Y),
+    np.where(_Y == 2, np.nan, _Y),
+    np.where(_Y == 2, 1e300, _Y),
+    np.zeros(12, dtype=int),
+    _Y.astype(np.uint64) + np.uint64(2**63),
+    _Y.tolist(),
+    [[0, 1], [2]],
+    None,
+    3,
+    _Y[:, None],
+    np.array([], dtype=int),
 ]
 N_CLASSES = [None, 2, 3, 4, 1, 0, -1, 10**6, 10**5, 2.0, True, "3", np.int64(3), 3.5]
 LAMS = [0.15, [0.1], np.nan, 1.0, -0.0, 5e-324, ONE_MINUS, "0.1", None, np.array(0.3), 1e300]
@@ -304,8 +386,16 @@ def test_estimate_geometry_and_feasibility_report(Z, y, y_pred, n_classes, lam, 
 
 
 def test_every_public_name_is_fuzzed():
-    fuzzed = {f.__name__ for f, _, _ in SELECTIVITY} | {f.__name__ for f in BOUNDS} | {
-        "structural_existence_confidence", "Geometry", "estimate_geometry", "feasibility_report",
-        "METHODS", "FeasibilityReport",  # constant; the report's class (built by feasibility_report)
-    }
+    fuzzed = (
+        {f.__name__ for f, _, _ in SELECTIVITY}
+        | {f.__name__ for f in BOUNDS}
+        | {
+            "structural_existence_confidence",
+            "Geometry",
+            "estimate_geometry",
+            "feasibility_report",
+            "METHODS",
+            "FeasibilityReport",  # constant; the report's class (built by feasibility_report)
+        }
+    )
     assert set(gcul_theory.__all__) <= fuzzed, set(gcul_theory.__all__) - fuzzed

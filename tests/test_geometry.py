@@ -130,8 +130,20 @@ def test_single_error_and_single_clean_sample_have_zero_spread():
         (np.full((4, 2), np.nan), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "finite"]),
         (np.zeros(4), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "two-dimensional"]),
         (np.zeros((4, 2)), [0, 1, 0], [0, 1, 1, 1], ValueError, ["y", "one label per row"]),
-        (np.zeros((4, 2)), [0, 1, 0, 1], [0, 1, 1, -1], ValueError, ["y_pred", "non-negative", "-1"]),
-        (np.zeros((4, 2)), [0, 0, 0, 0], [0, 0, 0, 0], ValueError, ["y", "n_classes", "at least two"]),
+        (
+            np.zeros((4, 2)),
+            [0, 1, 0, 1],
+            [0, 1, 1, -1],
+            ValueError,
+            ["y_pred", "non-negative", "-1"],
+        ),
+        (
+            np.zeros((4, 2)),
+            [0, 0, 0, 0],
+            [0, 0, 0, 0],
+            ValueError,
+            ["y", "n_classes", "at least two"],
+        ),
         (np.zeros((4, 2)), [0, 0.5, 0, 1], [0, 1, 1, 1], ValueError, ["y", "integer"]),
         (np.zeros((4, 2)), ["a", "b", "a", "b"], [0, 1, 1, 1], TypeError, ["y", "integer"]),
     ],
@@ -144,7 +156,9 @@ def test_bad_inputs_raise(Z, y, y_pred, kind, words):
 
 
 def test_label_beyond_n_classes_raises():
-    with pytest.raises(ValueError, match=r"y labels must lie in 0\.\.1 \(n_classes = 2, given\); got 2"):
+    with pytest.raises(
+        ValueError, match=r"y labels must lie in 0\.\.1 \(n_classes = 2, given\); got 2"
+    ):
         estimate_geometry(np.zeros((3, 2)), np.array([0, 1, 2]), np.array([0, 1, 1]), n_classes=2)
 
 
@@ -216,8 +230,12 @@ def test_identity_accepts_counts_rounded_to_float():
     pi = np.full(10, 0.1)  # sums to 0.9999999999999999
     eps_c = np.arange(10) / 3 % 1
     g = Geometry(
-        eps=float(np.sum(pi * eps_c)), pi=pi, eps_c=eps_c, D=np.ones(10),
-        sigma_mix=np.ones(10), sigma_c=np.ones(10),
+        eps=float(np.sum(pi * eps_c)),
+        pi=pi,
+        eps_c=eps_c,
+        D=np.ones(10),
+        sigma_mix=np.ones(10),
+        sigma_c=np.ones(10),
     )
     assert abs(g.weights.sum() - 1.0) < 1e-14
 
@@ -241,8 +259,14 @@ def test_bounds_stay_in_range_on_every_accepted_geometry(eps_c, seed, D, sigma):
     eps_c = np.array(eps_c)
     implied = float(np.sum(pi * eps_c))
     # The largest ε the relative tolerance accepts: the weights then sum to just above 1.
-    for eps in (implied, implied * (1 - 3 * C * 2.0**-53), min(1.0, implied * (1 + 3 * C * 2.0**-53))):
-        g = Geometry(eps=eps, pi=pi, eps_c=eps_c, D=[D] * C, sigma_mix=[sigma] * C, sigma_c=[sigma] * C)
+    for eps in (
+        implied,
+        implied * (1 - 3 * C * 2.0**-53),
+        min(1.0, implied * (1 + 3 * C * 2.0**-53)),
+    ):
+        g = Geometry(
+            eps=eps, pi=pi, eps_c=eps_c, D=[D] * C, sigma_mix=[sigma] * C, sigma_c=[sigma] * C
+        )
         assert 0.0 <= structural_existence_confidence(g) <= 1.0
         for method in METHODS:
             assert 0.0 <= capture_rate_bound(g, method) <= 1.0
@@ -332,8 +356,13 @@ def test_distances_beyond_float64_name_z():
         (np.zeros((4, 0)), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "at least one column"]),
         (np.zeros((4, 2)), [0, 1, 0, 1.0], [0, 1, 1, 1], None, []),  # integral floats: accepted
         (np.zeros((4, 2)), [0, 1, 0, 1e300], [0, 1, 1, 1], ValueError, ["y", "1e+300"]),
-        (np.zeros((4, 2)), np.array([0, 1, 0, 2**63], dtype=np.uint64), [0, 1, 1, 1],
-         ValueError, ["y", str(2**63)]),
+        (
+            np.zeros((4, 2)),
+            np.array([0, 1, 0, 2**63], dtype=np.uint64),
+            [0, 1, 1, 1],
+            ValueError,
+            ["y", str(2**63)],
+        ),
         (np.zeros((4, 2)), [True, False, True, False], [0, 1, 1, 1], TypeError, ["y", "bool"]),
         (np.zeros((4, 2)), [0, 1, 0, 1], [[0, 1], [1]], TypeError, ["y_pred"]),
     ],

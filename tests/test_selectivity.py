@@ -165,8 +165,22 @@ TINY = 2.0**-1070  # absolute floor: 16 of the smallest subnormals, for results 
 ONE_MINUS = 1.0 - 2.0**-53  # the float just below 1
 
 special_rates = st.sampled_from(
-    [0.0, 5e-324, 1e-320, 2.0**-1022, 1e-300, 2.0**-800, 1e-20, 2.0**-53, 0.5, 0.48055,
-     ONE_MINUS, 1.0 - 2.0**-52, 0.99999999, 1.0]
+    [
+        0.0,
+        5e-324,
+        1e-320,
+        2.0**-1022,
+        1e-300,
+        2.0**-800,
+        1e-20,
+        2.0**-53,
+        0.5,
+        0.48055,
+        ONE_MINUS,
+        1.0 - 2.0**-52,
+        0.99999999,
+        1.0,
+    ]
 )
 any_rate = st.one_of(special_rates, st.floats(0.0, 1.0))
 any_eps = st.one_of(
