@@ -18,7 +18,7 @@ Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)
 
 Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
 ``thm:gcul_effectiveness_sufficient_condition``, ``cor:attractor_properties``)
-    Geometry, estimate_geometry  ε, π_c, ε_c, D_c, σ_mix,c, σ_c (at most 100 000 classes)
+    Geometry, estimate_geometry  ε, π_c, ε_c, D_c, σ_mix,c, σ_c (at most 4096 classes)
     capture_rate_bound    r̂1 ∈ [0, 1] for each method in METHODS
     contamination_rate_bound  r̂2 ∈ [0, 1]
     critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)) ∈ [0, 1]

@@ -24,7 +24,9 @@ __all__ = ["Geometry", "estimate_geometry"]
 
 _U = 2.0**-53  # unit roundoff of float64
 _SMALLEST_SUBNORMAL = 2.0**-1074
-MAX_CLASSES = 100_000  # largest number of classes estimate_geometry accepts
+# Largest number of classes estimate_geometry accepts: corr_mix is a dense (C, C) float64 matrix,
+# 128 MiB at C = 4096.
+MAX_CLASSES = 4096
 
 
 def _identity_slack(n_classes: int) -> float:
@@ -62,6 +64,12 @@ class Geometry:
         Standard deviation :math:`\sigma_c \ge 0` of class c's correct samples along :math:`\hat d_c`.
     notes : tuple of str, optional
         Reasons for every degenerate value (see :func:`estimate_geometry`).
+    corr_mix : ndarray, shape (..., C, C), optional
+        Correlations :math:`R_{cc'} = \hat d_c^\top \Sigma_{mix} \hat d_{c'} /
+        (\sigma_{mix,c}\sigma_{mix,c'})` of the error pool's projections on the class
+        directions; symmetric, unit diagonal, entries in [-1, 1] (symmetry and the diagonal to
+        1e-8). Needed by predictors that use the correlations; :func:`estimate_geometry` fills
+        it. None by default.
 
     Raises
     ------
@@ -92,6 +100,7 @@ class Geometry:
     sigma_mix: np.ndarray
     sigma_c: np.ndarray
     notes: tuple[str, ...] = field(default=())
+    corr_mix: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         eps = as_float_array(self.eps, "eps", lower=0.0, upper=1.0)
@@ -151,6 +160,10 @@ class Geometry:
         if isinstance(notes, str) or not isinstance(notes, tuple | list):
             raise TypeError(f"notes must be a tuple of str; got {shown(notes)}")
         object.__setattr__(self, "notes", tuple(str(n) for n in notes))
+        if self.corr_mix is not None:
+            corr = _check_correlation(self.corr_mix, pi.shape)
+            corr.setflags(write=False)
+            object.__setattr__(self, "corr_mix", corr)
 
     @property
     def n_classes(self) -> int:
@@ -187,6 +200,27 @@ class Geometry:
 
 _CHUNK_ELEMENTS = 1 << 22  # rows are processed in blocks of about this many float64 values
 _SAFE_EXPONENT = 400  # Z with max |Z| beyond 2**±400 is rescaled by a power of two first
+
+
+_CORRELATION_TOL = 1e-8  # symmetry and unit diagonal of corr_mix (entries are in [-1, 1])
+
+
+def _check_correlation(value: ArrayLike, pi_shape: tuple[int, ...]) -> np.ndarray:
+    corr = as_float_array(value, "corr_mix", lower=-1.0, upper=1.0)
+    expected = pi_shape + pi_shape[-1:]
+    if corr.shape != expected:
+        raise ValueError(
+            f"corr_mix must have shape {expected} (pi's plus a class axis); got {corr.shape}"
+        )
+    if np.any(np.abs(corr - np.swapaxes(corr, -1, -2)) > _CORRELATION_TOL):
+        raise ValueError("corr_mix must be symmetric in its last two axes; it is not")
+    diagonal = np.diagonal(corr, axis1=-2, axis2=-1)
+    off = np.abs(diagonal - 1.0) > _CORRELATION_TOL
+    if np.any(off):
+        raise ValueError(
+            f"corr_mix must have a unit diagonal; got {float(diagonal[off].flat[0])!r}"
+        )
+    return np.array(corr, dtype=np.float64)
 
 
 def _ranges(values: np.ndarray, limit: int = 6) -> str:
@@ -308,25 +342,27 @@ def _spreads_of_classes(
     return squares
 
 
-def _spreads_of_pool(Z_err: np.ndarray, mu_mix: np.ndarray, directions: np.ndarray) -> np.ndarray:
-    """Σ over error-pool rows of ((z - μ_mix)·d̂_c)² for every direction d̂_c.
+def _pool_scatter(Z_err: np.ndarray, mu_mix: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """Scatter of the error pool's projections on the directions: ``P^T P`` for
+    ``P = (Z_err - μ_mix) d̂^T`` (K, K), block by block.
 
-    As projections, (n_err·d·K operations), or as quadratic forms of the scatter matrix
-    (n_err·d² + K·d²), whichever is cheaper; the two are the same number up to rounding.
+    As projections (n_err·d·K operations) or through the (d, d) scatter matrix of Z_err
+    (n_err·d² + K²·d), whichever is cheaper; the two are the same number up to rounding.
     """
     n_directions, width = directions.shape
     if n_directions <= width:
-        squares = np.zeros(n_directions)
-        for start in _rows(Z_err.shape[0], max(width, n_directions)):
-            block = Z_err[start : start + _rows(Z_err.shape[0], max(width, n_directions)).step]
-            projections = (block - mu_mix) @ directions.T
-            squares += (projections**2).sum(axis=0)
-        return squares
-    scatter = np.zeros((width, width))
-    for start in _rows(Z_err.shape[0], width):
-        block = Z_err[start : start + _rows(Z_err.shape[0], width).step] - mu_mix
-        scatter += block.T @ block
-    return np.maximum(np.einsum("kd,de,ke->k", directions, scatter, directions), 0.0)
+        scatter = np.zeros((n_directions, n_directions))
+        step = _rows(Z_err.shape[0], max(width, n_directions)).step
+        for start in range(0, Z_err.shape[0], step):
+            projections = (Z_err[start : start + step] - mu_mix) @ directions.T
+            scatter += projections.T @ projections
+        return scatter
+    inner = np.zeros((width, width))
+    step = _rows(Z_err.shape[0], width).step
+    for start in range(0, Z_err.shape[0], step):
+        block = Z_err[start : start + step] - mu_mix
+        inner += block.T @ block
+    return directions @ inner @ directions.T
 
 
 def estimate_geometry(
@@ -344,7 +380,7 @@ def estimate_geometry(
     y_pred : array_like of int, shape (N,)
         Phase-1 predictions in ``0..C-1``, with the same rules.
     n_classes : int, optional
-        Number of classes C, from 2 to :data:`MAX_CLASSES` (100 000); classes that never
+        Number of classes C, from 2 to :data:`MAX_CLASSES` (4096); classes that never
         occur in ``y`` then get :math:`\pi_c = 0` and a note. Defaults to
         ``max(y, y_pred) + 1``, and then every class ``0..C-1`` must occur in ``y``: labels
         that skip a class (1-based labels leave class 0 empty; a stray label 10**7 leaves
@@ -361,7 +397,7 @@ def estimate_geometry(
     ------
     ValueError
         Shape mismatch, NaN/inf in ``Z``, ``Z`` with no column, a label outside ``0..C-1``,
-        fewer than two or more than 100 000 classes, an inferred class that never occurs in
+        fewer than two or more than 4096 classes, an inferred class that never occurs in
         ``y``, fewer than two samples, or distances too large for float64.
     TypeError
         Non-integer label arrays, a non-integer ``n_classes``.
@@ -379,7 +415,7 @@ def estimate_geometry(
     (computed as the variance of the projections, which is the same number).
 
     The work is O(N d) plus O(K d) for the K classes that occur, with at most
-    :data:`MAX_CLASSES` = 100 000 classes. If ``Z`` has entries beyond :math:`2^{\pm 400}`
+    :data:`MAX_CLASSES` = 4096 classes. If ``Z`` has entries beyond :math:`2^{\pm 400}`
     it is first divided by a power of two (exact), and the distances and spreads are scaled
     back; a distance or spread that does not fit in float64 then raises ``ValueError``.
 
@@ -477,7 +513,7 @@ def estimate_geometry(
     n_errors = int(errors.sum())
     if n_errors == 0:
         notes.append("no misclassified sample: eps = 0 and every D, sigma is 0; nothing to reject")
-        return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes))
+        return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes), np.eye(n_classes))
     if n_errors == 1:
         notes.append("a single misclassified sample: sigma_mix is 0 (no spread from one point)")
 
@@ -509,8 +545,10 @@ def estimate_geometry(
     safe = np.where(coincident, 1.0, distance)
     directions = np.where(coincident[:, None], 0.0, difference / safe[:, None])
     pool = np.zeros(classes.size)
+    pool_covariance = np.zeros((classes.size, classes.size))
     if n_errors > 1:
-        pool = np.sqrt(_spreads_of_pool(Z_err, mu_mix, directions) / (n_errors - 1))
+        pool_covariance = _pool_scatter(Z_err, mu_mix, directions) / (n_errors - 1)
+        pool = np.sqrt(np.maximum(np.diagonal(pool_covariance), 0.0))
     own = np.sqrt(
         _spreads_of_classes(Z_sorted, index_sorted, means, directions)
         / np.maximum(clean_counts - 1, 1)
@@ -532,4 +570,27 @@ def estimate_geometry(
                 f"Z is too large: a {name} computed from it exceeds the float64 range "
                 f"(max |Z| = {float(max(Z_a.max(), -Z_a.min())):.3g}); rescale Z"
             )
-    return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes))
+    corr_mix = _correlation(pool_covariance, pool, classes, n_classes)
+    return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes), corr_mix)
+
+
+def _correlation(
+    covariance: np.ndarray, spread: np.ndarray, classes: np.ndarray, n_classes: int
+) -> np.ndarray:
+    """``corr_mix`` (C, C) from the pool covariance over the present classes' directions.
+
+    A class whose direction or spread is undefined (D = 0 or sigma_mix = 0, or no clean core)
+    gets an identity row and column (independent of the others), consistent with its tail
+    conventions.
+    """
+    corr = np.eye(n_classes)
+    defined = spread > 0.0
+    if defined.sum() < 2:
+        return corr
+    scale = spread[defined]
+    block = covariance[np.ix_(defined, defined)] / np.outer(scale, scale)
+    block = np.clip(0.5 * (block + block.T), -1.0, 1.0)
+    np.fill_diagonal(block, 1.0)
+    where = classes[defined]
+    corr[np.ix_(where, where)] = block
+    return corr

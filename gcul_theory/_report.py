@@ -125,7 +125,7 @@ def feasibility_report(
     method : {"gaussian", "union", "chernoff"}, default "union"
         The :math:`\hat r_1` bound the verdict uses; all three are reported.
     n_classes : int, optional
-        Number of classes, at most 100 000; defaults to ``max(y, y_pred) + 1``, and then every
+        Number of classes, at most 4096; defaults to ``max(y, y_pred) + 1``, and then every
         class must occur in ``y`` (see :func:`estimate_geometry`).
 
     Returns

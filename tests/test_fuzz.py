@@ -343,7 +343,7 @@ LABELS = [
     _Y[:, None],
     np.array([], dtype=int),
 ]
-N_CLASSES = [None, 2, 3, 4, 1, 0, -1, 10**6, 10**5, 2.0, True, "3", np.int64(3), 3.5]
+N_CLASSES = [None, 2, 3, 4, 1, 0, -1, 10**6, 4096, 2.0, True, "3", np.int64(3), 3.5]
 LAMS = [0.15, [0.1], np.nan, 1.0, -0.0, 5e-324, ONE_MINUS, "0.1", None, np.array(0.3), 1e300]
 
 

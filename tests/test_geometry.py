@@ -314,7 +314,7 @@ def test_explicit_n_classes_is_bounded_and_cheap():
     for name in ("D", "sigma_mix", "sigma_c", "pi", "eps_c"):
         np.testing.assert_array_equal(getattr(g, name)[:3], getattr(reference, name))
     assert np.all(g.D[3:] == 0.0) and np.all(g.pi[3:] == 0.0)
-    assert sum("never occur" in note for note in g.notes) == 1  # one note, not 99 997
+    assert sum("never occur" in note for note in g.notes) == 1  # one note, not 4093
 
 
 def test_many_classes_match_the_per_class_definition():
@@ -375,3 +375,30 @@ def test_more_bad_inputs(Z, y, y_pred, kind, words):
         estimate_geometry(Z, y, y_pred)
     for word in words:
         assert word in str(info.value)
+
+
+def test_corr_mix_matches_the_projection_correlations():
+    # corr_mix (used by the correlation-aware predictors) from the vectorised pool scatter.
+    rng = np.random.default_rng(11)
+    for width, n_classes in ((5, 3), (2, 6)):  # K <= d (projections) and K > d (scatter matrix)
+        Z = rng.normal(size=(900, width)) * np.arange(1, width + 1)
+        y = rng.integers(0, n_classes, 900)
+        y_pred = np.where(rng.random(900) < 0.4, rng.integers(0, n_classes, 900), y)
+        g = estimate_geometry(Z, y, y_pred)
+        errors = y_pred != y
+        mu_mix = Z[errors].mean(axis=0)
+        directions = np.array(
+            [(mu_mix - Z[(~errors) & (y == c)].mean(axis=0)) / g.D[c] for c in range(n_classes)]
+        )
+        expected = np.corrcoef((Z[errors] - mu_mix) @ directions.T, rowvar=False)
+        np.testing.assert_allclose(g.corr_mix, expected, rtol=0, atol=1e-12)
+
+
+def test_corr_mix_is_validated():
+    with pytest.raises(ValueError, match="corr_mix must have shape"):
+        Geometry(**GOOD, corr_mix=np.eye(3))
+    with pytest.raises(ValueError, match="corr_mix must be symmetric"):
+        Geometry(**GOOD, corr_mix=[[1.0, 0.5], [0.2, 1.0]])
+    with pytest.raises(ValueError, match="corr_mix must have a unit diagonal"):
+        Geometry(**GOOD, corr_mix=[[0.9, 0.0], [0.0, 1.0]])
+    assert Geometry(**GOOD).corr_mix is None
