@@ -11,6 +11,7 @@ every name in ``METHODS``, so methods added later are fuzzed too.
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 from collections.abc import Callable
@@ -385,8 +386,40 @@ def test_estimate_geometry_and_feasibility_report(Z, y, y_pred, n_classes, lam, 
     assert isinstance(str(report), str)
 
 
+# --------------------------------------------------------------------------------------------
+# Every public callable, including any added later: garbage in, a named refusal or an answer out.
+
+PUBLIC_CALLABLES = sorted(
+    name for name in gcul_theory.__all__ if callable(getattr(gcul_theory, name))
+)
+
+
+@pytest.mark.parametrize("name", PUBLIC_CALLABLES)
+@given(data=st.data())
+def test_every_public_callable_refuses_garbage_by_name(name, data):
+    func = getattr(gcul_theory, name)
+    parameters = [
+        p
+        for p in inspect.signature(func).parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and (p.default is p.empty or data.draw(st.booleans(), label=f"set {p.name}"))
+    ]
+    kwargs = {p.name: data.draw(anything, label=p.name) for p in parameters}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            result = func(**kwargs)
+        except (ValueError, TypeError) as exc:
+            message = str(exc)
+            assert len(message) < 1000, message[:200]
+            assert names_one_of(message, list(kwargs)), (name, message, list(kwargs))
+            return
+    if isinstance(result, float | np.ndarray) and np.asarray(result).dtype.kind == "f":
+        assert not np.any(np.isnan(result)), (name, kwargs, result)
+
+
 def test_every_public_name_is_fuzzed():
-    fuzzed = (
+    specific = (
         {f.__name__ for f, _, _ in SELECTIVITY}
         | {f.__name__ for f in BOUNDS}
         | {
@@ -394,8 +427,8 @@ def test_every_public_name_is_fuzzed():
             "Geometry",
             "estimate_geometry",
             "feasibility_report",
-            "METHODS",
-            "FeasibilityReport",  # constant; the report's class (built by feasibility_report)
         }
     )
-    assert set(gcul_theory.__all__) <= fuzzed, set(gcul_theory.__all__) - fuzzed
+    constants = {n for n in gcul_theory.__all__ if not callable(getattr(gcul_theory, n))}
+    assert specific <= set(PUBLIC_CALLABLES)
+    assert set(gcul_theory.__all__) == set(PUBLIC_CALLABLES) | constants
