@@ -14,8 +14,7 @@ Theorems ``thm:global_rate_bounds``, ``thm:gcul_effectiveness_sufficient_conditi
 
 References
 ----------
-.. [1] "Ambiguity identification in text emotion classification via cluster-guided
-   learning" (the GCUL paper).
+.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
 """
 
 from __future__ import annotations
@@ -105,7 +104,7 @@ def capture_rate_bound(geometry: Geometry, method: str = "union") -> float | np.
 
     References
     ----------
-    .. [1] The GCUL paper (reference in the module docstring).
+    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
 
     Examples
     --------
@@ -154,7 +153,7 @@ def contamination_rate_bound(geometry: Geometry, method: str = "union") -> float
 
     References
     ----------
-    .. [1] The GCUL paper (reference in the module docstring).
+    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
 
     Examples
     --------
@@ -197,7 +196,7 @@ def critical_lambda(geometry: Geometry, method: str = "union") -> float | np.nda
 
     References
     ----------
-    .. [1] The GCUL paper (reference in the module docstring).
+    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
 
     Examples
     --------
@@ -250,7 +249,7 @@ def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
 
     References
     ----------
-    .. [1] The GCUL paper (reference in the module docstring).
+    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
 
     Examples
     --------
