@@ -225,6 +225,19 @@ def geometries(draw: st.DrawFn) -> Geometry:
         name: np.asarray(draw(st.lists(st.sampled_from(EXTREMES), min_size=C, max_size=C)))
         for name in ("D", "sigma_mix", "sigma_c")
     }
+    # corr_mix: absent (predictors that need it must refuse by name), independent, or the
+    # correlations of C random directions.
+    kind = draw(st.sampled_from(["none", "identity", "random"]))
+    if kind == "none":
+        arrays["corr_mix"] = None
+    elif kind == "identity":
+        arrays["corr_mix"] = np.eye(C)
+    else:
+        vectors = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).normal(size=(C, 3))
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        corr = np.clip(vectors @ vectors.T, -1.0, 1.0)
+        np.fill_diagonal(corr, 1.0)
+        arrays["corr_mix"] = corr
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
@@ -243,7 +256,11 @@ def test_bounds_stay_in_range_on_extreme_geometries(geometry, method):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for func in BOUNDS:
-            value = func(geometry, method)
+            try:
+                value = func(geometry, method)
+            except ValueError as exc:  # a method that needs corr_mix, on a geometry without it
+                assert geometry.corr_mix is None and names_one_of(str(exc), ["method", "corr_mix"])
+                continue
             assert 0.0 <= value <= 1.0, (func.__name__, method, geometry, value)
         assert 0.0 <= structural_existence_confidence(geometry) <= 1.0
 
@@ -288,7 +305,11 @@ def test_geometry_is_built_in_range_or_refused_naming_a_field(replaced, data, me
             assert names_one_of(str(exc), replaced), (str(exc), replaced)
             return
         for func in BOUNDS:
-            value = np.asarray(func(geometry, method))
+            try:
+                value = np.asarray(func(geometry, method))
+            except ValueError as exc:  # a method that needs corr_mix (Geometry's default: None)
+                assert names_one_of(str(exc), ["method", "corr_mix"]), str(exc)
+                continue
             assert np.all((value >= 0.0) & (value <= 1.0))
         value = np.asarray(structural_existence_confidence(geometry))
         assert np.all((value >= 0.0) & (value <= 1.0))
