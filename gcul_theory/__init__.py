@@ -1,27 +1,28 @@
 r"""The mathematics of GCUL, as numbers: closed forms, bounds and estimators of their inputs.
 
 Every function broadcasts over NumPy arrays (scalars in, floats out), validates its inputs at
-the boundary and documents its edge cases. Equation labels refer to the GCUL paper
-(``shared/paper/gcul_paper.tex``).
+the boundary and documents its edge cases and its output range. Section, equation and theorem
+labels (``eq:selectivity_score``, ``thm:r1_rigorous``, ...) are those of the GCUL paper,
+"Ambiguity identification in text emotion classification via cluster-guided learning".
 
 Selectivity (``subsec:selectivity_score``)
-    rejection_rate        ρ = ε r1 + (1-ε) r2
-    clean_error           ε_clean = ε(1-r1)/(1-ρ)
-    utility               U(λ) = ε - ε_clean - λρ
-    selectivity_score     S_GCUL, Eq. ``eq:selectivity_score``; S > λ ⟺ U(λ) > 0
-    empirical_lambda      λ*_EMP = (ε - ε_sel)/ρ
+    rejection_rate        ρ = ε r1 + (1-ε) r2 ∈ [0, 1]
+    clean_error           ε_clean = ε(1-r1)/(1-ρ) ∈ [0, 1]
+    utility               U(λ) = ε - ε_clean - λρ ∈ [-2, 1]
+    selectivity_score     S_GCUL ∈ [0, 1], Eq. ``eq:selectivity_score``; S > λ ⟺ U(λ) > 0
+    empirical_lambda      λ*_EMP = (ε - ε_sel)/ρ ∈ [-1, 1], for rates one test set can produce
 
 Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)
-    gaussian_tail         ½ erfc(D/(2√2σ))
-    chernoff_tail         exp(-D²/(8σ²))
+    gaussian_tail         ½ erfc(D/(2√2σ)) ∈ [0, ½]
+    chernoff_tail         exp(-D²/(8σ²)) ∈ [0, 1]
 
 Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
 ``thm:gcul_effectiveness_sufficient_condition``, ``cor:attractor_properties``)
-    Geometry, estimate_geometry
-    capture_rate_bound    r̂1 of a predictor (``method``, a name in METHODS)
-    contamination_rate_bound  r̂2
-    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)); default method "boole" (valid)
-    structural_existence_confidence  S_exist
+    Geometry, estimate_geometry  ε, π_c, ε_c, D_c, σ_mix,c, σ_c (at most 4096 classes)
+    capture_rate_bound    r̂1 ∈ [0, 1] of a predictor (``method``, a name in METHODS)
+    contamination_rate_bound  r̂2 ∈ [0, 1]
+    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)) ∈ [0, 1]; default method "boole" (valid)
+    structural_existence_confidence  S_exist ∈ [0, 1]
     feasibility_report    λ*_PRE, r̂1, r̂2, per-class table and a verdict, printable as text
 
 Predictors (the registry)

@@ -287,4 +287,6 @@ def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
     """
     geometry = _check_geometry(geometry)
     outliers = (geometry.weights * _chernoff_tail(geometry.D, geometry.sigma_mix)).sum(axis=-1)
-    return as_output(np.where(geometry.eps > 0.0, 1.0 - outliers, 1.0))
+    # Exactly, the weights sum to 1 and each tail is in [0, 1], so 1 - outliers is in [0, 1];
+    # the weights' sum may exceed 1 by the rounding Geometry tolerates, and the clip undoes it.
+    return as_output(np.where(geometry.eps > 0.0, np.clip(1.0 - outliers, 0.0, 1.0), 1.0))

@@ -7,7 +7,8 @@ priors :math:`\pi_c`, per-class error rates :math:`\varepsilon_c`, centroid dist
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "Ambiguity identification in text emotion classification via cluster-guided
+   learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -17,11 +18,25 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import as_float_array
+from ._validation import as_float_array, shown
 
 __all__ = ["Geometry", "estimate_geometry"]
 
-_IDENTITY_TOL = 1e-8
+_U = 2.0**-53  # unit roundoff of float64
+_SMALLEST_SUBNORMAL = 2.0**-1074
+# Largest number of classes estimate_geometry accepts: corr_mix is a dense (C, C) float64 matrix,
+# 128 MiB at C = 4096.
+MAX_CLASSES = 4096
+
+
+def _identity_slack(n_classes: int) -> float:
+    """Relative tolerance of the identities Σπ_c = 1 and Σπ_c ε_c = ε over C classes.
+
+    Each of the C terms carries at most two roundings (a count over N, then the product
+    π_c ε_c) and a sum of C terms adds at most C - 1 more, so an identity that holds exactly
+    for the counts holds in float64 to within about 3C·u relative; 4C·u leaves room.
+    """
+    return 4.0 * n_classes * _U
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,14 +67,20 @@ class Geometry:
     corr_mix : ndarray, shape (..., C, C), optional
         Correlations :math:`R_{cc'} = \hat d_c^\top \Sigma_{mix} \hat d_{c'} /
         (\sigma_{mix,c}\sigma_{mix,c'})` of the error pool's projections on the class
-        directions; symmetric, unit diagonal, entries in [-1, 1]. Needed by the predictors
-        "hunter_worsley" and "gaussian_exact"; :func:`estimate_geometry` fills it. None by default.
+        directions; symmetric, unit diagonal, entries in [-1, 1] (symmetry and the diagonal to
+        1e-8). Needed by predictors that use the correlations; :func:`estimate_geometry` fills
+        it. None by default.
 
     Raises
     ------
     ValueError
         If a value is out of range, not finite, shapes disagree, :math:`\pi` does not sum to
-        1, or :math:`\sum_c \pi_c\varepsilon_c \ne \varepsilon` (tolerance 1e-8).
+        1, or :math:`\sum_c \pi_c\varepsilon_c \ne \varepsilon`. Both identities are checked
+        to :math:`4Cu` relative (:math:`u = 2^{-53}`, C classes): each of the C terms carries
+        at most two roundings when computed from counts, and their sum at most C - 1 more; the
+        second identity also allows C times the smallest subnormal for products that underflow.
+        An absolute tolerance (1e-8 before) accepted ``eps=1e-9, eps_c=[5e-9, 5e-9]``, whose
+        error-pool weights sum to 5.
 
     Examples
     --------
@@ -91,7 +112,9 @@ class Geometry:
         if pi.ndim == 0:
             raise ValueError("pi must have a class axis (shape (..., C)); got a scalar")
         if pi.shape[-1] < 2:
-            raise ValueError(f"the geometry needs at least two classes; got C={pi.shape[-1]}")
+            raise ValueError(
+                f"pi must have at least two classes on its last axis; got shape {pi.shape}"
+            )
         for name, value in (
             ("eps_c", eps_c),
             ("D", D),
@@ -104,15 +127,23 @@ class Geometry:
             raise ValueError(
                 f"eps must have shape {pi.shape[:-1]} (pi without its class axis); got {eps.shape}"
             )
+        slack = _identity_slack(pi.shape[-1])
         total = pi.sum(axis=-1)
-        if np.any(np.abs(total - 1.0) > _IDENTITY_TOL):
-            raise ValueError(f"pi must sum to 1 over classes; got sum {total.flat[0]!r}")
-        implied = (pi * eps_c).sum(axis=-1)
-        mismatch = np.abs(implied - eps) > _IDENTITY_TOL
+        off = np.abs(total - 1.0) > slack
+        if np.any(off):
+            raise ValueError(
+                f"pi must sum to 1 over classes (to {slack:.1e} relative); got sum "
+                f"{float(total[off].flat[0])!r}"
+            )
+        with np.errstate(under="ignore"):
+            implied = (pi * eps_c).sum(axis=-1)
+        tolerance = slack * np.maximum(implied, eps) + pi.shape[-1] * _SMALLEST_SUBNORMAL
+        mismatch = np.abs(implied - eps) > tolerance
         if np.any(mismatch):
             raise ValueError(
-                "eps must equal sum_c pi_c * eps_c; got eps="
-                f"{eps[mismatch].flat[0]!r} but sum_c pi_c * eps_c={implied[mismatch].flat[0]!r}"
+                f"eps must equal sum_c pi_c * eps_c (to {slack:.1e} relative); got eps="
+                f"{float(eps[mismatch].flat[0])!r} but sum_c pi_c * eps_c="
+                f"{float(implied[mismatch].flat[0])!r}"
             )
         for name, value in (
             ("eps", eps),
@@ -122,9 +153,13 @@ class Geometry:
             ("sigma_mix", sigma_mix),
             ("sigma_c", sigma_c),
         ):
+            value = np.array(value, dtype=np.float64)  # a private copy: the caller's stays writable
             value.setflags(write=False)
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "notes", tuple(str(n) for n in self.notes))
+        notes = self.notes
+        if isinstance(notes, str) or not isinstance(notes, tuple | list):
+            raise TypeError(f"notes must be a tuple of str; got {shown(notes)}")
+        object.__setattr__(self, "notes", tuple(str(n) for n in notes))
         if self.corr_mix is not None:
             corr = _check_correlation(self.corr_mix, pi.shape)
             corr.setflags(write=False)
@@ -137,11 +172,20 @@ class Geometry:
 
     @property
     def weights(self) -> np.ndarray:
-        r"""Error-pool shares :math:`w_c = \pi_c\varepsilon_c/\varepsilon` (0 where ε = 0)."""
-        eps = self.eps[..., None]
-        out = np.zeros(self.pi.shape)
-        np.divide(self.pi * self.eps_c, eps, out=out, where=eps > 0.0)
-        return out
+        r"""Error-pool shares :math:`w_c = \pi_c\varepsilon_c/\varepsilon` (0 where ε = 0).
+
+        Computed from mantissas and exponents (``np.frexp``), so that neither the product nor
+        the quotient underflows or overflows when ε or a π_c is tiny: each weight is within a
+        few ulp of its exact value, and the weights sum to :math:`\sum_c\pi_c\varepsilon_c/\varepsilon`,
+        1 to within the tolerance the constructor checks.
+        """
+        eps = np.broadcast_to(self.eps[..., None], self.pi.shape)
+        m_pi, e_pi = np.frexp(self.pi)
+        m_err, e_err = np.frexp(self.eps_c)
+        m_eps, e_eps = np.frexp(np.where(eps > 0.0, eps, 1.0))
+        with np.errstate(under="ignore", over="ignore"):
+            w = np.ldexp(m_pi * m_err / m_eps, e_pi + e_err - e_eps)
+        return np.where(eps > 0.0, w, 0.0)
 
     def __repr__(self) -> str:
         def fmt(a: np.ndarray) -> str:
@@ -154,6 +198,13 @@ class Geometry:
         )
 
 
+_CHUNK_ELEMENTS = 1 << 22  # rows are processed in blocks of about this many float64 values
+_SAFE_EXPONENT = 400  # Z with max |Z| beyond 2**±400 is rescaled by a power of two first
+
+
+_CORRELATION_TOL = 1e-8  # symmetry and unit diagonal of corr_mix (entries are in [-1, 1])
+
+
 def _check_correlation(value: ArrayLike, pi_shape: tuple[int, ...]) -> np.ndarray:
     corr = as_float_array(value, "corr_mix", lower=-1.0, upper=1.0)
     expected = pi_shape + pi_shape[-1:]
@@ -161,43 +212,56 @@ def _check_correlation(value: ArrayLike, pi_shape: tuple[int, ...]) -> np.ndarra
         raise ValueError(
             f"corr_mix must have shape {expected} (pi's plus a class axis); got {corr.shape}"
         )
-    if np.any(np.abs(corr - np.swapaxes(corr, -1, -2)) > _IDENTITY_TOL):
+    if np.any(np.abs(corr - np.swapaxes(corr, -1, -2)) > _CORRELATION_TOL):
         raise ValueError("corr_mix must be symmetric in its last two axes; it is not")
     diagonal = np.diagonal(corr, axis1=-2, axis2=-1)
-    off = np.abs(diagonal - 1.0) > _IDENTITY_TOL
+    off = np.abs(diagonal - 1.0) > _CORRELATION_TOL
     if np.any(off):
-        raise ValueError(f"corr_mix must have a unit diagonal; got {diagonal[off].flat[0]!r}")
-    return corr.copy()
+        raise ValueError(
+            f"corr_mix must have a unit diagonal; got {float(diagonal[off].flat[0])!r}"
+        )
+    return np.array(corr, dtype=np.float64)
 
 
-def _projection_correlation(
-    Z: np.ndarray, y: np.ndarray, errors: np.ndarray, D: np.ndarray, sigma_mix: np.ndarray
-) -> np.ndarray:
-    """``corr_mix`` from the error pool's covariance and the class directions.
+def _ranges(values: np.ndarray, limit: int = 6) -> str:
+    """Sorted distinct integers as "0, 3..9, 12", at most ``limit`` runs (then "and k more")."""
+    values = np.asarray(values, dtype=np.int64)
+    if values.size == 0:
+        return "none"
+    breaks = np.flatnonzero(np.diff(values) != 1)
+    starts = np.r_[values[0], values[breaks + 1]]
+    ends = np.r_[values[breaks], values[-1]]
+    runs = [
+        f"{a}" if a == b else f"{a}..{b}" for a, b in zip(starts[:limit], ends[:limit], strict=True)
+    ]
+    if starts.size > limit:
+        runs.append(f"and {starts.size - limit} more runs")
+    return ", ".join(runs)
 
-    A class whose direction or spread is undefined (D = 0 or sigma_mix = 0) gets a zero row
-    (independent of the others), consistent with its tail conventions.
-    """
-    n_classes = D.shape[0]
-    corr = np.eye(n_classes)
-    defined = np.flatnonzero((D > 0.0) & (sigma_mix > 0.0))
-    if defined.size < 2:
-        return corr
-    Z_err = Z[errors]
-    mu_mix = Z_err.mean(axis=0)
-    directions = np.vstack([(mu_mix - Z[(~errors) & (y == c)].mean(axis=0)) / D[c] for c in defined])
-    projections = (Z_err - mu_mix) @ directions.T
-    cov = projections.T @ projections / (Z_err.shape[0] - 1)
-    scale = np.sqrt(np.diag(cov))
-    block = np.clip(cov / np.outer(scale, scale), -1.0, 1.0)
-    block = 0.5 * (block + block.T)
-    np.fill_diagonal(block, 1.0)
-    corr[np.ix_(defined, defined)] = block
-    return corr
+
+def _missing(present: np.ndarray, n_classes: int) -> tuple[int, str]:
+    """How many of 0..n_classes-1 are not in the sorted array ``present``, and which (as runs)."""
+    edges = np.r_[-1, present, n_classes]
+    gap_starts = edges[:-1] + 1
+    gap_ends = edges[1:] - 1
+    gaps = gap_ends >= gap_starts
+    starts, ends = gap_starts[gaps], gap_ends[gaps]
+    count = int((ends - starts + 1).sum())
+    runs = [f"{a}" if a == b else f"{a}..{b}" for a, b in zip(starts[:6], ends[:6], strict=True)]
+    if starts.size > 6:
+        runs.append(f"and {starts.size - 6} more runs")
+    return count, ", ".join(runs)
 
 
 def _labels(value: ArrayLike, name: str, n_samples: int) -> np.ndarray:
-    array = np.asarray(value)
+    if value is None or isinstance(value, str | bytes):
+        raise TypeError(f"{name} must be an array of integer class labels; got {shown(value)}")
+    try:
+        array = np.asarray(value)
+    except Exception as exc:  # ragged nested lists
+        raise TypeError(
+            f"{name} must be an array of integer class labels; got {shown(value)}"
+        ) from exc
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
     if array.shape[0] != n_samples:
@@ -205,16 +269,100 @@ def _labels(value: ArrayLike, name: str, n_samples: int) -> np.ndarray:
             f"{name} must have one label per row of Z ({n_samples}); got {array.shape[0]}"
         )
     if array.dtype.kind == "f":
-        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
-            raise ValueError(f"{name} must hold integer class labels; got non-integer values")
-        array = array.astype(np.int64)
+        # Float labels are accepted only when every value is an integer (1.0, not 1.5).
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any():
+            raise ValueError(
+                f"{name} must hold integer class labels; got non-integer value "
+                f"{float(array[bad][0])!r}"
+            )
     elif array.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer class labels; got dtype {array.dtype}")
-    return array.astype(np.int64, copy=False)
+    # Compare in the input's own dtype before casting, so that no label wraps around or
+    # overflows int64 on the way.
+    limit = 2**62
+    if array.size and (array.min() < -limit or array.max() > limit):
+        bad = array[(array < -limit) | (array > limit)][0]
+        raise ValueError(
+            f"{name} labels must be class indices 0..{MAX_CLASSES - 1}; got {shown(bad)}"
+        )
+    return array.astype(np.int64)
 
 
-def _directional_std(points: np.ndarray, direction: np.ndarray) -> float:
-    return float(np.std(points @ direction, ddof=1))
+def _rows(n_rows: int, width: int) -> range:
+    """Starts of row blocks holding about _CHUNK_ELEMENTS values of a (n_rows, width) array."""
+    return range(0, n_rows, max(1, _CHUNK_ELEMENTS // max(width, 1)))
+
+
+def _scaled(Z: np.ndarray) -> tuple[np.ndarray, int]:
+    """``Z * 2**-shift`` with max |Z| near 1 when it is beyond 2**±400, and ``shift``.
+
+    Dividing by a power of two is exact (entries more than 2**1074 times smaller than the
+    largest one, which cannot move a mean or a spread by one ulp of it, may underflow); it keeps
+    sums of squares inside float64 for Z up to its largest finite values.
+    """
+    peak = float(max(Z.max(), -Z.min())) if Z.size else 0.0
+    if peak == 0.0 or 2.0**-_SAFE_EXPONENT <= peak <= 2.0**_SAFE_EXPONENT:
+        return Z, 0
+    shift = int(np.frexp(peak)[1])
+    with np.errstate(under="ignore"):
+        return np.ldexp(Z, -shift), shift
+
+
+def _class_means(
+    Z: np.ndarray, labels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-class means over the classes present in ``labels``, in O(N d + K d).
+
+    Returns the present classes, their counts, their means (K, d), and ``Z`` and the class
+    index (0..K-1) of each row, both sorted by class.
+    """
+    classes, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    if classes.size == 0:  # every sample is misclassified: no class has a clean core
+        return classes, counts, np.zeros((0, Z.shape[1])), Z, index
+    order = np.argsort(index, kind="stable")
+    Z_sorted = Z[order]
+    index_sorted = index[order]
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    means = np.add.reduceat(Z_sorted, starts, axis=0) / counts[:, None]
+    return classes, counts, means, Z_sorted, index_sorted
+
+
+def _spreads_of_classes(
+    Z_sorted: np.ndarray, index_sorted: np.ndarray, means: np.ndarray, directions: np.ndarray
+) -> np.ndarray:
+    """Σ over each class's rows of ((z - μ_c)·d̂_c)², block by block."""
+    squares = np.zeros(means.shape[0])
+    step = _rows(Z_sorted.shape[0], Z_sorted.shape[1]).step
+    for start in range(0, Z_sorted.shape[0], step):
+        block = index_sorted[start : start + step]
+        centred = Z_sorted[start : start + step] - means[block]
+        projections = np.einsum("ij,ij->i", centred, directions[block])
+        squares += np.bincount(block, weights=projections**2, minlength=means.shape[0])
+    return squares
+
+
+def _pool_scatter(Z_err: np.ndarray, mu_mix: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """Scatter of the error pool's projections on the directions: ``P^T P`` for
+    ``P = (Z_err - μ_mix) d̂^T`` (K, K), block by block.
+
+    As projections (n_err·d·K operations) or through the (d, d) scatter matrix of Z_err
+    (n_err·d² + K²·d), whichever is cheaper; the two are the same number up to rounding.
+    """
+    n_directions, width = directions.shape
+    if n_directions <= width:
+        scatter = np.zeros((n_directions, n_directions))
+        step = _rows(Z_err.shape[0], max(width, n_directions)).step
+        for start in range(0, Z_err.shape[0], step):
+            projections = (Z_err[start : start + step] - mu_mix) @ directions.T
+            scatter += projections.T @ projections
+        return scatter
+    inner = np.zeros((width, width))
+    step = _rows(Z_err.shape[0], width).step
+    for start in range(0, Z_err.shape[0], step):
+        block = Z_err[start : start + step] - mu_mix
+        inner += block.T @ block
+    return directions @ inner @ directions.T
 
 
 def estimate_geometry(
@@ -227,30 +375,36 @@ def estimate_geometry(
     Z : array_like, shape (N, d)
         Representations (e.g. embeddings or features) of the training samples.
     y : array_like of int, shape (N,)
-        Observed labels in ``0..C-1``.
+        Observed labels in ``0..C-1``. Float arrays are accepted only when every value is an
+        integer (``1.0``); booleans, strings and complex numbers are refused.
     y_pred : array_like of int, shape (N,)
-        Phase-1 predictions in ``0..C-1``.
+        Phase-1 predictions in ``0..C-1``, with the same rules.
     n_classes : int, optional
-        Number of classes C (at least 2). Defaults to ``max(y, y_pred) + 1``.
+        Number of classes C, from 2 to :data:`MAX_CLASSES` (4096); classes that never
+        occur in ``y`` then get :math:`\pi_c = 0` and a note. Defaults to
+        ``max(y, y_pred) + 1``, and then every class ``0..C-1`` must occur in ``y``: labels
+        that skip a class (1-based labels leave class 0 empty; a stray label 10**7 leaves
+        millions empty) raise ``ValueError``. Relabel with
+        ``classes, y = np.unique(y, return_inverse=True)`` (mapping ``y_pred`` the same way),
+        or pass ``n_classes``.
 
     Returns
     -------
     Geometry
-        With ``notes`` giving the reason for every degenerate value, and ``corr_mix``, the
-        correlations :math:`\hat d_c^\top \Sigma_{mix} \hat d_{c'} / (\sigma_{mix,c}\sigma_{mix,c'})`
-        (identity rows and columns for a class whose direction or spread is undefined).
+        With ``notes`` giving the reason for every degenerate value.
 
     Raises
     ------
     ValueError
-        Shape mismatch, NaN/inf in ``Z``, a label outside ``0..C-1``, fewer than two classes,
-        or fewer than two samples.
+        Shape mismatch, NaN/inf in ``Z``, ``Z`` with no column, a label outside ``0..C-1``,
+        fewer than two or more than 4096 classes, an inferred class that never occurs in
+        ``y``, fewer than two samples, or distances too large for float64.
     TypeError
-        Non-integer label arrays.
+        Non-integer label arrays, a non-integer ``n_classes``.
 
     Notes
     -----
-    Definitions (DESIGN.md, following ``subsec:feasibility_threshold`` of [1]_): error pool
+    Definitions (following ``subsec:feasibility_threshold`` of [1]_): error pool
     :math:`\mathcal E = \{\hat y \ne y\}`, :math:`\varepsilon = |\mathcal E|/N`,
     :math:`\pi_c` the share of :math:`y = c`, :math:`\varepsilon_c` the error rate within
     :math:`y = c`; :math:`\mu_{mix}` the mean of :math:`Z[\mathcal E]`, :math:`\mu_c` the mean of
@@ -259,6 +413,11 @@ def estimate_geometry(
     :math:`\sigma_{mix,c}^2 = \hat d_c^\top \Sigma_{mix} \hat d_c` and
     :math:`\sigma_c^2 = \hat d_c^\top \Sigma_c \hat d_c` with covariances at ``ddof=1``
     (computed as the variance of the projections, which is the same number).
+
+    The work is O(N d) plus O(K d) for the K classes that occur, with at most
+    :data:`MAX_CLASSES` = 4096 classes. If ``Z`` has entries beyond :math:`2^{\pm 400}`
+    it is first divided by a power of two (exact), and the distances and spreads are scaled
+    back; a distance or spread that does not fit in float64 then raises ``ValueError``.
 
     Degenerate cases get defined values and a note:
 
@@ -272,7 +431,7 @@ def estimate_geometry(
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -289,24 +448,52 @@ def estimate_geometry(
     Z_a = as_float_array(Z, "Z")
     if Z_a.ndim != 2:
         raise ValueError(f"Z must be two-dimensional (N, d); got shape {Z_a.shape}")
-    n_samples = Z_a.shape[0]
+    n_samples, width = Z_a.shape
     if n_samples < 2:
         raise ValueError(f"Z must have at least two rows; got {n_samples}")
+    if width < 1:
+        raise ValueError(f"Z must have at least one column; got shape {Z_a.shape}")
     y_a = _labels(y, "y", n_samples)
     pred_a = _labels(y_pred, "y_pred", n_samples)
-    if n_classes is None:
+    for name, labels in (("y", y_a), ("y_pred", pred_a)):
+        if labels.min() < 0:
+            raise ValueError(f"{name} labels must be non-negative; got {int(labels.min())}")
+    inferred = n_classes is None
+    if inferred:
         n_classes = int(max(y_a.max(), pred_a.max())) + 1
+        if n_classes < 2:
+            raise ValueError(
+                "y and y_pred must hold at least two classes (n_classes is inferred as "
+                f"max(y, y_pred) + 1 = {n_classes}); pass n_classes if there are more"
+            )
     elif isinstance(n_classes, bool) or not isinstance(n_classes, int | np.integer):
-        raise TypeError(f"n_classes must be an int; got {n_classes!r}")
+        raise TypeError(f"n_classes must be an int; got {shown(n_classes)}")
     n_classes = int(n_classes)
     if n_classes < 2:
         raise ValueError(f"n_classes must be at least 2; got {n_classes}")
     for name, labels in (("y", y_a), ("y_pred", pred_a)):
         bad = (labels < 0) | (labels >= n_classes)
         if bad.any():
+            source = "inferred from the labels" if inferred else "given"
             raise ValueError(
-                f"{name} labels must lie in 0..{n_classes - 1}; got {int(labels[bad][0])}"
+                f"{name} labels must lie in 0..{n_classes - 1} (n_classes = {n_classes}, "
+                f"{source}); got {int(labels[bad][0])}"
             )
+    present = np.unique(y_a)
+    if inferred and present.size < n_classes:
+        n_empty, which = _missing(present, n_classes)
+        raise ValueError(
+            f"y has no sample of {n_empty} of the {n_classes} classes 0..{n_classes - 1} "
+            f"implied by the largest label (n_classes inferred as max(y, y_pred) + 1); "
+            f"empty classes: {which}. Labels must be 0..C-1 with every class present: relabel "
+            "with `classes, y = np.unique(y, return_inverse=True)` (and map y_pred the same "
+            "way), or pass n_classes explicitly"
+        )
+    if n_classes > MAX_CLASSES:
+        raise ValueError(
+            f"n_classes must be at most {MAX_CLASSES}; got {n_classes}"
+            + (" (inferred from the labels)" if inferred else "")
+        )
 
     errors = pred_a != y_a
     counts = np.bincount(y_a, minlength=n_classes).astype(np.float64)
@@ -320,6 +507,9 @@ def estimate_geometry(
     sigma_mix = np.zeros(n_classes)
     sigma_c = np.zeros(n_classes)
     notes: list[str] = []
+    if present.size < n_classes:
+        n_empty, which = _missing(present, n_classes)
+        notes.append(f"{n_empty} of {n_classes} classes never occur in y (pi_c = 0): {which}")
     n_errors = int(errors.sum())
     if n_errors == 0:
         notes.append("no misclassified sample: eps = 0 and every D, sigma is 0; nothing to reject")
@@ -327,30 +517,80 @@ def estimate_geometry(
     if n_errors == 1:
         notes.append("a single misclassified sample: sigma_mix is 0 (no spread from one point)")
 
-    Z_err = Z_a[errors]
+    Z_s, shift = _scaled(Z_a)
+    Z_err = Z_s[errors]
     mu_mix = Z_err.mean(axis=0)
-    for c in range(n_classes):
-        clean = Z_a[(~errors) & (y_a == c)]
-        if clean.shape[0] == 0:
-            notes.append(
-                f"class {c} has no correctly classified sample: its core is placed at the "
-                "attractor (D = sigma = 0: Gaussian tails 1/2, Chernoff tail 1)"
+    classes, clean_counts, means, Z_sorted, index_sorted = _class_means(Z_s[~errors], y_a[~errors])
+    no_clean = np.setdiff1d(present, classes)
+    if no_clean.size:
+        subject = (
+            f"class {no_clean[0]} has"
+            if no_clean.size == 1
+            else f"classes {_ranges(no_clean)} have"
+        )
+        notes.append(
+            f"{subject} no correctly classified sample: its core is placed at the attractor "
+            "(D = sigma = 0: Gaussian tails 1/2, Chernoff tail 1)"
+        )
+    difference = mu_mix - means
+    distance = np.linalg.norm(difference, axis=1)
+    coincident = distance == 0.0
+    if coincident.any():
+        which = classes[coincident]
+        subject = f"class {which[0]}" if which.size == 1 else f"classes {_ranges(which)}"
+        notes.append(
+            f"{subject}: error-pool mean equals the class mean "
+            "(D = 0: Gaussian tails 1/2, Chernoff tail 1)"
+        )
+    safe = np.where(coincident, 1.0, distance)
+    directions = np.where(coincident[:, None], 0.0, difference / safe[:, None])
+    pool = np.zeros(classes.size)
+    pool_covariance = np.zeros((classes.size, classes.size))
+    if n_errors > 1:
+        pool_covariance = _pool_scatter(Z_err, mu_mix, directions) / (n_errors - 1)
+        pool = np.sqrt(np.maximum(np.diagonal(pool_covariance), 0.0))
+    own = np.sqrt(
+        _spreads_of_classes(Z_sorted, index_sorted, means, directions)
+        / np.maximum(clean_counts - 1, 1)
+    )
+    single = (clean_counts == 1) & ~coincident
+    if single.any():
+        which = classes[single]
+        subject = f"class {which[0]} has" if which.size == 1 else f"classes {_ranges(which)} have"
+        notes.append(f"{subject} one correctly classified sample: sigma_c is 0")
+    own = np.where(single | coincident, 0.0, own)
+    pool = np.where(coincident, 0.0, pool)
+    with np.errstate(over="ignore"):
+        D[classes] = np.ldexp(distance, shift)
+        sigma_mix[classes] = np.ldexp(pool, shift)
+        sigma_c[classes] = np.ldexp(own, shift)
+    for name, value in (("D", D), ("sigma_mix", sigma_mix), ("sigma_c", sigma_c)):
+        if not np.all(np.isfinite(value)):
+            raise ValueError(
+                f"Z is too large: a {name} computed from it exceeds the float64 range "
+                f"(max |Z| = {float(max(Z_a.max(), -Z_a.min())):.3g}); rescale Z"
             )
-            continue
-        difference = mu_mix - clean.mean(axis=0)
-        distance = float(np.linalg.norm(difference))
-        D[c] = distance
-        if distance == 0.0:
-            notes.append(
-                f"class {c}: error-pool mean equals the class mean (D = 0: Gaussian tails 1/2, Chernoff tail 1)"
-            )
-            continue
-        direction = difference / distance
-        if n_errors > 1:
-            sigma_mix[c] = _directional_std(Z_err, direction)
-        if clean.shape[0] > 1:
-            sigma_c[c] = _directional_std(clean, direction)
-        else:
-            notes.append(f"class {c} has one correctly classified sample: sigma_c is 0")
-    corr_mix = _projection_correlation(Z_a, y_a, errors, D, sigma_mix)
+    corr_mix = _correlation(pool_covariance, pool, classes, n_classes)
     return Geometry(eps, pi, eps_c, D, sigma_mix, sigma_c, tuple(notes), corr_mix)
+
+
+def _correlation(
+    covariance: np.ndarray, spread: np.ndarray, classes: np.ndarray, n_classes: int
+) -> np.ndarray:
+    """``corr_mix`` (C, C) from the pool covariance over the present classes' directions.
+
+    A class whose direction or spread is undefined (D = 0 or sigma_mix = 0, or no clean core)
+    gets an identity row and column (independent of the others), consistent with its tail
+    conventions.
+    """
+    corr = np.eye(n_classes)
+    defined = spread > 0.0
+    if defined.sum() < 2:
+        return corr
+    scale = spread[defined]
+    block = covariance[np.ix_(defined, defined)] / np.outer(scale, scale)
+    block = np.clip(0.5 * (block + block.T), -1.0, 1.0)
+    np.fill_diagonal(block, 1.0)
+    where = classes[defined]
+    corr[np.ix_(where, where)] = block
+    return corr

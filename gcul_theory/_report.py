@@ -2,7 +2,8 @@ r"""Pre-deployment feasibility report: will a reject option pay off on these rep
 
 References
 ----------
-.. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+.. [1] "Ambiguity identification in text emotion classification via cluster-guided
+   learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class FeasibilityReport:
     verdict : str
         One sentence saying what ``feasible`` means.
     per_class : list of dict
-        One row per class: class, pi, eps_c, D, sigma_mix, sigma_c, p_loss, eta_outlier, q_contam.
+        One row per class: class, pi, eps_c, D, sigma_mix, sigma_c, p_loss, eta_outlier, q_contam
+        (the printed table leaves out classes that never occur in ``y``).
     geometry : Geometry
         The estimated geometry, whose ``notes`` explain every degenerate value.
     """
@@ -91,6 +93,8 @@ class FeasibilityReport:
         )
         lines.append("  " + " ".join(f"{h:>11}" for h in header))
         for row in self.per_class:
+            if row["pi"] == 0.0:  # a class that never occurs in y; the notes count them
+                continue
             cells = [f"{int(row['class']):>11d}"] + [f"{row[h]:>11.4g}" for h in header[1:]]
             lines.append("  " + " ".join(cells))
         lines.extend(f"  note: {note}" for note in self.geometry.notes)
@@ -117,7 +121,7 @@ def feasibility_report(
     y_pred : array_like of int, shape (N,)
         Phase-1 predictions in ``0..C-1``.
     lam : float, default 0.15
-        Relative rejection cost :math:`\lambda \in [0, 1)`.
+        Relative rejection cost :math:`\lambda \in [0, 1)`, a scalar.
     method : str, default "hunter_worsley"
         The predictor the verdict uses (a name in :data:`METHODS`); all are reported. The
         default is the tightest valid bound: this function estimates the geometry itself, so the
@@ -126,7 +130,8 @@ def feasibility_report(
         paper's "gaussian", "union" and "chernoff" are not valid lower bounds (see
         :func:`critical_lambda`).
     n_classes : int, optional
-        Number of classes; defaults to ``max(y, y_pred) + 1``.
+        Number of classes, at most 4096; defaults to ``max(y, y_pred) + 1``, and then every
+        class must occur in ``y`` (see :func:`estimate_geometry`).
 
     Returns
     -------
@@ -142,7 +147,7 @@ def feasibility_report(
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -159,7 +164,12 @@ def feasibility_report(
     >>> report.verdict.split(":")[0], round(report.lambda_pre["union"], 2)
     ('feasible', 1.0)
     """
-    lam_value = float(as_float_array(lam, "lam", lower=0.0, upper=1.0, upper_open=True))
+    lam_array = as_float_array(lam, "lam", lower=0.0, upper=1.0, upper_open=True)
+    if lam_array.ndim != 0:
+        raise ValueError(
+            f"lam must be a scalar rejection cost in [0, 1); got an array of shape {lam_array.shape}"
+        )
+    lam_value = float(lam_array)
     method = check_method(method, METHODS)
     geometry = estimate_geometry(Z, y, y_pred, n_classes=n_classes)
     lambda_pre = {name: float(critical_lambda(geometry, name)) for name in METHODS}

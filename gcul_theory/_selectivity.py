@@ -5,7 +5,7 @@ Section "Selectivity score and monotonicity" (``subsec:selectivity_score``) of [
 References
 ----------
 .. [1] "Ambiguity identification in text emotion classification via cluster-guided
-   learning" (the GCUL paper), ``shared/paper/gcul_paper.tex``.
+   learning" (the GCUL paper).
 """
 
 from __future__ import annotations
@@ -31,27 +31,102 @@ def _validate_rates(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> list[np.nda
     return broadcast(eps_a, r1_a, r2_a, names=("eps", "r1", "r2"))
 
 
+_U = 2.0**-53  # unit roundoff of float64
+_TINY_EPS = 2.0**-800  # below this, ε(1 - r1) may leave the normal range: scale ε first
+_EPS_SHIFT = 200  # ε·2**200 >= 2**-874 stays normal; (1-ε)(1-r2)·2**200 <= 2**200 cannot overflow
+_NO_TERM = -4000  # exponent given to a zero term so that it never sets the common exponent
+
+
+def _one_minus_rho_scaled(
+    eps: np.ndarray, r1: np.ndarray, r2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Return ``(den, eps_s, k)`` with :math:`1 - \rho = 2^{-k}\,` ``den`` and ``eps_s`` :math:`= 2^k\varepsilon`.
+
+    ``den = eps_s (1 - r1) + 2**k (1 - ε)(1 - r2)``: the stable form
+    :math:`1-\rho = \varepsilon(1-r_1) + (1-\varepsilon)(1-r_2)`, a sum of two non-negative terms
+    (no cancellation), with ε scaled by :math:`2^k` (exact) so that a subnormal ε does not
+    underflow :math:`\varepsilon(1-r_1)`. Every factor is a difference of exact inputs, so each
+    term carries at most three roundings.
+    """
+    k = np.where(eps < _TINY_EPS, _EPS_SHIFT, 0)
+    eps_s = np.ldexp(eps, k)
+    den = eps_s * (1.0 - r1) + np.ldexp((1.0 - eps) * (1.0 - r2), k)
+    return den, eps_s, k
+
+
+def _rho_scaled(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Return ``(rho_s, E)`` with :math:`\rho = 2^E\,` ``rho_s`` and ``rho_s`` in about [2**-55, 2].
+
+    :math:`\rho = \varepsilon r_1 + (1-\varepsilon) r_2` is summed from mantissas
+    (``np.frexp``) so that neither product underflows when an input is subnormal; a term is
+    shifted down only relative to the larger one, where what it loses is far below one ulp of the
+    sum. ``rho_s = 0`` (with ``E`` very negative) when :math:`r_1 = r_2 = 0`.
+    """
+    m_eps, e_eps = np.frexp(eps)
+    m1, e1 = np.frexp(r1)
+    m2, e2 = np.frexp(r2)
+    exp_first = np.where(r1 > 0.0, e_eps + e1, _NO_TERM)
+    exp_second = np.where(r2 > 0.0, e2, _NO_TERM)
+    E = np.maximum(exp_first, exp_second)
+    with np.errstate(under="ignore"):
+        rho_s = np.ldexp(m_eps * m1, exp_first - E) + np.ldexp((1.0 - eps) * m2, exp_second - E)
+    return rho_s, E
+
+
 def _rejection_rate(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
-    return eps * r1 + (1.0 - eps) * r2
+    rho_s, E = _rho_scaled(eps, r1, r2)
+    with np.errstate(under="ignore"):
+        rho = np.ldexp(rho_s, E)
+    # The exact ρ is a convex combination of r1, r2 ∈ [0, 1]; only rounding (at most a few
+    # ulp, with ρ near 1) can take the computed value above 1.
+    return np.minimum(rho, 1.0)
 
 
 def _clean_error(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
-    rho = _rejection_rate(eps, r1, r2)
-    accepted = 1.0 - rho
-    out = np.zeros(np.broadcast(eps, r1, r2).shape)
-    # rho == 1 only when r1 == r2 == 1: nothing is accepted, so no accepted sample errs.
-    np.divide(eps * (1.0 - r1), accepted, out=out, where=accepted > 0.0)
+    # ε_clean = ε(1-r1) / [ε(1-r1) + (1-ε)(1-r2)]: the numerator is one of the two non-negative
+    # terms of the denominator, so the rounded quotient never exceeds 1 (rounding is monotone).
+    den, eps_s, _ = _one_minus_rho_scaled(eps, r1, r2)
+    out = np.zeros(den.shape)
+    # den == 0 only when r1 == r2 == 1 (ρ = 1): nothing is accepted, so no accepted sample errs.
+    np.divide(eps_s * (1.0 - r1), den, out=out, where=den > 0.0)
+    return out
+
+
+def _error_reduction(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
+    r""":math:`\varepsilon - \varepsilon_{clean} = \varepsilon(1-\varepsilon)(r_1-r_2)/(1-\rho)`.
+
+    Without cancellation: the form of the difference, not a difference of two rounded values.
+    """
+    den, eps_s, _ = _one_minus_rho_scaled(eps, r1, r2)
+    out = eps.copy()  # ρ = 1: ε_clean is defined as 0, so the reduction is ε
+    with np.errstate(under="ignore"):
+        np.divide(eps_s * (1.0 - eps) * (r1 - r2), den, out=out, where=den > 0.0)
     return out
 
 
 def _selectivity(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
-    rho = _rejection_rate(eps, r1, r2)
-    denominator = rho * (1.0 - rho)
-    numerator = eps * (1.0 - eps) * (r1 - r2)
-    out = np.zeros(np.broadcast(eps, r1, r2).shape)
-    np.divide(numerator, denominator, out=out, where=denominator > 0.0)
-    # rho == 1 (r1 == r2 == 1): U(λ) = ε - λ, so S = ε keeps S > λ ⟺ U(λ) > 0.
-    return np.where(rho >= 1.0, eps, out)
+    r"""S for r2 <= r1, as :math:`\frac{\varepsilon (r_1-r_2)}{\rho}\cdot\frac{1-\varepsilon}{1-\rho}`.
+
+    The first factor is formed from mantissas and exponents (``np.frexp``), so that subnormal
+    inputs do not underflow it.
+    """
+    eps, r1, r2 = np.broadcast_arrays(eps, r1, r2)
+    m_eps, e_eps = np.frexp(eps)
+    difference = r1 - r2  # exact inputs: one rounding, no cancellation error
+    m_d, e_d = np.frexp(difference)
+    rho_s, E = _rho_scaled(eps, r1, r2)
+    den, _, k = _one_minus_rho_scaled(eps, r1, r2)
+    regular = (difference > 0.0) & (den > 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
+        mantissa = (m_eps * m_d / rho_s) * ((1.0 - eps) / den)
+        score = np.ldexp(mantissa, e_eps + e_d - E + k)
+    # r1 == r2 (< 1): ρ(1-ρ) > 0 and the numerator vanishes, S = 0 (this includes ρ = 0, where
+    # nothing is rejected and U ≡ 0). r1 == r2 == 1 (ρ = 1): U(λ) = ε - λ, so S = ε keeps
+    # S > λ ⟺ U(λ) > 0.
+    score = np.where(regular, score, np.where((r1 == 1.0) & (r2 == 1.0), eps, 0.0))
+    # Exactly, S <= 1 on r2 <= r1 (Notes of selectivity_score); only rounding (a few ulp, where
+    # S is within a few ulp of 1) can take the computed value above 1.
+    return np.minimum(score, 1.0)
 
 
 def rejection_rate(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.ndarray:
@@ -76,10 +151,14 @@ def rejection_rate(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.n
     .. math:: \rho = \varepsilon r_1 + (1-\varepsilon) r_2
 
     Section ``subsec:selectivity_score`` of [1]_ (the display after "Feasibility condition").
+    The two products are formed from mantissas and exponents, so a subnormal input does not
+    underflow them; the result is within 8 units of roundoff (:math:`8 \cdot 2^{-53}`) of the
+    exact value, relative, for results above :math:`2^{-1070}` (tested against exact rational
+    arithmetic). It is clipped to 1, which the exact value never exceeds.
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -107,15 +186,23 @@ def clean_error(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.ndar
 
     Notes
     -----
-    .. math:: \varepsilon_{clean} = \frac{\varepsilon (1 - r_1)}{1 - \rho}
+    .. math::
 
-    Section ``subsec:selectivity_score`` of [1]_. Edge case: :math:`\rho = 1` happens only
-    for :math:`r_1 = r_2 = 1`; then nothing is accepted and the result is defined as 0 (no
-    accepted sample is misclassified).
+        \varepsilon_{clean} = \frac{\varepsilon (1 - r_1)}{1 - \rho}
+        = \frac{\varepsilon (1 - r_1)}{\varepsilon (1 - r_1) + (1-\varepsilon)(1 - r_2)}
+
+    Section ``subsec:selectivity_score`` of [1]_. Computed in the second form: :math:`1-\rho`
+    as a sum of two non-negative terms (never as ``1 - rho``, which loses every digit when
+    :math:`\rho` is near 1), with ε scaled by a power of two when it is tiny. The numerator is
+    one term of the denominator, so the result never exceeds 1, and it is within 8 units of
+    roundoff of the exact value. Edge case: :math:`\rho = 1` happens only for
+    :math:`r_1 = r_2 = 1`; then nothing is accepted and the result is defined as 0 (no accepted
+    sample is misclassified). With :math:`r_2 = 1 > r_1` every accepted sample is an error and
+    the result is exactly 1.
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -143,18 +230,25 @@ def utility(lam: ArrayLike, eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> flo
     Returns
     -------
     float or ndarray
-        :math:`U(\lambda)`; positive when rejecting pays.
+        :math:`U(\lambda) \in [-2, 1]`; positive when rejecting pays.
 
     Notes
     -----
-    .. math:: U(\lambda) = \varepsilon - \varepsilon_{clean} - \lambda \rho
+    .. math::
 
-    Section ``subsec:selectivity_score`` of [1]_. At :math:`\rho = 1` the clean error is 0
-    (see :func:`clean_error`), so :math:`U(\lambda) = \varepsilon - \lambda`.
+        U(\lambda) = \varepsilon - \varepsilon_{clean} - \lambda \rho
+        = \frac{\varepsilon(1-\varepsilon)(r_1 - r_2)}{1-\rho} - \lambda\rho
+
+    Section ``subsec:selectivity_score`` of [1]_. Computed in the second form, which has no
+    cancellation in :math:`\varepsilon - \varepsilon_{clean}`; the error is within 8 units
+    of roundoff of :math:`|\varepsilon - \varepsilon_{clean}| + \lambda\rho`, so the sign is
+    right wherever U is not within that of 0. Exactly, :math:`-2 < U < 1`
+    (:math:`\varepsilon_{clean} \le 1` and :math:`\lambda\rho < 1`). At :math:`\rho = 1`
+    the clean error is 0 (see :func:`clean_error`), so :math:`U(\lambda) = \varepsilon - \lambda`.
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -166,8 +260,10 @@ def utility(lam: ArrayLike, eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> flo
     lam_a = as_float_array(lam, "lam", lower=0.0, upper=1.0, upper_open=True)
     eps_a, r1_a, r2_a = _validate_rates(eps, r1, r2)
     lam_a, eps_a, r1_a, r2_a = broadcast(lam_a, eps_a, r1_a, r2_a, names=("lam", "eps", "r1", "r2"))
-    rho = _rejection_rate(eps_a, r1_a, r2_a)
-    return as_output(eps_a - _clean_error(eps_a, r1_a, r2_a) - lam_a * rho)
+    # ε - ε_clean in its cancellation-free form ε(1-ε)(r1-r2)/(1-ρ); the one remaining
+    # subtraction, of λρ, is the comparison U(λ) is about.
+    gain = _error_reduction(eps_a, r1_a, r2_a) - lam_a * _rejection_rate(eps_a, r1_a, r2_a)
+    return as_output(gain)
 
 
 def selectivity_score(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | np.ndarray:
@@ -203,7 +299,19 @@ def selectivity_score(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | n
         - \varepsilon r_1^2 - \frac{(1-\varepsilon)^2}{\varepsilon} r_2^2 - 2(1-\varepsilon) r_1 r_2}
         = \frac{\varepsilon(1-\varepsilon)(r_1 - r_2)}{\rho(1-\rho)},
 
-    computed in the second (factored) form; ``proofs`` shows the two are equal. For
+    and ``proofs`` shows the two are equal. The value is at most 1: expanding,
+
+    .. math::
+
+        \rho(1-\rho) - \varepsilon(1-\varepsilon)(r_1-r_2) = \varepsilon^2 r_1(1-r_1)
+        + 2\varepsilon(1-\varepsilon) r_2 (1-r_1) + (1-\varepsilon)^2 r_2(1-r_2) \ge 0.
+
+    It is computed as :math:`\frac{\varepsilon(r_1-r_2)}{\rho}\cdot\frac{1-\varepsilon}{1-\rho}`
+    with :math:`1-\rho = \varepsilon(1-r_1) + (1-\varepsilon)(1-r_2)` (no cancellation) and
+    the first factor in mantissa/exponent form (no underflow for subnormal inputs): within 8
+    units of roundoff (:math:`8\cdot 2^{-53}`) of the exact value, relative, for results above
+    :math:`2^{-1070}`, tested against exact rational arithmetic; a result rounded above 1 is
+    clipped to 1. For
     :math:`0 < \rho < 1`, :math:`S > \lambda \iff U(\lambda) > 0` (appendix
     ``app:criterion_derivation``). Edge cases, chosen so that the equivalence holds on the
     closed domain: :math:`\rho = 0` (:math:`r_1 = r_2 = 0`, nothing rejected, :math:`U \equiv 0`)
@@ -212,7 +320,7 @@ def selectivity_score(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | n
 
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -254,7 +362,14 @@ def empirical_lambda(
     Returns
     -------
     float or ndarray
-        :math:`\lambda^*_{EMP}`; may be negative when rejecting makes the accepted error worse.
+        :math:`\lambda^*_{EMP} \in [-\varepsilon_{sel}, 1 - \varepsilon_{sel}] \subset [-1, 1]`;
+        negative when rejecting makes the accepted error worse.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or not finite, or if the three rates cannot come from
+        one evaluation set (below), naming the three arguments.
 
     Notes
     -----
@@ -264,9 +379,33 @@ def empirical_lambda(
     iff :math:`\lambda < \lambda^*_{EMP}` (metric "EMP λ*" of ``tab:metrics`` in [1]_).
     Edge case: :math:`\rho = 0` (nothing rejected, utility identically 0) gives 0.
 
+    **Feasible inputs.** The selective classifier is the base classifier with a reject option:
+    on the samples it accepts it predicts what the base classifier predicts (the model of
+    :func:`utility`, where :math:`\varepsilon_{clean}` is the base error among accepted samples).
+    On an evaluation set of :math:`N` samples let :math:`W` be the base classifier's errors and
+    :math:`R` the rejected samples, :math:`A` the accepted ones. Then :math:`|W| = \varepsilon N`,
+    :math:`|R| = \rho N`, and the accepted errors are :math:`|W \cap A| = \varepsilon_{sel}(1-\rho)N`,
+    so the rejected errors number :math:`|W \cap R| = (\varepsilon - (1-\rho)\varepsilon_{sel})N`,
+    which lies between 0 and :math:`|R|`:
+
+    .. math:: 0 \le \varepsilon - (1-\rho)\,\varepsilon_{sel} \le \rho.
+
+    Every such triple is produced by some evaluation set (up to the rationals' denominators), and
+    no other: the function raises ``ValueError`` outside it, allowing
+    :math:`8u(\varepsilon + \varepsilon_{sel} + \rho)` (:math:`u = 2^{-53}`) for the rounding
+    of rates computed as counts over :math:`N` and of the check itself. With
+    :math:`w = |W \cap R|/|R|` the error rate among rejected samples,
+    :math:`\varepsilon - \varepsilon_{sel} = \rho(w - \varepsilon_{sel})`, so
+    :math:`\lambda^*_{EMP} = w - \varepsilon_{sel} \in [-\varepsilon_{sel}, 1 - \varepsilon_{sel}]`:
+    the result is clipped to that interval, which only rounding of an accepted input can leave.
+    At :math:`\rho = 0` the condition reads :math:`\varepsilon = \varepsilon_{sel}`; at
+    :math:`\rho = 1` no sample is accepted and :math:`\varepsilon_{sel}` is not constrained.
+    A selective classifier that relabels the samples it accepts (GCUL's phase-3 classifier can)
+    is outside this model; its rates may fail the check.
+
     References
     ----------
-    .. [1] The GCUL paper, ``shared/paper/gcul_paper.tex``.
+    .. [1] The GCUL paper (reference in the module docstring).
 
     Examples
     --------
@@ -276,13 +415,33 @@ def empirical_lambda(
     >>> from gcul_theory import empirical_lambda
     >>> round(empirical_lambda(0.135, 0.0, 0.1654), 2)
     0.82
+
+    Rejecting 1% of a set cannot remove 100% of its errors:
+
+    >>> empirical_lambda(1.0, 0.0, 0.01)
+    Traceback (most recent call last):
+    ...
+    ValueError: base_error, selective_error and rejection_rate cannot come from one evaluation set: ...
     """
+    names = ("base_error", "selective_error", "rejection_rate")
     eps_a = as_float_array(base_error, "base_error", lower=0.0, upper=1.0)
     sel_a = as_float_array(selective_error, "selective_error", lower=0.0, upper=1.0)
     rho_a = as_float_array(rejection_rate, "rejection_rate", lower=0.0, upper=1.0)
-    eps_a, sel_a, rho_a = broadcast(
-        eps_a, sel_a, rho_a, names=("base_error", "selective_error", "rejection_rate")
-    )
+    eps_a, sel_a, rho_a = broadcast(eps_a, sel_a, rho_a, names=names)
+    rejected_errors = eps_a - (1.0 - rho_a) * sel_a  # |W ∩ R| / N
+    slack = 8.0 * _U * (eps_a + sel_a + rho_a)
+    infeasible = (rejected_errors < -slack) | (rejected_errors > rho_a + slack)
+    if infeasible.any():
+        i = tuple(np.argwhere(infeasible)[0])
+        raise ValueError(
+            "base_error, selective_error and rejection_rate cannot come from one evaluation set: "
+            "the base errors among rejected samples, base_error - (1 - rejection_rate) * "
+            "selective_error, must lie in [0, rejection_rate]; got base_error="
+            f"{float(eps_a[i])!r}, selective_error={float(sel_a[i])!r}, "
+            f"rejection_rate={float(rho_a[i])!r} (rejected errors {float(rejected_errors[i])!r})"
+        )
     out = np.zeros(eps_a.shape)
-    np.divide(eps_a - sel_a, rho_a, out=out, where=rho_a > 0.0)
-    return as_output(out)
+    with np.errstate(over="ignore"):
+        np.divide(eps_a - sel_a, rho_a, out=out, where=rho_a > 0.0)
+    # Exactly λ*_EMP = w - ε_sel with w ∈ [0, 1]; the clip only undoes the rounding slack above.
+    return as_output(np.clip(out, -sel_a, 1.0 - sel_a))

@@ -6,11 +6,36 @@ Every message names the argument, the allowed range and the offending value.
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 import numpy as np
 
 __all__: list[str] = []
+
+MAX_SHOWN = 120  # characters of an input value shown in an error message
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = MAX_SHOWN
+_REPR.maxother = MAX_SHOWN
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for an error message, at most about :data:`MAX_SHOWN` characters.
+
+    Messages embed the offending value; a 10-million-character string or array must not become
+    a 10-million-character message.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__} object>"
+    if len(text) > MAX_SHOWN:
+        text = text[: MAX_SHOWN - 3] + "..."
+    return text
 
 
 def _interval(lower: float | None, upper: float | None, lower_open: bool, upper_open: bool) -> str:
@@ -40,22 +65,30 @@ def as_float_array(
         If any element is NaN or infinite, or lies outside the interval.
     """
     if value is None or isinstance(value, str | bytes):
-        raise TypeError(f"{name} must be a real number or array of real numbers; got {value!r}")
+        raise TypeError(
+            f"{name} must be a real number or array of real numbers; got {shown(value)}"
+        )
     try:
         array = np.asarray(value)
-    except Exception as exc:  # pragma: no cover - exotic array-likes
-        raise TypeError(f"{name} must be array-like of real numbers; got {value!r}") from exc
+    except Exception as exc:  # ragged nested lists, objects whose __array__ fails
+        raise TypeError(
+            f"{name} must be array-like of real numbers; got {shown(value)} ({exc})"[:400]
+        ) from exc
     if array.dtype == bool or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
         raise TypeError(
             f"{name} must be a real number or array of real numbers; got dtype {array.dtype}"
         )
-    array = array.astype(np.float64, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):  # longdouble beyond float64 becomes inf
+        array = array.astype(np.float64, copy=False)
+    negative_zero = (array == 0.0) & np.signbit(array)
+    if negative_zero.any():  # -0.0 is 0.0; a copy keeps the caller's array untouched
+        array = np.where(negative_zero, 0.0, array)
     finite = np.isfinite(array)
     if not finite.all():
-        bad = array[~finite].flat[0]
-        raise ValueError(f"{name} must be finite (no NaN or inf); got {bad!r}")
+        bad = float(array[~finite].flat[0])
+        raise ValueError(f"{name} must be finite float64 values (no NaN or inf); got {bad!r}")
     interval = _interval(lower, upper, lower_open, upper_open)
     outside = np.zeros(array.shape, dtype=bool)
     if lower is not None:
@@ -63,7 +96,7 @@ def as_float_array(
     if upper is not None:
         outside |= (array >= upper) if upper_open else (array > upper)
     if outside.any():
-        bad = array[outside].flat[0]
+        bad = float(array[outside].flat[0])
         raise ValueError(f"{name} must lie in {interval}; got {bad!r}")
     return array
 
@@ -86,7 +119,7 @@ def as_output(array: np.ndarray) -> float | np.ndarray:
 def check_method(method: Any, allowed: tuple[str, ...]) -> str:
     """Validate a method name against ``allowed``."""
     if not isinstance(method, str):
-        raise TypeError(f"method must be a string, one of {allowed}; got {method!r}")
+        raise TypeError(f"method must be a string, one of {allowed}; got {shown(method)}")
     if method not in allowed:
-        raise ValueError(f"method must be one of {allowed}; got {method!r}")
+        raise ValueError(f"method must be one of {allowed}; got {shown(method)}")
     return method

@@ -63,3 +63,48 @@ def test_bad_arguments(kwargs, words):
     Z, y, y_pred = blob_world(np.random.default_rng(4), n=20)
     with pytest.raises(ValueError, match=words):
         feasibility_report(Z, y, y_pred, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "kind", "words"),
+    [
+        ({"lam": [0.1]}, ValueError, ["lam", "scalar", "(1,)"]),  # named neither lam nor scalar
+        ({"lam": np.nan}, ValueError, ["lam", "finite"]),
+        ({"lam": "0.1"}, TypeError, ["lam"]),
+        ({"method": None}, TypeError, ["method"]),
+        ({"n_classes": 10**7}, ValueError, ["n_classes", "4096"]),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, kind, words):
+    Z, y, y_pred = blob_world(np.random.default_rng(4), n=20)
+    with pytest.raises(kind) as info:
+        feasibility_report(Z, y, y_pred, **kwargs)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_a_label_of_ten_million_is_refused_not_a_memory_error():
+    # Was: 2 minutes, then a MemoryError traceback (issue 6, §3).
+    Z, y, y_pred = blob_world(np.random.default_rng(5), n=20)
+    y[0] = 10**7
+    with pytest.raises(ValueError, match="empty classes: 2..9999999"):
+        feasibility_report(Z, y, y_pred)
+
+
+def test_messages_that_embed_inputs_are_capped():
+    Z, y, y_pred = blob_world(np.random.default_rng(6), n=20)
+    with pytest.raises(ValueError) as info:
+        feasibility_report(Z, y, y_pred, method="x" * 10**6)
+    assert "method" in str(info.value) and len(str(info.value)) < 300
+    with pytest.raises(TypeError) as info:
+        feasibility_report(Z, y, y_pred, lam="9" * 10**6)
+    assert "lam" in str(info.value) and len(str(info.value)) < 300
+
+
+def test_printed_table_skips_classes_that_never_occur():
+    Z, y, y_pred = blob_world(np.random.default_rng(7), n=50)
+    report = feasibility_report(Z, y, y_pred, n_classes=1000)
+    assert len(report.per_class) == 1000
+    text = str(report)
+    assert len(text.splitlines()) < 20
+    assert "998 of 1000 classes never occur in y" in text

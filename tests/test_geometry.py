@@ -104,6 +104,15 @@ def test_class_without_clean_sample_is_placed_at_the_attractor():
     assert np.isfinite(critical_lambda(g, "union"))
 
 
+def test_every_sample_misclassified_places_every_core_at_the_attractor():
+    # Found by tests/test_fuzz.py: no clean sample at all crashed the per-class sums.
+    Z = np.random.default_rng(2).normal(size=(6, 2))
+    g = estimate_geometry(Z, [0, 1, 2, 0, 1, 2], [1, 2, 0, 1, 2, 0])
+    assert float(g.eps) == 1.0 and g.D.tolist() == [0.0, 0.0, 0.0]
+    assert any("classes 0..2 have no correctly classified sample" in n for n in g.notes)
+    assert critical_lambda(g) == 0.0
+
+
 def test_single_error_and_single_clean_sample_have_zero_spread():
     Z = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [5.0, 1.0], [6.0, 0.0]])
     y = np.array([0, 0, 1, 1, 1])
@@ -121,8 +130,20 @@ def test_single_error_and_single_clean_sample_have_zero_spread():
         (np.full((4, 2), np.nan), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "finite"]),
         (np.zeros(4), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "two-dimensional"]),
         (np.zeros((4, 2)), [0, 1, 0], [0, 1, 1, 1], ValueError, ["y", "one label per row"]),
-        (np.zeros((4, 2)), [0, 1, 0, 1], [0, 1, 1, -1], ValueError, ["y_pred", "0..1", "-1"]),
-        (np.zeros((4, 2)), [0, 0, 0, 0], [0, 0, 0, 0], ValueError, ["n_classes", "at least 2"]),
+        (
+            np.zeros((4, 2)),
+            [0, 1, 0, 1],
+            [0, 1, 1, -1],
+            ValueError,
+            ["y_pred", "non-negative", "-1"],
+        ),
+        (
+            np.zeros((4, 2)),
+            [0, 0, 0, 0],
+            [0, 0, 0, 0],
+            ValueError,
+            ["y", "n_classes", "at least two"],
+        ),
         (np.zeros((4, 2)), [0, 0.5, 0, 1], [0, 1, 1, 1], ValueError, ["y", "integer"]),
         (np.zeros((4, 2)), ["a", "b", "a", "b"], [0, 1, 1, 1], TypeError, ["y", "integer"]),
     ],
@@ -135,7 +156,9 @@ def test_bad_inputs_raise(Z, y, y_pred, kind, words):
 
 
 def test_label_beyond_n_classes_raises():
-    with pytest.raises(ValueError, match=r"y labels must lie in 0\.\.1; got 2"):
+    with pytest.raises(
+        ValueError, match=r"y labels must lie in 0\.\.1 \(n_classes = 2, given\); got 2"
+    ):
         estimate_geometry(np.zeros((3, 2)), np.array([0, 1, 2]), np.array([0, 1, 1]), n_classes=2)
 
 
@@ -186,3 +209,196 @@ def test_stacked_geometries_evaluate_like_single_ones():
         np.testing.assert_array_equal(
             critical_lambda(stacked, method), [critical_lambda(g, method) for g in singles]
         )
+
+
+# --------------------------------------------------------------------------------------------
+# Hardening (issue 6): tolerances relative to the numbers, labels that are surely wrong, Z at the
+# edges of float64, work in O(number of distinct labels).
+
+
+def test_identity_tolerance_is_relative():
+    # An absolute 1e-8 accepted this geometry; its error-pool weights sum to 5 and
+    # structural_existence_confidence returned -4.0.
+    with pytest.raises(ValueError, match="eps must equal sum_c pi_c"):
+        Geometry(**{**GOOD, "eps": 1e-9, "eps_c": [5e-9, 5e-9]})
+    with pytest.raises(ValueError, match="pi must sum to 1"):
+        Geometry(**{**GOOD, "pi": [0.5, 0.5 + 1e-9]})
+
+
+def test_identity_accepts_counts_rounded_to_float():
+    # Ten classes of a 3-sample-per-class set: every π_c and ε_c is a rounded count ratio.
+    pi = np.full(10, 0.1)  # sums to 0.9999999999999999
+    eps_c = np.arange(10) / 3 % 1
+    g = Geometry(
+        eps=float(np.sum(pi * eps_c)),
+        pi=pi,
+        eps_c=eps_c,
+        D=np.ones(10),
+        sigma_mix=np.ones(10),
+        sigma_c=np.ones(10),
+    )
+    assert abs(g.weights.sum() - 1.0) < 1e-14
+
+
+@given(
+    eps_c=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=6),
+    seed=st.integers(0, 2**32 - 1),
+    D=st.sampled_from([0.0, 5e-324, 1.0, 1e300]),
+    sigma=st.sampled_from([0.0, 5e-324, 1.0, 1e300, 1.7e308]),
+)
+def test_bounds_stay_in_range_on_every_accepted_geometry(eps_c, seed, D, sigma):
+    from gcul_theory import (
+        METHODS,
+        capture_rate_bound,
+        contamination_rate_bound,
+        structural_existence_confidence,
+    )
+
+    C = len(eps_c)
+    pi = np.random.default_rng(seed).dirichlet(np.ones(C))
+    eps_c = np.array(eps_c)
+    implied = float(np.sum(pi * eps_c))
+    # The largest ε the relative tolerance accepts: the weights then sum to just above 1.
+    for eps in (
+        implied,
+        implied * (1 - 3 * C * 2.0**-53),
+        min(1.0, implied * (1 + 3 * C * 2.0**-53)),
+    ):
+        g = Geometry(
+            eps=eps, pi=pi, eps_c=eps_c, D=[D] * C, sigma_mix=[sigma] * C, sigma_c=[sigma] * C
+        )
+        assert 0.0 <= structural_existence_confidence(g) <= 1.0
+        for method in METHODS:
+            assert 0.0 <= capture_rate_bound(g, method) <= 1.0
+            assert 0.0 <= contamination_rate_bound(g, method) <= 1.0
+            assert 0.0 <= critical_lambda(g, method) <= 1.0
+
+
+def small_world(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 3))
+    y = rng.integers(0, 3, n)
+    y_pred = np.where(rng.random(n) < 0.3, rng.integers(0, 3, n), y)
+    return Z, y, y_pred
+
+
+@pytest.mark.parametrize("label", [10**6, 10**7])
+def test_a_stray_huge_label_is_refused_naming_the_empty_classes(label):
+    # One label of 10**6 took 12 s (a loop over 10**6 classes); 10**7 ended in a MemoryError.
+    Z, y, y_pred = small_world()
+    y[0] = label
+    with pytest.raises(ValueError) as info:
+        estimate_geometry(Z, y, y_pred)
+    message = str(info.value)
+    assert f"empty classes: 3..{label - 1}" in message
+    assert "np.unique(y, return_inverse=True)" in message and "n_classes" in message
+    assert len(message) < 600
+
+
+def test_one_based_labels_are_refused():
+    Z, y, y_pred = small_world()
+    with pytest.raises(ValueError, match=r"empty classes: 0\. "):
+        estimate_geometry(Z, y + 1, y_pred + 1)
+    g = estimate_geometry(Z, y + 1, y_pred + 1, n_classes=4)  # explicit: allowed, with a note
+    assert g.pi[0] == 0.0 and any("never occur in y" in note for note in g.notes)
+
+
+def test_explicit_n_classes_is_bounded_and_cheap():
+    from gcul_theory._geometry import MAX_CLASSES
+
+    Z, y, y_pred = small_world()
+    with pytest.raises(ValueError, match=f"n_classes must be at most {MAX_CLASSES}; got 1000000"):
+        estimate_geometry(Z, y, y_pred, n_classes=10**6)
+    g = estimate_geometry(Z, y, y_pred, n_classes=MAX_CLASSES)  # per present class only
+    reference = estimate_geometry(Z, y, y_pred)
+    for name in ("D", "sigma_mix", "sigma_c", "pi", "eps_c"):
+        np.testing.assert_array_equal(getattr(g, name)[:3], getattr(reference, name))
+    assert np.all(g.D[3:] == 0.0) and np.all(g.pi[3:] == 0.0)
+    assert sum("never occur" in note for note in g.notes) == 1  # one note, not 4093
+
+
+def test_many_classes_match_the_per_class_definition():
+    # K > d takes the scatter-matrix route for sigma_mix; it must agree with the projections.
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(3000, 2)) * [1.0, 3.0]
+    y = rng.integers(0, 40, 3000)
+    y_pred = np.where(rng.random(3000) < 0.3, rng.integers(0, 40, 3000), y)
+    g = estimate_geometry(Z, y, y_pred)
+    errors = y_pred != y
+    mu_mix = Z[errors].mean(axis=0)
+    for c in range(40):
+        clean = Z[(~errors) & (y == c)]
+        d_hat = (mu_mix - clean.mean(axis=0)) / g.D[c]
+        assert g.D[c] == pytest.approx(np.linalg.norm(mu_mix - clean.mean(axis=0)), rel=1e-12)
+        assert g.sigma_mix[c] == pytest.approx(np.std(Z[errors] @ d_hat, ddof=1), rel=1e-12)
+        assert g.sigma_c[c] == pytest.approx(np.std(clean @ d_hat, ddof=1), rel=1e-12)
+
+
+@pytest.mark.parametrize("scale", [2.0**700, 1e200, 1e-200, 2.0**-1000])
+def test_scaled_z_scales_the_geometry(scale):
+    # Z * 1e200 overflowed into "D must be finite" (issue 6, §3).
+    Z, y, y_pred = small_world()
+    a = estimate_geometry(Z, y, y_pred)
+    b = estimate_geometry(Z * scale, y, y_pred)
+    for name in ("D", "sigma_mix", "sigma_c"):
+        np.testing.assert_allclose(getattr(b, name) / scale, getattr(a, name), rtol=1e-13)
+
+
+def test_distances_beyond_float64_name_z():
+    Z = np.array([[1.7e308], [1.7e308], [-1.7e308], [-1.7e308]])
+    with pytest.raises(ValueError, match="Z is too large"):
+        estimate_geometry(Z, [0, 0, 1, 1], [0, 1, 1, 1])
+
+
+@pytest.mark.parametrize(
+    ("Z", "y", "y_pred", "kind", "words"),
+    [
+        (np.zeros((4, 0)), [0, 1, 0, 1], [0, 1, 1, 1], ValueError, ["Z", "at least one column"]),
+        (np.zeros((4, 2)), [0, 1, 0, 1.0], [0, 1, 1, 1], None, []),  # integral floats: accepted
+        (np.zeros((4, 2)), [0, 1, 0, 1e300], [0, 1, 1, 1], ValueError, ["y", "1e+300"]),
+        (
+            np.zeros((4, 2)),
+            np.array([0, 1, 0, 2**63], dtype=np.uint64),
+            [0, 1, 1, 1],
+            ValueError,
+            ["y", str(2**63)],
+        ),
+        (np.zeros((4, 2)), [True, False, True, False], [0, 1, 1, 1], TypeError, ["y", "bool"]),
+        (np.zeros((4, 2)), [0, 1, 0, 1], [[0, 1], [1]], TypeError, ["y_pred"]),
+    ],
+)
+def test_more_bad_inputs(Z, y, y_pred, kind, words):
+    if kind is None:
+        estimate_geometry(Z, y, y_pred)
+        return
+    with pytest.raises(kind) as info:
+        estimate_geometry(Z, y, y_pred)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_corr_mix_matches_the_projection_correlations():
+    # corr_mix (used by the correlation-aware predictors) from the vectorised pool scatter.
+    rng = np.random.default_rng(11)
+    for width, n_classes in ((5, 3), (2, 6)):  # K <= d (projections) and K > d (scatter matrix)
+        Z = rng.normal(size=(900, width)) * np.arange(1, width + 1)
+        y = rng.integers(0, n_classes, 900)
+        y_pred = np.where(rng.random(900) < 0.4, rng.integers(0, n_classes, 900), y)
+        g = estimate_geometry(Z, y, y_pred)
+        errors = y_pred != y
+        mu_mix = Z[errors].mean(axis=0)
+        directions = np.array(
+            [(mu_mix - Z[(~errors) & (y == c)].mean(axis=0)) / g.D[c] for c in range(n_classes)]
+        )
+        expected = np.corrcoef((Z[errors] - mu_mix) @ directions.T, rowvar=False)
+        np.testing.assert_allclose(g.corr_mix, expected, rtol=0, atol=1e-12)
+
+
+def test_corr_mix_is_validated():
+    with pytest.raises(ValueError, match="corr_mix must have shape"):
+        Geometry(**GOOD, corr_mix=np.eye(3))
+    with pytest.raises(ValueError, match="corr_mix must be symmetric"):
+        Geometry(**GOOD, corr_mix=[[1.0, 0.5], [0.2, 1.0]])
+    with pytest.raises(ValueError, match="corr_mix must have a unit diagonal"):
+        Geometry(**GOOD, corr_mix=[[0.9, 0.0], [0.0, 1.0]])
+    assert Geometry(**GOOD).corr_mix is None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import assume, example, given
@@ -95,7 +98,7 @@ def test_degenerate_corners_have_defined_values():
     assert selectivity_score(0.3, 1.0, 1.0) == 0.3
     assert clean_error(0.3, 1.0, 1.0) == 0.0
     assert utility(0.2, 0.3, 1.0, 1.0) == pytest.approx(0.1)
-    assert empirical_lambda(0.2, 0.1, 0.0) == 0.0
+    assert empirical_lambda(0.2, 0.2, 0.0) == 0.0  # nothing rejected: ε_sel = ε, utility ≡ 0
 
 
 def test_paper_sigma0_row_lambda_emp():
@@ -137,6 +140,11 @@ def test_broadcasting_and_scalar_output():
         (lambda: utility(1.0, 0.2, 0.5, 0.1), ValueError, ["lam", "[0, 1)"]),
         (lambda: utility(-0.1, 0.2, 0.5, 0.1), ValueError, ["lam"]),
         (lambda: empirical_lambda(0.2, 0.1, 1.2), ValueError, ["rejection_rate", "1.2"]),
+        (
+            lambda: empirical_lambda(1.0, 0.0, 0.01),
+            ValueError,
+            ["base_error", "selective_error", "rejection_rate", "0.01"],
+        ),
         (lambda: rejection_rate(0.2, None, 0.1), TypeError, ["r1"]),
         (lambda: rejection_rate(0.2, True, 0.1), TypeError, ["r1"]),
     ],
@@ -146,3 +154,182 @@ def test_bad_input_names_argument_range_and_value(call, kind, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Exact rational arithmetic as the oracle (float inputs are exact rationals).
+
+U = 2.0**-53  # unit roundoff of float64
+TOL_ULPS = 8  # relative tolerance 8u = 8 * 2**-53 ≈ 8.9e-16 (the worst seen in 200 000 draws: 5.2u)
+TINY = 2.0**-1070  # absolute floor: 16 of the smallest subnormals, for results that underflow
+ONE_MINUS = 1.0 - 2.0**-53  # the float just below 1
+
+special_rates = st.sampled_from(
+    [
+        0.0,
+        5e-324,
+        1e-320,
+        2.0**-1022,
+        1e-300,
+        2.0**-800,
+        1e-20,
+        2.0**-53,
+        0.5,
+        0.48055,
+        ONE_MINUS,
+        1.0 - 2.0**-52,
+        0.99999999,
+        1.0,
+    ]
+)
+any_rate = st.one_of(special_rates, st.floats(0.0, 1.0))
+any_eps = st.one_of(
+    special_rates.filter(lambda x: 0.0 < x < 1.0),
+    st.floats(0.0, 1.0, exclude_min=True, exclude_max=True),
+)
+any_cost = st.one_of(st.sampled_from([0.0, 0.1, 0.5, ONE_MINUS]), cost)
+
+
+def exact_rates(eps: float, r1: float, r2: float) -> dict[str, Fraction]:
+    """ρ, ε_clean and S in exact arithmetic, with the documented conventions at ρ ∈ {0, 1}."""
+    e, a, b = Fraction(eps), Fraction(r1), Fraction(r2)
+    rho = e * a + (1 - e) * b
+    clean = Fraction(0) if rho == 1 else e * (1 - a) / (1 - rho)
+    if a == b == 1:
+        score = e
+    elif rho == 0:
+        score = Fraction(0)
+    else:
+        score = e * (1 - e) * (a - b) / (rho * (1 - rho))
+    return {"rho": rho, "clean": clean, "score": score}
+
+
+def assert_close(computed: float, exact: Fraction, scale: Fraction | None = None) -> None:
+    """|computed - exact| <= 8u * scale + TINY, scale = |exact| unless given."""
+    scale = abs(exact) if scale is None else scale
+    error = abs(Fraction(computed) - exact)
+    assert error <= TOL_ULPS * Fraction(U) * scale + Fraction(TINY), (
+        computed,
+        float(exact),
+        float(error / scale) / U if scale else None,
+    )
+
+
+@given(eps=any_eps, r1=any_rate, r2=any_rate, lam=any_cost)
+@example(eps=0.38842940700180667, r1=0.0, r2=1.0, lam=0.0)  # clean_error was 1.0000000000000002
+@example(eps=0.9999999999999998, r1=1.0, r2=0.48055, lam=0.0)  # S was 1.0389
+@example(eps=0.99999999, r1=1.0, r2=0.5, lam=0.0)  # S was 1.0000000061
+@example(eps=0.5, r1=ONE_MINUS, r2=1.0, lam=0.1)  # clean_error was 0.0, U was +0.4 (true -0.6)
+@example(eps=5e-324, r1=0.5, r2=0.0, lam=0.0)  # S was 0.0 (true 1.0)
+@example(eps=5e-324, r1=0.75, r2=1.0, lam=0.5)
+@example(eps=5e-324, r1=5e-324, r2=0.0, lam=0.5)
+@example(eps=0.5, r1=5e-324, r2=0.0, lam=0.5)
+@example(eps=ONE_MINUS, r1=ONE_MINUS, r2=1e-300, lam=ONE_MINUS)
+@example(eps=ONE_MINUS, r1=1.0, r2=1.0, lam=0.5)
+@example(eps=2.0**-53, r1=0.0, r2=0.0, lam=0.0)
+@example(eps=0.3, r1=3 * 5e-324, r2=5e-324, lam=0.0)
+def test_every_selectivity_function_matches_exact_rational_arithmetic(eps, r1, r2, lam):
+    """ρ, ε_clean and S to 8u relative (plus an underflow floor); U(λ) to 8u of its terms."""
+    exact = exact_rates(eps, r1, r2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rho = rejection_rate(eps, r1, r2)
+        clean = clean_error(eps, r1, r2)
+        gain = utility(lam, eps, r1, r2)
+        score = selectivity_score(eps, r1, r2) if r2 <= r1 else None
+    assert 0.0 <= rho <= 1.0 and 0.0 <= clean <= 1.0 and -2.0 <= gain <= 1.0
+    assert_close(rho, exact["rho"])
+    assert_close(clean, exact["clean"])
+    # U(λ) = (ε - ε_clean) - λρ is a difference: its error is relative to the size of its terms.
+    exact_reduction = Fraction(eps) - exact["clean"]
+    lam_rho = Fraction(lam) * exact["rho"]
+    assert_close(gain, exact_reduction - lam_rho, abs(exact_reduction) + lam_rho)
+    if score is not None:
+        assert 0.0 <= score <= 1.0
+        assert_close(score, exact["score"])
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        # The values found by fuzzing (issue 6, §1); expected values from exact_rates above.
+        (lambda: clean_error(0.38842940700180667, 0.0, 1.0), 1.0),  # was 1.0000000000000002
+        (lambda: selectivity_score(0.9999999999999998, 1.0, 0.48055), 1.0),  # was 1.0389
+        (lambda: selectivity_score(0.99999999, 1.0, 0.5), 0.999999995),  # was 1.0000000061
+        (lambda: clean_error(0.5, ONE_MINUS, 1.0), 1.0),  # was 0.0
+        (lambda: utility(0.1, 0.5, ONE_MINUS, 1.0), -0.6),  # was +0.4: the wrong sign
+        (lambda: selectivity_score(5e-324, 0.5, 0.0), 1.0),  # was 0.0
+    ],
+)
+def test_reported_rounding_defects(call, expected):
+    value = call()
+    assert -2.0 <= value <= 1.0  # the documented ranges: [0, 1], and [-2, 1] for U(λ)
+    if expected >= 0.0:
+        assert 0.0 <= value
+    assert value == pytest.approx(expected, rel=1e-9)
+
+
+def test_clean_error_stays_in_unit_interval_wherever_r2_is_one():
+    # Over random draws with r2 = 1 a third of the old values exceeded 1 (issue 6, §1).
+    rng = np.random.default_rng(0)
+    eps = rng.uniform(0.0, 1.0, 100_000)
+    eps = eps[(eps > 0.0) & (eps < 1.0)]
+    r1 = rng.uniform(0.0, 1.0, eps.size)
+    clean = clean_error(eps, r1, 1.0)
+    assert np.all((clean >= 0.0) & (clean <= 1.0))
+    assert np.all(clean[r1 < 1.0] == 1.0)  # every accepted sample is an error: exactly 1
+
+
+@given(eps=any_eps, r2=any_rate)
+def test_score_is_at_most_one_wherever_r1_is_one(eps, r2):
+    assert 0.0 <= selectivity_score(eps, 1.0, r2) <= 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# λ*_EMP: only triples that an evaluation set can produce.
+
+
+@st.composite
+def evaluation_counts(draw: st.DrawFn) -> tuple[float, float, float, Fraction]:
+    """Rates of a random evaluation set (base errors W, rejected R) and its exact λ*_EMP."""
+    n = draw(st.integers(1, 10**6))
+    n_rejected = draw(st.integers(0, n))
+    n_accepted = n - n_rejected
+    wrong_rejected = draw(st.integers(0, n_rejected))
+    wrong_accepted = draw(st.integers(0, n_accepted))
+    base = (wrong_rejected + wrong_accepted) / n
+    selective = wrong_accepted / n_accepted if n_accepted else 0.0
+    rho = n_rejected / n
+    exact = (
+        Fraction(wrong_rejected, n_rejected) - Fraction(wrong_accepted, max(n_accepted, 1))
+        if n_rejected
+        else Fraction(0)
+    )
+    return base, selective, rho, exact
+
+
+@given(counts=evaluation_counts())
+@example(counts=(0.135, 0.0, 0.1654, Fraction(1350, 1654)))  # the paper's σ = 0 row
+def test_empirical_lambda_accepts_every_evaluation_set_and_stays_in_range(counts):
+    base, selective, rho, exact = counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = empirical_lambda(base, selective, rho)
+    assert -selective <= value <= 1.0 - selective
+    assert value == pytest.approx(float(exact), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (1.0, 0.0, 0.01),  # was 100: 1% rejected cannot hold 100% of the errors
+        (0.5, 0.0, 5e-324),  # was inf, with a RuntimeWarning
+        (0.2, 0.1, 0.0),  # nothing rejected, yet the error changed
+        (0.1, 0.5, 0.1),  # more accepted errors than base errors
+    ],
+)
+def test_empirical_lambda_refuses_impossible_rates(args):
+    with pytest.raises(ValueError) as info:
+        empirical_lambda(*args)
+    for name in ("base_error", "selective_error", "rejection_rate"):
+        assert name in str(info.value)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from scipy.stats import norm
 
@@ -93,6 +94,7 @@ def test_edge_cases():
     assert chernoff_tail(0.0, 0.0) == 1.0
     assert chernoff_tail(1.0, 0.0) == 0.0
     assert gaussian_tail(1e308, 1e-308) == 0.0
+    assert gaussian_tail(1.7e308, 5e-324) == 0.0 and chernoff_tail(1.7e308, 5e-324) == 0.0
     out = gaussian_tail(np.array([0.0, 2.0, 4.0]), np.array([[1.0], [2.0]]))
     assert out.shape == (2, 3)
     assert out[1, 2] == gaussian_tail(4.0, 2.0)
@@ -106,3 +108,34 @@ def test_edge_cases():
 def test_bad_input_raises_naming_argument(func, D, sigma, name):
     with pytest.raises(ValueError, match=name):
         func(D, sigma)
+
+
+# The whole finite range of σ: Dekker's splitting overflowed above σ ≈ 1.3e300 (NaN) and lost
+# its error term for subnormal σ. D and σ are drawn as a ratio and a binary exponent.
+@given(
+    snr=ratio,
+    mantissa=st.floats(0.5, 1.0, exclude_max=True),
+    exponent=st.integers(-1074, 1024),
+)
+@example(snr=2.0, mantissa=0.5, exponent=1015)  # gaussian_tail(2e305, 1e305)-like
+@example(snr=3.0, mantissa=0.5, exponent=-1073)  # σ = 5e-324
+def test_tails_match_mpmath_over_the_whole_finite_range(snr, mantissa, exponent):
+    sigma = math.ldexp(mantissa, exponent)
+    D = snr * sigma
+    assume(0.0 < sigma < math.inf and D < math.inf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g, c = gaussian_tail(D, sigma), chernoff_tail(D, sigma)
+    assert g == pytest.approx(mp_gaussian_tail(D, sigma), rel=1e-13, abs=0)
+    assert c == pytest.approx(mp_chernoff_tail(D, sigma), rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize(
+    ("D", "sigma"),
+    [(1.0, 1e301), (2e305, 1e305), (1e308, 1.7e308), (5e-324, 1.7e308), (1e-300, 1e-310)],
+)
+def test_huge_and_tiny_arguments_give_finite_tails(D, sigma):
+    # chernoff_tail(1.0, 1e301) and gaussian_tail(2e305, 1e305) were NaN (issue 6, §1).
+    g, c = gaussian_tail(D, sigma), chernoff_tail(D, sigma)
+    assert g == pytest.approx(mp_gaussian_tail(D, sigma), rel=1e-13, abs=0)
+    assert c == pytest.approx(mp_chernoff_tail(D, sigma), rel=1e-13, abs=0)
