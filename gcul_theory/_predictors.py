@@ -282,8 +282,10 @@ def _thresholds(geometry: Geometry) -> np.ndarray:
     """``h_c = D_c / (2 sigma_mix,c)``: inf where sigma = 0 < D (never lost), 0 where D = 0."""
     D, sigma = geometry.D, geometry.sigma_mix
     h = np.full(D.shape, np.inf)
-    np.divide(D, 2.0 * sigma, out=h, where=sigma > 0.0)
-    return np.where(D == 0.0, 0.0, h)
+    # 0.5 * (D / sigma), not D / (2 sigma): 2 sigma overflows for sigma above 9e307.
+    with np.errstate(over="ignore"):
+        np.divide(D, sigma, out=h, where=sigma > 0.0)
+    return np.where(D == 0.0, 0.0, 0.5 * h)
 
 
 def _pairwise_loss(geometry: Geometry, method: str) -> np.ndarray:
