@@ -106,6 +106,12 @@ __all__ = [
 ORTHANT_SEED = 20261122
 """Seed of the fixed ``rng`` of the quasi-Monte Carlo orthant probability ("gaussian_exact")."""
 
+ORTHANT_MAX_CLASSES = 64
+"""Most classes (after dropping the boundaries that cannot be crossed) of a "gaussian_exact" orthant
+probability: its quasi-Monte Carlo cost grows with the dimension (measured about 0.9 s at 64 classes
+on this project's 2-core machine); beyond it the method raises ``ValueError`` and
+:func:`feasibility_report` leaves it out with a note."""
+
 ORTHANT_MAXPTS = 100_000
 """Integration points of the orthant probability. Measured on a sweep cell whose correlation matrix
 is nearly singular (smallest eigenvalue 4e-5): scipy's default (10^6 per dimension) took 4 s for
@@ -320,12 +326,28 @@ def _boole(geometry: Geometry) -> np.ndarray:
 def _hunter_worsley(geometry: Geometry) -> np.ndarray:
     q = _pairwise_loss(geometry, "hunter_worsley")
     p = np.diagonal(q, axis1=-2, axis2=-1)
-    return 1.0 - (p.sum(axis=-1) - _max_spanning_tree_weight(q))
+    # Never below Boole (exactly so in real arithmetic; rounding can put it an ulp under).
+    return np.maximum(1.0 - (p.sum(axis=-1) - _max_spanning_tree_weight(q)), _boole(geometry))
+
+
+_NEGLIGIBLE_LOSS = 1e-12  # total boundary loss the orthant may leave out (QMC error is ~1e-4)
+
+
+def _crossable(h: np.ndarray) -> np.ndarray:
+    """Mask of the boundaries an orthant probability keeps: every boundary but the least crossable
+    ones whose crossing probabilities add up to at most 1e-12 (leaving out constraint c changes the
+    probability by at most p_c = Φ(-h_c)); infinite h_c (p_c = 0) always drop out."""
+    loss = ndtr(-h)
+    order = np.argsort(loss, axis=-1, kind="stable")
+    dropped = np.cumsum(np.take_along_axis(loss, order, axis=-1), axis=-1) <= _NEGLIGIBLE_LOSS
+    keep = np.ones(h.shape, dtype=bool)
+    np.put_along_axis(keep, order, ~dropped, axis=-1)
+    return keep & np.isfinite(h)
 
 
 def _orthant(h: np.ndarray, rho: np.ndarray) -> float:
-    """``P(W_c > -h_c for all c)`` for one geometry; the dimensions with h = inf drop out."""
-    keep = ~np.isinf(h)
+    """``P(W_c > -h_c for all c)`` for one geometry, over the boundaries of :func:`_crossable`."""
+    keep = _crossable(h)
     h, rho = h[keep], rho[np.ix_(keep, keep)]
     if h.size == 0:
         return 1.0
@@ -341,12 +363,39 @@ def _orthant(h: np.ndarray, rho: np.ndarray) -> float:
     )
 
 
+def orthant_dimension(geometry: Geometry) -> int:
+    """The most boundaries an orthant probability of ``geometry`` keeps (:func:`_crossable`), over
+    the geometries with an error pool (without one, r̂1 is 0 and nothing is computed)."""
+    counts = _crossable(_thresholds(geometry)).sum(axis=-1)
+    return int(np.where(geometry.eps > 0.0, counts, 0).max(initial=0))
+
+
+def unsupported(geometry: Geometry, method: str) -> str | None:
+    """Why ``method`` cannot be computed for ``geometry`` (None when it can)."""
+    if method == "gaussian_exact" and orthant_dimension(geometry) > ORTHANT_MAX_CLASSES:
+        return (
+            f"method 'gaussian_exact' supports at most {ORTHANT_MAX_CLASSES} classes with a "
+            f"crossable boundary (an orthant probability in that many dimensions); this geometry "
+            f"has {orthant_dimension(geometry)}: use 'hunter_worsley', a valid lower bound"
+        )
+    return None
+
+
 def _gaussian_exact(geometry: Geometry) -> np.ndarray:
     rho = _require_correlation(geometry, "gaussian_exact")
+    reason = unsupported(geometry, "gaussian_exact")
+    if reason is not None:
+        raise ValueError(reason)
     h = _thresholds(geometry)
     flat_h = h.reshape(-1, h.shape[-1])
     flat_rho = rho.reshape(-1, *rho.shape[-2:])
-    values = np.array([_orthant(hh, rr) for hh, rr in zip(flat_h, flat_rho, strict=True)])
+    needed = (geometry.eps > 0.0).reshape(-1)  # capture() returns 0 where there is no error
+    values = np.array(
+        [
+            _orthant(hh, rr) if need else 0.0
+            for hh, rr, need in zip(flat_h, flat_rho, needed, strict=True)
+        ]
+    )
     values = values.reshape(h.shape[:-1])
     # The exact value lies in [hunter_worsley, 1 - max_c p_c]; projecting the quasi-Monte Carlo
     # estimate onto that interval can only reduce its error.

@@ -21,6 +21,7 @@ from ._bounds import (
     structural_existence_confidence,
 )
 from ._geometry import Geometry, estimate_geometry
+from ._predictors import unsupported
 from ._tails import _chernoff_tail, _gaussian_tail
 from ._validation import as_float_array, check_method
 
@@ -38,7 +39,9 @@ class FeasibilityReport:
     method : str
         The :math:`\hat r_1` bound the verdict uses.
     lambda_pre : dict of str to float
-        :math:`\lambda^*_{PRE}` for every method of :data:`METHODS`.
+        :math:`\lambda^*_{PRE}` for every method of :data:`METHODS` that can be computed (a
+        "gaussian_exact" orthant probability in more than ``ORTHANT_MAX_CLASSES`` dimensions is
+        left out).
     r1_hat : dict of str to float
         :math:`\hat r_1` for every method.
     r2_hat : float
@@ -74,11 +77,14 @@ class FeasibilityReport:
             f"rejection cost lambda = {self.lam:g}",
             f"  {'method':<14} {'r1_hat':>8} {'lambda*_PRE':>12}",
         ]
-        for name in METHODS:
+        for name in self.lambda_pre:
             marker = "  <- verdict" if name == self.method else ""
             lines.append(
                 f"  {name:<14} {self.r1_hat[name]:>8.4f} {self.lambda_pre[name]:>12.4f}{marker}"
             )
+        for name in METHODS:
+            if name not in self.lambda_pre:
+                lines.append(f"  {name:<14} not computed: {unsupported(self.geometry, name)}")
         lines.append(f"  r2_hat = {self.r2_hat:.4f}   S_exist >= {self.s_exist:.4f}")
         header = (
             "class",
@@ -172,8 +178,12 @@ def feasibility_report(
     lam_value = float(lam_array)
     method = check_method(method, METHODS)
     geometry = estimate_geometry(Z, y, y_pred, n_classes=n_classes)
-    lambda_pre = {name: float(critical_lambda(geometry, name)) for name in METHODS}
-    r1_hat = {name: float(_capture(geometry, name)) for name in METHODS}
+    skipped = {name: unsupported(geometry, name) for name in METHODS}
+    if skipped[method] is not None:
+        raise ValueError(skipped[method])
+    computed = [name for name in METHODS if skipped[name] is None]
+    lambda_pre = {name: float(critical_lambda(geometry, name)) for name in computed}
+    r1_hat = {name: float(_capture(geometry, name)) for name in computed}
     r2_hat = float(_contamination(geometry, method))
     s_exist = float(structural_existence_confidence(geometry))
     p_loss = _gaussian_tail(geometry.D, geometry.sigma_mix)
