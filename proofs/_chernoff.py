@@ -137,7 +137,6 @@ def check_dominates_gaussian() -> Finding:
     """
     D = sp.Symbol("D", nonnegative=True)
     sigma = sp.Symbol("sigma", positive=True)
-    x = sp.Symbol("x", nonnegative=True)
     require(
         is_identity(chernoff_tail_expr(D, sigma), sp.exp(-((D / (2 * sp.sqrt(2) * sigma)) ** 2))),
         "D^2/(8 sigma^2) = x^2",
@@ -162,5 +161,6 @@ def check_dominates_gaussian() -> Finding:
             f"{sp.Rational(k_worst, 8)})."
         ),
     )
+
 
 CLAIMS = (check_optimal_parameter, check_dominates_gaussian)

@@ -74,10 +74,6 @@ def check_existence_bound() -> Finding:
     w = [p * e / eps for p, e in zip(k["pi"], k["eps_c"], strict=True)]
     s_exist = 1 - sum(wc * ec for wc, ec in zip(w, k["eta"], strict=True))
     bound = structural_existence_bound_expr(eps, k["pi"], k["eps_c"], k["D"], k["sigma"])
-    gap = sum(
-        wc * (chernoff_tail_expr(d, s) - ec)
-        for wc, d, s, ec in zip(w, k["D"], k["sigma"], k["eta"], strict=True)
-    )
     # As printed: \mathcal{S}_{\mathrm{exist}} \ge 1 - \sum_{c=1}^C \frac{\pi_c \varepsilon_c}
     # {\varepsilon} \exp\left( -\frac{D_c^2}{8\sigma_{\mathrm{mix},c}^2} \right)
     printed = 1 - sum(
@@ -91,7 +87,9 @@ def check_existence_bound() -> Finding:
     )
     return decide(
         all_hold(
-            identity_test(s_exist - printed, printed_gap, "S_exist - bound = sum_c w_c (exp - eta_c)"),
+            identity_test(
+                s_exist - printed, printed_gap, "S_exist - bound = sum_c w_c (exp - eta_c)"
+            ),
             Outcome(
                 all(x.is_positive for x in (*k["pi"], *k["eps_c"])),
                 "w_c = pi_c eps_c/eps > 0 and exp(...) - eta_c >= 0 by eq:chernoff_outlier",

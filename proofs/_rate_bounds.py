@@ -280,7 +280,10 @@ def check_r2_bound() -> Finding:
         all_hold(
             identity_test(loose - tight, slack, "printed - necessary-condition bound = slack"),
             identity_test(printed, loose / (1 - eps), "printed r2 bound = sum pi q/(1-eps)"),
-            positivity_certificate(slack, "slack > 0", unit=(*epss, *qs), positive=pis),
+            Outcome(
+                slack.is_positive is True,
+                "slack = sum_c pi_c eps_c q_c > 0: a sum of products of positive symbols",
+            ),
         ),
         (
             "A clean class-c sample is captured only if it is closer to mu_mix than to mu_c "

@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import mpmath
 import numpy as np
 import sympy as sp
-
-import mpmath
 
 from ._chernoff import chernoff_exponent, chernoff_tail_expr, erfc_below_gaussian_certificate
 from ._rate_bounds import MONTE_CARLO_SEED, nearest_centre_capture
@@ -116,20 +115,27 @@ def check_boole_algebra() -> Finding:
     require(is_identity(lhs, rhs), "Boole rearrangement")
     # The terms as the proof derives them: eta_c from the Chernoff optimum exp(f(t*)) (t* solved
     # here, not taken from a helper) and p_c from the integral of the Gaussian tail.
+    # Derived once for a generic class (D, sigma), then instantiated per class.
     t = sp.Symbol("t", positive=True)
+    D = sp.Symbol("D", positive=True)
+    sigma = sp.Symbol("sigma", positive=True)
+    f = chernoff_exponent(t, D, sigma)
+    (t_star,) = sp.solve(sp.diff(f, t), t)
+    eta_generic = sp.exp(f.subs(t, t_star))
+    p_generic = normal_interval_probability(sp.Integer(0), sigma, D / 2, sp.oo)
     subs = {}
     for k in range(3):
-        f = chernoff_exponent(t, Ds[k], sigmas[k])
-        (t_star,) = sp.solve(sp.diff(f, t), t)
-        subs[etas[k]] = sp.exp(f.subs(t, t_star))
-        subs[ps[k]] = normal_interval_probability(sp.Integer(0), sigmas[k], Ds[k] / 2, sp.oo)
+        subs[etas[k]] = eta_generic.xreplace({D: Ds[k], sigma: sigmas[k]})
+        subs[ps[k]] = p_generic.xreplace({D: Ds[k], sigma: sigmas[k]})
     final = sp.expand(rhs.subs(subs).rewrite(sp.erf))
     # Eq. (eq:r1_rigorous_bound), transcribed independently of every helper:
     # r_1 \ge 1 - \sum_{c=1}^C \frac{\pi_c \varepsilon_c}{\varepsilon} \left[ e^{\left(
     # -\frac{D_c^2}{8\sigma_{\mathrm{mix},c}^2} \right)} + \frac{1}{2}\left[1 - \operatorname{erf}
     # \left(\frac{D_c}{2\sqrt{2}\sigma_{\mathrm{mix},c}}\right)\right] \right]
     printed = 1 - sum(
-        pis[c] * epss[c] / eps
+        pis[c]
+        * epss[c]
+        / eps
         * (
             sp.exp(-(Ds[c] ** 2) / (8 * sigmas[c] ** 2))
             + sp.Rational(1, 2) * (1 - sp.erf(Ds[c] / (2 * sp.sqrt(2) * sigmas[c])))

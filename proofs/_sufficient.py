@@ -14,6 +14,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy as sp
@@ -185,12 +186,14 @@ def check_domain() -> Finding:
         e_: (sp.Rational(1, 5), half, sp.Rational(4, 5)),
         h1: (sp.Rational(-2, 5), 0, half, sp.Rational(9, 10)),
         h2: (0, sp.Rational(1, 10), half, 1, 2),
-        x1: (sp.Rational(1, 20), half, sp.Rational(9, 10), 1),
-        x2: (0, sp.Rational(1, 20), half, sp.Rational(9, 10)),
+        x1: (sp.Rational(1, 20), sp.Rational(9, 10), 1),
+        x2: (0, sp.Rational(1, 20), sp.Rational(9, 10)),
     }
     extra = [{e_: c[0], h1: c[1], h2: c[2], x1: c[3], x2: c[3]} for c in cases]
 
     def implication(score):
+        score = functools.cache(score)
+
         def holds_at(pt):
             eps, r1h, r2h, r1, r2 = (pt[k] for k in (e_, h1, h2, x1, x2))
             if r2h > 1 / (2 * (1 - eps)) or not (r1 >= r1h and r2 <= r2h):
@@ -216,7 +219,7 @@ def check_domain() -> Finding:
             f"S={s(eps, r1, r2)} <= {lam}"
         )
 
-    for eps, r1_hat, r2_hat, actual, origin in cases:
+    for eps, r1_hat, r2_hat, _actual, origin in cases:
         rows.append(f"eps={eps}, r1_hat={r1_hat}, r2_hat={r2_hat}: {origin}")
     printed = search(implication(s), f"lambda* > {lam} => S > {lam}", grid, extra, describe)
     clipped = search(

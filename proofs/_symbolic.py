@@ -38,7 +38,9 @@ UNIT_CLOSED = (sp.Integer(0), *UNIT_OPEN, sp.Integer(1))
 _SEARCH_SEED = 20240611
 
 
-def unit_samples(n: int, seed: int = _SEARCH_SEED, denominator: int = 97) -> tuple[sp.Rational, ...]:
+def unit_samples(
+    n: int, seed: int = _SEARCH_SEED, denominator: int = 97
+) -> tuple[sp.Rational, ...]:
     """`n` random rationals ``k/denominator`` in (0, 1), from a fixed seed (reproducible)."""
     rng = random.Random(seed)
     return tuple(sp.Rational(rng.randrange(1, denominator), denominator) for _ in range(n))
@@ -205,12 +207,13 @@ def positivity_certificate(
     r"""Certify ``expr > 0`` on the whole domain: `unit` symbols in (0, 1), `positive` ones > 0.
 
     Substitutes :math:`u = t/(1+t)` (:math:`t > 0`, a bijection onto (0, 1)) for each `unit`
-    symbol and :math:`p = t` for each positive one, puts the result over one denominator and
-    factors it. The certificate is that every factor of numerator and denominator is a
-    polynomial in the new positive variables with only positive coefficients (or a positive
-    constant): a sum of positive terms, so the expression is strictly positive everywhere. The
-    outcome fails when some factor has a negative coefficient (no certificate; this does not
-    prove the sign wrong).
+    symbol and :math:`p = t` for each positive one and puts the result over one denominator
+    (``cancel``; if the expanded form has a negative coefficient, ``factor`` is tried). The
+    certificate is that every factor of numerator and denominator is a polynomial in the new
+    positive variables with only positive coefficients (or a positive constant): a sum of
+    positive terms, so the expression is strictly positive everywhere. The outcome fails when
+    some factor has a negative coefficient (no certificate; this does not prove the sign
+    wrong).
 
     Returns
     -------
@@ -227,17 +230,13 @@ def positivity_certificate(
         t = sp.Symbol(f"p{i}", positive=True)
         subs[s] = t
         fresh.append(t)
-    transformed = sp.factor(sp.together(sp.sympify(expr).xreplace(subs)))
+    transformed = sp.cancel(sp.together(sp.sympify(expr).xreplace(subs)))
     numerator, denominator = transformed.as_numer_denom()
-    bad = []
-    for part in (numerator, denominator):
-        coeff, factors = sp.factor_list(part, *fresh) if fresh else (part, [])
-        if not (coeff.is_number and coeff > 0):
-            bad.append(show(coeff))
-        for factor, _mult in factors:
-            coeffs = sp.Poly(factor, *fresh).coeffs()
-            if not all(c > 0 for c in coeffs):
-                bad.append(show(factor))
+    bad = _non_positive_parts(numerator, denominator, fresh, factorise=False)
+    if bad:  # expanded form has a negative coefficient: try the factored form
+        transformed = sp.factor(transformed)
+        numerator, denominator = transformed.as_numer_denom()
+        bad = _non_positive_parts(numerator, denominator, fresh, factorise=True)
     subst = ", ".join(f"{s} = {show(v)}" for s, v in subs.items())
     if bad:
         return Outcome(False, f"{label}: no certificate (factors {'; '.join(bad)})")
@@ -246,6 +245,26 @@ def positivity_certificate(
         f"{label}: with {subst} (all t > 0) it is {show(transformed)}, a ratio of polynomials "
         "with positive coefficients",
     )
+
+
+def _non_positive_parts(
+    numerator: sp.Expr, denominator: sp.Expr, variables: Sequence[sp.Symbol], factorise: bool
+) -> list[str]:
+    """The parts (polynomials in `variables`) that have a non-positive coefficient."""
+    bad = []
+    for part in (numerator, denominator):
+        if factorise and variables:
+            coeff, factors = sp.factor_list(part, *variables)
+            pieces = [f for f, _ in factors]
+        else:
+            coeff, pieces = sp.Integer(1), [part]
+        if not (coeff.is_number and coeff > 0):
+            bad.append(show(coeff))
+        for piece in pieces:
+            coeffs = sp.Poly(piece, *variables).coeffs() if variables else [piece]
+            if not all(c.is_number and c > 0 for c in coeffs):
+                bad.append(show(piece))
+    return bad
 
 
 def all_hold(*outcomes: Outcome) -> Outcome:

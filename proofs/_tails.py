@@ -124,7 +124,9 @@ def check_gaussian_integral() -> Finding:
     return decide(
         all_hold(
             erf_identity_test(integral, printed, "integral = printed p_loss", points),
-            erf_identity_test(integral, gaussian_tail_expr(D, sigma), "integral = erfc form", points),
+            erf_identity_test(
+                integral, gaussian_tail_expr(D, sigma), "integral = erfc form", points
+            ),
         ),
         (
             "integrate(N(0, sigma^2) density, (u, D/2, oo), manual=True) with D, sigma > 0 equals "

@@ -119,10 +119,18 @@ def check_risk_normalisation() -> Finding:
     as_written = (n * eps * eta1 - r_gcul) / eta1
     gap = sp.factor(sp.cancel(as_written - utility_expr(lam, eps, r1, r2)))
     per_sample = (eps * eta1 - r_gcul) / eta1
-    grid = {n: (1, 2, 1000), eps: UNIT_OPEN, eta1: (1,), lam: (0, sp.Rational(3, 20)),
-            r1: (0, sp.Rational(1, 2), 1), r2: (0, sp.Rational(1, 2))}
+    grid = {
+        n: (2, 1000, 1),
+        eps: UNIT_OPEN,
+        eta1: (1,),
+        lam: (0, sp.Rational(3, 20)),
+        r1: (0, sp.Rational(1, 2), 1),
+        r2: (0, sp.Rational(1, 2)),
+    }
     return decide(
-        identity_test(as_written, utility_expr(lam, eps, r1, r2), "(R_base - R_GCUL)/eta1 = U", grid),
+        identity_test(
+            as_written, utility_expr(lam, eps, r1, r2), "(R_base - R_GCUL)/eta1 = U", grid
+        ),
         (
             f"(R_base - R_GCUL)/eta1 - U(lambda) = {show(gap)} (cancel), non-zero for N > 1: "
             "R_base is a total over N samples while R_GCUL is a per-sample rate. With "

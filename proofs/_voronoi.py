@@ -77,15 +77,16 @@ def check_reduction() -> Finding:
     m0, c0 = sp.Matrix([1, 1, 1]), sp.Matrix([-1, 1, -1])
     D0 = sp.sqrt((m0 - c0).dot(m0 - c0))
     coords = sp.symbols("u1:4", real=True)
-    grid = {u: (-3, -1, sp.Rational(-1, 2), 0, 1, 3) for u in coords}
+    grid = {u: (-3, sp.Rational(-1, 2), 0, 1, 3) for u in coords}
+    margin_u = sp.expand(voronoi_margin(sp.Matrix(coords), m0, c0))
+    z_u = sp.expand(projection(sp.Matrix(coords), m0, c0))
 
     def rule(condition):
         def holds_at(point):
-            x0 = sp.Matrix([point[u] for u in coords])
-            margin = voronoi_margin(x0, m0, c0)
-            if margin == 0:
+            margin_0 = margin_u.xreplace(point)
+            if margin_0 == 0:
                 return None  # on the boundary: either assignment
-            return bool(margin > 0) == bool(condition(projection(x0, m0, c0)))
+            return bool(margin_0 > 0) == bool(condition(z_u.xreplace(point)))
 
         return holds_at
 
@@ -97,7 +98,9 @@ def check_reduction() -> Finding:
             f"closer to mu_mix: {bool(voronoi_margin(x0, m0, c0) > 0)}"
         )
 
-    printed = search(rule(lambda z: z < D0 / 2), "x in C_mix <=> z_c < D_c/2", grid, describe=describe)
+    printed = search(
+        rule(lambda z: z < D0 / 2), "x in C_mix <=> z_c < D_c/2", grid, describe=describe
+    )
 
     def corrected_test() -> Outcome:
         # Symbolic: margin = 2 D (z + D/2) with D > 0 gives the equivalence everywhere; the grid
@@ -211,6 +214,7 @@ def check_contamination_event() -> Finding:
             ),
         ),
     )
+
 
 CLAIMS_REDUCTION = (check_reduction,)
 CLAIMS_EVENTS = (check_loss_event, check_contamination_event)
