@@ -14,6 +14,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -234,9 +235,15 @@ def check_loss_cover() -> Finding:
     c_sym, a_sym = sp.symbols("C a", positive=True)
     grid = {a_sym: (2, 3, 4, 6), c_sym: (1, 2, 4, 8, 12, 16, 20, 30)}
 
+    @functools.cache
+    def tails_at(a):
+        return (
+            sp.N(gaussian_tail_expr(a, sp.Integer(1)), 30),
+            sp.N(chernoff_tail_expr(a, sp.Integer(1)), 30),
+        )
+
     def tails(point):
-        a = point[a_sym]
-        return gaussian_tail_expr(a, sp.Integer(1)), chernoff_tail_expr(a, sp.Integer(1))
+        return tails_at(point[a_sym])
 
     def printed_holds(point):
         pa, ea = tails(point)
@@ -254,9 +261,11 @@ def check_loss_cover() -> Finding:
         exact_c = sp.N((1 - pa) ** point[c_sym], 30)
         return bool(exact_c >= sp.N(1 - point[c_sym] * pa, 30) and exact_c >= 1 - point[c_sym] * ea)
 
+    p_val = sp.N(p, 30)
+
     def first_failure(value: sp.Expr) -> int:
         target = sp.N(value, 30)
-        return next(c for c in range(1, 200) if sp.N((1 - p) ** c, 30) < target)
+        return next(c for c in range(1, 200) if (1 - p_val) ** c < target)
 
     smallest = first_failure(bound)
     smallest_g, smallest_c = first_failure(1 - p), first_failure(1 - eta)

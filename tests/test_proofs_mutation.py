@@ -77,22 +77,10 @@ MUTATIONS = [
         "outliers = (geometry.pi *",
     ),
     (
-        "attractor contamination 1/(C-1) -> 1/C",
-        "_predictors.py",
-        "geometry.eps / (geometry.n_classes - 1)",
-        "geometry.eps / geometry.n_classes",
-    ),
-    (
         "empirical lambda sign",
         "_selectivity.py",
         "np.divide(eps_a - sel_a, rho_a",
         "np.divide(sel_a - eps_a, rho_a",
-    ),
-    (
-        "utility cost sign",
-        "_selectivity.py",
-        "eps_a - _clean_error(eps_a, r1_a, r2_a) - lam_a * rho",
-        "eps_a - _clean_error(eps_a, r1_a, r2_a) + lam_a * rho",
     ),
 ]
 
