@@ -22,65 +22,84 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: (name, file under gcul_theory/, exact old text, new text). The first eight are the kinds of
-#: the audit (sign of S, rho, Chernoff exponent, bound weights, erfc argument, r1 clip, clean
-#: error denominator, Gaussian tail 1/2); the rest guard the other cross-checked functions.
+#: (name, file under gcul_theory/, alternatives): each alternative is an (exact old text, new
+#: text) pair, and exactly one of them must occur, exactly once (two alternatives cover the
+#: code before and after the rounding-safe rewrite of ``_selectivity.py``). The first eight are
+#: the kinds of the audit (sign of S, rho, Chernoff exponent, bound weights, erfc argument, r1
+#: clip, clean error denominator, Gaussian tail 1/2); the rest guard other cross-checked code.
 MUTATIONS = [
     (
         "S sign",
         "_selectivity.py",
-        "numerator = eps * (1.0 - eps) * (r1 - r2)",
-        "numerator = eps * (1.0 - eps) * (r2 - r1)",
+        [
+            (
+                "numerator = eps * (1.0 - eps) * (r1 - r2)",
+                "numerator = eps * (1.0 - eps) * (r2 - r1)",
+            ),
+            (
+                "mantissa = (m_eps * m_d / rho_s) * ((1.0 - eps) / den)",
+                "mantissa = -(m_eps * m_d / rho_s) * ((1.0 - eps) / den)",
+            ),
+        ],
     ),
     (
         "rho",
         "_selectivity.py",
-        "    return eps * r1 + (1.0 - eps) * r2",
-        "    return eps * r1 - (1.0 - eps) * r2",
+        [
+            ("    return eps * r1 + (1.0 - eps) * r2", "    return eps * r1 - (1.0 - eps) * r2"),
+            (
+                " + np.ldexp((1.0 - eps) * m2, exp_second - E)",
+                " - np.ldexp((1.0 - eps) * m2, exp_second - E)",
+            ),
+        ],
     ),
     (
         "Chernoff exponent 8 -> 4",
         "_tails.py",
-        "        main = square / 8.0",
-        "        main = square / 4.0",
+        [("        main = square / 8.0", "        main = square / 4.0")],
     ),
     (
         "bound weights w_c -> pi_c",
         "_predictors.py",
-        "    return 1.0 - (geometry.weights * loss).sum(axis=-1)",
-        "    return 1.0 - (geometry.pi * loss).sum(axis=-1)",
+        [
+            (
+                "    return 1.0 - (geometry.weights * loss).sum(axis=-1)",
+                "    return 1.0 - (geometry.pi * loss).sum(axis=-1)",
+            )
+        ],
     ),
     (
         "erfc argument 2 sqrt2 -> 2",
         "_tails.py",
-        "_TWO_SQRT_TWO = 2.0 * np.sqrt(2.0)",
-        "_TWO_SQRT_TWO = 2.0",
+        [("_TWO_SQRT_TWO = 2.0 * np.sqrt(2.0)", "_TWO_SQRT_TWO = 2.0")],
     ),
-    ("r1 clip", "_predictors.py", "np.clip(r1, 0.0, 1.0)", "np.clip(r1, -1.0, 1.0)"),
+    ("r1 clip", "_predictors.py", [("np.clip(r1, 0.0, 1.0)", "np.clip(r1, -1.0, 1.0)")]),
     (
         "clean error denominator",
         "_selectivity.py",
-        "    accepted = 1.0 - rho",
-        "    accepted = 1.0 - eps",
+        [
+            ("    accepted = 1.0 - rho", "    accepted = 1.0 - eps"),
+            (
+                "np.divide(eps_s * (1.0 - r1), den, out=out",
+                "np.divide(eps_s * (1.0 - r1), den + eps_s, out=out",
+            ),
+        ],
     ),
-    ("Gaussian tail 1/2 -> 1", "_tails.py", "0.5 * erfc(x), deep", "1.0 * erfc(x), deep"),
+    ("Gaussian tail 1/2 -> 1", "_tails.py", [("0.5 * erfc(x), deep", "1.0 * erfc(x), deep")]),
     (
         "Gaussian deep tail 1/2 -> 1",
         "_tails.py",
-        "deep = 0.5 * erfcx(x)",
-        "deep = 1.0 * erfcx(x)",
+        [("deep = 0.5 * erfcx(x)", "deep = 1.0 * erfcx(x)")],
     ),
     (
         "existence weights w_c -> pi_c",
         "_bounds.py",
-        "outliers = (geometry.weights *",
-        "outliers = (geometry.pi *",
+        [("outliers = (geometry.weights *", "outliers = (geometry.pi *")],
     ),
     (
         "empirical lambda sign",
         "_selectivity.py",
-        "np.divide(eps_a - sel_a, rho_a",
-        "np.divide(sel_a - eps_a, rho_a",
+        [("np.divide(eps_a - sel_a, rho_a", "np.divide(sel_a - eps_a, rho_a")],
     ),
 ]
 
@@ -106,28 +125,32 @@ for copy in sys.argv[1:]:
 """
 
 
-def _copy(tmp_path: Path, name: str) -> Path:
+def _copy(tmp_path: Path, name: str, root: Path) -> Path:
     dest = tmp_path / name
     ignore = shutil.ignore_patterns("__pycache__")
     for package in ("gcul_theory", "proofs"):
-        shutil.copytree(ROOT / package, dest / package, ignore=ignore)
+        shutil.copytree(root / package, dest / package, ignore=ignore)
     return dest
 
 
-def _mutate(copy: Path, filename: str, old: str, new: str) -> None:
+def _mutate(copy: Path, filename: str, alternatives: list[tuple[str, str]]) -> None:
     path = copy / "gcul_theory" / filename
     text = path.read_text()
-    assert text.count(old) == 1, f"{filename}: {old!r} occurs {text.count(old)} times, not once"
+    counts = [text.count(old) for old, _ in alternatives]
+    assert sorted(counts) == [0] * (len(counts) - 1) + [1], (
+        f"{filename}: the mutation sites occur {counts} times; exactly one must occur once"
+    )
+    old, new = alternatives[counts.index(1)]
     path.write_text(text.replace(old, new))
 
 
-@pytest.mark.slow
-def test_every_mutation_of_gcul_theory_makes_python_m_proofs_fail(tmp_path):
-    control = _copy(tmp_path, "control")
+def run_mutants(tmp_path: Path, root: Path = ROOT) -> tuple[dict, dict]:
+    """Exit code and failed claims of ``proofs.main([])`` for the control and every mutant."""
+    control = _copy(tmp_path, "control", root)
     copies = {str(control): "control"}
-    for i, (name, filename, old, new) in enumerate(MUTATIONS):
-        copy = _copy(tmp_path, f"mutant{i}")
-        _mutate(copy, filename, old, new)
+    for i, (name, filename, alternatives) in enumerate(MUTATIONS):
+        copy = _copy(tmp_path, f"mutant{i}", root)
+        _mutate(copy, filename, alternatives)
         copies[str(copy)] = name
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
@@ -152,7 +175,13 @@ def test_every_mutation_of_gcul_theory_makes_python_m_proofs_fail(tmp_path):
         records += [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     codes = {copies[r["copy"]]: r["code"] for r in records}
     failed = {copies[r["copy"]]: r["failed"] for r in records}
-    assert set(codes) == set(copies.values())
+    return codes, failed
+
+
+@pytest.mark.slow
+def test_every_mutation_of_gcul_theory_makes_python_m_proofs_fail(tmp_path):
+    codes, failed = run_mutants(tmp_path)
+    assert set(codes) == {"control", *(m[0] for m in MUTATIONS)}
     assert codes["control"] == 0, failed["control"]
     undetected = {name: code for name, code in codes.items() if name != "control" and code != 1}
     assert undetected == {}, failed
