@@ -17,9 +17,9 @@ import sympy as sp
 
 from ._chernoff import chernoff_tail_expr
 from ._rate_bounds import capture_rate_bound_expr
-from ._result import Finding, claim, require
+from ._result import Finding, Outcome, claim, decide, require
 from ._rigorous import rigorous_capture_bound_expr
-from ._symbolic import is_identity, sympify_all
+from ._symbolic import all_hold, identity_test, is_identity, sympify_all
 from ._tails import gaussian_tail_expr
 
 __all__ = ["structural_existence_bound_expr", "CLAIMS"]
@@ -74,14 +74,28 @@ def check_existence_bound() -> Finding:
     w = [p * e / eps for p, e in zip(k["pi"], k["eps_c"], strict=True)]
     s_exist = 1 - sum(wc * ec for wc, ec in zip(w, k["eta"], strict=True))
     bound = structural_existence_bound_expr(eps, k["pi"], k["eps_c"], k["D"], k["sigma"])
-    gap = sum(
-        wc * (chernoff_tail_expr(d, s) - ec)
-        for wc, d, s, ec in zip(w, k["D"], k["sigma"], k["eta"], strict=True)
+    # As printed: \mathcal{S}_{\mathrm{exist}} \ge 1 - \sum_{c=1}^C \frac{\pi_c \varepsilon_c}
+    # {\varepsilon} \exp\left( -\frac{D_c^2}{8\sigma_{\mathrm{mix},c}^2} \right)
+    printed = 1 - sum(
+        p * e / eps * sp.exp(-(d**2) / (8 * sg**2))
+        for p, e, d, sg in zip(k["pi"], k["eps_c"], k["D"], k["sigma"], strict=True)
     )
-    require(is_identity(s_exist - bound, gap), "S_exist - bound")
-    return Finding(
-        status="verified",
-        established=(
+    require(is_identity(printed, bound), "helper = printed bound")
+    printed_gap = sum(
+        wc * (sp.exp(-(d**2) / (8 * sg**2)) - ec)
+        for wc, d, sg, ec in zip(w, k["D"], k["sigma"], k["eta"], strict=True)
+    )
+    return decide(
+        all_hold(
+            identity_test(
+                s_exist - printed, printed_gap, "S_exist - bound = sum_c w_c (exp - eta_c)"
+            ),
+            Outcome(
+                all(x.is_positive for x in (*k["pi"], *k["eps_c"])),
+                "w_c = pi_c eps_c/eps > 0 and exp(...) - eta_c >= 0 by eq:chernoff_outlier",
+            ),
+        ),
+        (
             "S_exist - bound = sum_c w_c (exp(-D_c^2/(8 sigma_c^2)) - eta_c) identically, and "
             "each term is >= 0 given w_c >= 0 and eq:chernoff_outlier (eta_c <= exp(...)). As "
             "with the theorem, eta_c is an empirical fraction and the Chernoff bound is on a "
@@ -90,7 +104,6 @@ def check_existence_bound() -> Finding:
             "capture rate and its bound is the 'chernoff' r1_hat, with the same multi-boundary "
             "caveat (r1_rigorous.loss_cover)."
         ),
-        evidence="cancel(S_exist - bound - sum_c w_c (exp(...) - eta_c)) = 0",
     )
 
 
@@ -103,10 +116,13 @@ def check_existence_bound() -> Finding:
 def check_dense_limit() -> Finding:
     """Limits of the Chernoff and Gaussian terms as σ/D → 0. Sources: app:proof_asymptotic."""
     s = sp.Symbol("s", positive=True)  # s = sigma/D
-    eta_s = chernoff_tail_expr(sp.Integer(1), s)
-    p_s = gaussian_tail_expr(sp.Integer(1), s)
-    require(sp.limit(eta_s, s, 0, "+") == 0, "Chernoff term -> 0")
-    require(sp.limit(p_s, s, 0, "+") == 0, "Gaussian term -> 0")
+    # The printed terms with D = 1, sigma = s: e^{-D^2/(8 sigma^2)}, (1/2)[1 - erf(D/(2 sqrt2 sigma))]
+    eta_s = sp.exp(-1 / (8 * s**2))
+    p_s = sp.Rational(1, 2) * (1 - sp.erf(1 / (2 * sp.sqrt(2) * s)))
+    limits = Outcome(
+        sp.limit(eta_s, s, 0, "+") == 0 and sp.limit(p_s, s, 0, "+") == 0,
+        "limit(exp(-1/(8 s^2)), s, 0+) = 0 and limit((1 - erf(1/(2 sqrt2 s)))/2, s, 0+) = 0",
+    )
     k = _classes()
     eps = sum(p * e for p, e in zip(k["pi"], k["eps_c"], strict=True))
     rigorous = rigorous_capture_bound_expr(eps, k["pi"], k["eps_c"], k["D"], k["sigma"])
@@ -116,13 +132,16 @@ def check_dense_limit() -> Finding:
     penalty = sum(
         wc * chernoff_tail_expr(d, sg) for wc, d, sg in zip(w, k["D"], k["sigma"], strict=True)
     )
-    require(
-        is_identity(sp.expand((gaussian - rigorous).rewrite(sp.erf)), sp.expand(penalty)),
-        "difference of the two bounds = Chernoff penalty",
-    )
-    return Finding(
-        status="verified",
-        established=(
+    return decide(
+        all_hold(
+            limits,
+            identity_test(
+                sp.expand((gaussian - rigorous).rewrite(sp.erf)),
+                sp.expand(penalty),
+                "Eq. (r1_bound) - Eq. (r1_rigorous_bound) = sum_c w_c exp(-D_c^2/(8 sigma_c^2))",
+            ),
+        ),
+        (
             "limit(exp(-1/(8 s^2)), s, 0+) = 0 and limit(erfc(1/(2 sqrt2 s))/2, s, 0+) = 0 with "
             "s = sigma/D; S_exist <= 1 (eta >= 0) and its bound -> 1, so S_exist -> 1. Eq. "
             "(r1_bound) - Eq. (r1_rigorous_bound) = sum_c w_c exp(-D_c^2/(8 sigma_c^2)) "
@@ -130,7 +149,6 @@ def check_dense_limit() -> Finding:
             "(r1_bound) is a statement about a vanishing difference). Inherits the erratum "
             "r1_rigorous.loss_cover: the limit of a bound that can fail."
         ),
-        evidence="limit(exp(-1/(8*s**2)), s, 0, '+') = 0; cancel(r1_bound - r1_rig - penalty) = 0",
     )
 
 

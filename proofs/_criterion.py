@@ -19,8 +19,15 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ._result import Finding, claim, require
-from ._symbolic import is_identity, rate_symbols, show, sympify_all
+from ._result import Finding, Outcome, claim, decide, require
+from ._symbolic import (
+    UNIT_OPEN,
+    identity_test,
+    is_identity,
+    rate_symbols,
+    search,
+    sympify_all,
+)
 from ._utility import clean_error_expr, rejection_rate_expr, utility_expr
 
 __all__ = [
@@ -104,19 +111,37 @@ def criterion_margins(lam: sp.Expr, eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> d
     }
 
 
-def _chain(margins: dict[str, sp.Expr], steps: list[tuple[str, str, sp.Expr, str]]) -> list[str]:
-    """Check g_next = factor * g_prev for each (prev, next, factor, label); return certificates.
+def _chain(margins: dict[str, sp.Expr], steps: list[tuple[str, str, sp.Expr, str]]) -> Outcome:
+    """Test that each line is equivalent to the previous one on the domain.
 
-    `label` is how the factor is printed (in terms of rho rather than r1, r2).
+    Each step ``(prev, next, factor, label)`` claims ``g_next = factor * g_prev`` with a factor
+    positive on the domain (`label` prints it in terms of rho). When the identity holds the step
+    is certified; when it does not, the grid of the domain (0 < eps < 1, 0 <= lambda < 1,
+    0 <= r1, r2 <= 1, 0 < rho < 1) is searched for a point where one line holds and the other
+    does not -- a counterexample to the equivalence.
     """
     out = []
+    lam, eps, r1, r2 = rate_symbols()
+    grid = {lam: (0, *UNIT_OPEN), eps: UNIT_OPEN, r1: (0, *UNIT_OPEN, 1), r2: (0, *UNIT_OPEN, 1)}
     for prev, nxt, factor, label in steps:
-        require(
-            is_identity(margins[nxt], factor * margins[prev]),
-            f"line {nxt} is not {show(factor)} * line {prev}",
-        )
-        out.append(f"g[{nxt}] = {label}*g[{prev}]")
-    return out
+        if is_identity(margins[nxt], factor * margins[prev]):
+            out.append(f"g[{nxt}] = {label}*g[{prev}]")
+            continue
+
+        def same_sign(point, prev=prev, nxt=nxt):
+            rho = rejection_rate_expr(point[eps], point[r1], point[r2])
+            if not 0 < rho < 1:
+                return None
+            a, b = (margins[k].xreplace(point) for k in (prev, nxt))
+            return bool(a > 0) == bool(b > 0)
+
+        def describe(point, prev=prev, nxt=nxt):
+            a, b = (margins[k].xreplace(point) for k in (prev, nxt))
+            coords = ", ".join(f"{k}={v}" for k, v in point.items())
+            return f"{coords}: margin of line {prev} = {a}, of line {nxt} = {b}"
+
+        return search(same_sign, f"line {prev} <=> line {nxt}", grid, describe=describe)
+    return Outcome(True, "; ".join(out))
 
 
 _STATEMENT_START = (
@@ -129,11 +154,9 @@ def check_step1() -> Finding:
     """'Starting from' line: substitution of ε_clean, factor 1. Sources: app:criterion_derivation."""
     lam, eps, r1, r2 = rate_symbols()
     m = criterion_margins(lam, eps, r1, r2)
-    cert = _chain(m, [("U", "1a", sp.Integer(1), "1"), ("1a", "1b", sp.Integer(1), "1")])
-    return Finding(
-        status="verified",
-        established="Both lines are U(lambda) > 0 rewritten: " + "; ".join(cert) + " (cancel).",
-        evidence="; ".join(cert),
+    return decide(
+        _chain(m, [("U", "1a", sp.Integer(1), "1"), ("1a", "1b", sp.Integer(1), "1")]),
+        "Both lines are U(lambda) > 0 rewritten with factor 1 (cancel).",
     )
 
 
@@ -148,14 +171,9 @@ def check_step2() -> Finding:
     lam, eps, r1, r2 = rate_symbols()
     rho = rejection_rate_expr(eps, r1, r2)
     m = criterion_margins(lam, eps, r1, r2)
-    cert = _chain(m, [("1b", "2a", 1 / eps, "(1/eps)"), ("2a", "2b", 1 - rho, "(1-rho)")])
-    return Finding(
-        status="verified",
-        established=(
-            "Equivalences with positive factors 1/eps and (1-rho) (positive since eps > 0, "
-            "rho < 1): " + "; ".join(cert) + "."
-        ),
-        evidence="; ".join(cert),
+    return decide(
+        _chain(m, [("1b", "2a", 1 / eps, "(1/eps)"), ("2a", "2b", 1 - rho, "(1-rho)")]),
+        "Equivalences with positive factors 1/eps and (1-rho) (positive since eps > 0, rho < 1).",
     )
 
 
@@ -169,11 +187,9 @@ def check_step3() -> Finding:
     """'Expanding the right-hand side': both factor 1. Sources: app:criterion_derivation."""
     lam, eps, r1, r2 = rate_symbols()
     m = criterion_margins(lam, eps, r1, r2)
-    cert = _chain(m, [("2b", "3a", sp.Integer(1), "1"), ("3a", "3b", sp.Integer(1), "1")])
-    return Finding(
-        status="verified",
-        established="Pure expansion and subtraction of 1: " + "; ".join(cert) + ".",
-        evidence="; ".join(cert),
+    return decide(
+        _chain(m, [("2b", "3a", sp.Integer(1), "1"), ("3a", "3b", sp.Integer(1), "1")]),
+        "Pure expansion and subtraction of 1 (factor 1 each).",
     )
 
 
@@ -190,32 +206,17 @@ def check_step4() -> Finding:
     kterm = lam / eps * rho * (1 - rho)
     # As printed: g4 = -g3b - 2 (lambda/eps) rho (1-rho): not a positive multiple of g3b.
     require(is_identity(m["4"], -m["3b"] - 2 * kterm), "g4 = -g3b - 2k")
-    require(not is_identity(m["4"], m["3b"]), "g4 unexpectedly equals g3b")
-    cert = _chain(m, [("3b", "4_corrected", sp.Integer(1), "1")])
-    # Witness A: previous line (and U > 0) holds, printed line fails.
-    half = sp.Rational(1, 2)
-    pt_a = {eps: half, lam: 0, r1: half, r2: 0}
-    g3b_a, g4_a, u_a = (m[k].subs(pt_a) for k in ("3b", "4", "U"))
-    require(g3b_a > 0 and u_a > 0 and g4_a < 0, "witness A signs")
-    # Witness B: printed line holds while U < 0.
-    pt_b = {eps: half, lam: 0, r1: 0, r2: half}
-    g4_b, u_b = (m[k].subs(pt_b) for k in ("4", "U"))
-    require(g4_b > 0 and u_b < 0, "witness B signs")
-    return Finding(
-        status="erratum",
-        established=(
+    return decide(
+        _chain(m, [("3b", "4", sp.Integer(1), "1")]),
+        (
             "From -r1 < -rho + (lambda/eps) rho (rho-1) (line 3b) rearranging gives "
-            f"r1 - rho > (lambda/eps) rho (1-rho): {cert[0]}. The printed line has margin "
+            "r1 - rho > (lambda/eps) rho (1-rho) (factor 1). The printed line has margin "
             "g4 = -g3b - 2(lambda/eps) rho (1-rho), not a positive multiple of g3b, and is not "
             "equivalent to U > 0. The following 'Thus' line (1-eps)(r1-r2) > ... is the "
             "consequence of the corrected line, so the final result is unaffected."
         ),
         corrected="r1 - rho > (lambda/eps) rho (1-rho)",
-        evidence=(
-            f"eps=1/2, lambda=0, r1=1/2, r2=0 (rho=1/4): line 3b margin {g3b_a} > 0 and "
-            f"U = {u_a} > 0, but printed line margin {g4_a} < 0; eps=1/2, lambda=0, r1=0, "
-            f"r2=1/2 (rho=1/4): printed line margin {g4_b} > 0 while U = {u_b} < 0"
-        ),
+        corrected_test=lambda: _chain(m, [("3b", "4_corrected", sp.Integer(1), "1")]),
     )
 
 
@@ -230,15 +231,14 @@ def check_step5() -> Finding:
     _, eps, r1, r2 = rate_symbols()
     rho = rejection_rate_expr(eps, r1, r2)
     mid = (1 - eps) * r2 - (1 - eps) * r1
-    require(is_identity(rho - r1, mid), "rho - r1 = (1-eps) r2 - (1-eps) r1")
-    require(is_identity(mid, (1 - eps) * (r2 - r1)), "= (1-eps)(r2-r1)")
-    return Finding(
-        status="verified",
-        established=(
+    first = identity_test(rho - r1, mid, "rho - r1 = (1-eps) r2 - (1-eps) r1")
+    second = identity_test(mid, (1 - eps) * (r2 - r1), "= (1-eps)(r2-r1)")
+    return decide(
+        Outcome(first.holds and second.holds, f"{first.detail}; {second.detail}"),
+        (
             "Both equalities hold identically (cancel). Note it is the left-hand side of the "
             "mis-signed step 4; with the corrected step, r1 - rho = (1-eps)(r1 - r2) is used."
         ),
-        evidence="cancel(rho - r1 - (1-eps)*(r2-r1)) = 0",
     )
 
 
@@ -255,7 +255,7 @@ def check_step6() -> Finding:
     lam, eps, r1, r2 = rate_symbols()
     rho = rejection_rate_expr(eps, r1, r2)
     m = criterion_margins(lam, eps, r1, r2)
-    cert = _chain(
+    outcome = _chain(
         m,
         [
             ("4_corrected", "6a", sp.Integer(1), "1"),
@@ -266,14 +266,13 @@ def check_step6() -> Finding:
     printed_route = (1 - eps) * (r2 - r1) - lam / eps * rho * (1 - rho)
     require(is_identity(printed_route, m["4"]), "printed 4 + 5 give (1-eps)(r2-r1) > ...")
     require(not is_identity(printed_route, m["6a"]), "printed route unexpectedly gives 6a")
-    return Finding(
-        status="verified",
-        established=(
-            "Line 6a follows from the corrected step 4 (" + cert[0] + "), not from the printed "
-            "one (which with step 5 gives (1-eps)(r2-r1) > ...); then " + cert[1] + ", the "
-            "factor eps/(rho(1-rho)) being positive for 0 < rho < 1."
+    return decide(
+        outcome,
+        (
+            "Line 6a follows from the corrected step 4 (factor 1), not from the printed one "
+            "(which with step 5 gives (1-eps)(r2-r1) > ...); then line 6b with the factor "
+            "eps/(rho(1-rho)), positive for 0 < rho < 1."
         ),
-        evidence="; ".join(cert),
     )
 
 
@@ -294,12 +293,11 @@ def check_step7() -> Finding:
         - (1 - eps) ** 2 * r2**2
         - 2 * eps * (1 - eps) * r1 * r2
     )
-    require(is_identity(rho * (1 - rho), line1), "first line")
-    require(is_identity(line1, line2), "second line")
-    return Finding(
-        status="verified",
-        established="Both printed lines equal rho*(1-rho) identically (expand).",
-        evidence="expand(rho*(1-rho) - printed expansion) = 0",
+    first = identity_test(rho * (1 - rho), line1, "rho(1-rho) = first line")
+    second = identity_test(line1, line2, "first line = second line")
+    return decide(
+        Outcome(first.holds and second.holds, f"{first.detail}; {second.detail}"),
+        "Both printed lines equal rho*(1-rho) identically (expand).",
     )
 
 
@@ -315,17 +313,16 @@ def check_step8() -> Finding:
     rho = rejection_rate_expr(eps, r1, r2)
     den = selectivity_denominator(eps, r1, r2)
     require(is_identity(den, rho * (1 - rho) / eps), "D = rho(1-rho)/eps")
-    require(
-        is_identity(selectivity_expr(eps, r1, r2), selectivity_closed_form(eps, r1, r2)),
-        "printed S = factored S",
-    )
-    return Finding(
-        status="verified",
-        established=(
+    return decide(
+        identity_test(
+            selectivity_expr(eps, r1, r2),
+            selectivity_closed_form(eps, r1, r2),
+            "S as printed = eps(1-eps)(r1-r2)/(rho(1-rho))",
+        ),
+        (
             "The printed denominator is D = rho(1-rho)/eps and the printed S equals "
             "eps(1-eps)(r1-r2)/(rho(1-rho)) identically (cancel)."
         ),
-        evidence="cancel(S_printed - eps*(1-eps)*(r1-r2)/(rho*(1-rho))) = 0",
     )
 
 
@@ -340,15 +337,13 @@ def check_equivalence() -> Finding:
     rho = rejection_rate_expr(eps, r1, r2)
     s = selectivity_expr(eps, r1, r2)
     u = utility_expr(lam, eps, r1, r2)
-    require(is_identity(u, rho * (s - lam)), "U = rho (S - lambda)")
-    return Finding(
-        status="verified",
-        established=(
+    return decide(
+        identity_test(u, rho * (s - lam), "U = rho (S - lambda)"),
+        (
             "U(lambda) = rho*(S_GCUL - lambda) identically (cancel), so on 0 < rho < 1 (the "
             "whole domain except r1 = r2 = 0, where U = 0 and S is 0/0, and r1 = r2 = 1) "
             "S_GCUL > lambda <=> U(lambda) > 0, for every lambda, not only lambda in [0, 1)."
         ),
-        evidence="cancel(U - rho*(S - lambda)) = 0",
     )
 
 

@@ -24,8 +24,17 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-from ._result import Finding, claim, require
-from ._symbolic import is_identity, show, sympify_all
+from ._result import Finding, Outcome, claim, decide, require
+from ._symbolic import (
+    UNIT_OPEN,
+    all_hold,
+    identity_test,
+    is_identity,
+    positivity_certificate,
+    search,
+    show,
+    sympify_all,
+)
 
 __all__ = [
     "capture_rate_bound_expr",
@@ -158,12 +167,28 @@ def check_r1_bound() -> Finding:
         is_identity(proof_r1, capture_rate_bound_expr(eps, [pi1, pi2], [e1, e2], [p1, p2])),
         "proof arithmetic",
     )
+    # Eq. (eq:r1_bound) as printed, with p_c = (1/2)[1 - erf(...)] left symbolic and
+    # w_c = pi_c eps_c / eps: r_1 \ge 1 - \frac{1}{\varepsilon} \sum_c \pi_c \varepsilon_c p_c.
     r1_hat = 1 - w1 * p1 - w2 * p2
     exact = independent_capture_expr([p1, p2])
     gap = r1_hat - exact
     certificate = w2 * p1 * (1 - p2) + w1 * p2 * (1 - p1)
     require(is_identity(gap, certificate), f"gap {sp.expand(gap)} != certificate")
-    require(is_identity(exact - boole_capture_bound_expr([p1, p2]), p1 * p2), "Boole slack")
+    grid = {p1: UNIT_OPEN[:3], p2: UNIT_OPEN[:3], w1: (0, sp.Rational(1, 2), 1)}
+
+    def printed_holds(point):  # E[r1] >= r1_hat under the lemma's own model
+        return bool(exact.xreplace(point) >= r1_hat.xreplace(point))
+
+    def describe(point):
+        coords = ", ".join(f"{k}={v}" for k, v in point.items())
+        return f"{coords}: E[r1] = {exact.xreplace(point)} < r1_hat = {r1_hat.xreplace(point)}"
+
+    def corrected_test() -> Outcome:
+        boole = boole_capture_bound_expr([p1, p2])
+        return all_hold(
+            identity_test(exact - boole, p1 * p2, "E[r1] - (1 - p1 - p2) = p1 p2"),
+            positivity_certificate(p1 * p2, "p1 p2 > 0", unit=(p1, p2)),
+        )
 
     # Monte Carlo of the nearest-centre rule: mu_mix = 0, mu_1 = -D1 e1, mu_2 = -D2 e2,
     # Sigma_mix = I (sigma = 1), pi = (1/2, 1/2), eps_c = (1/5, 1/5) => w = (1/2, 1/2).
@@ -182,9 +207,9 @@ def check_r1_bound() -> Finding:
     require(abs(z_exact) < 5, f"Monte Carlo disagrees with (1-p1)(1-p2): z = {z_exact:.2f}")
     require(z_gap > 20, f"Monte Carlo r1 not far below r1_hat: z = {z_gap:.1f}")
     require(r1_mc >= 1 - q1 - q2 - 5 * se, "corrected Boole bound violated by Monte Carlo")
-    return Finding(
-        status="erratum",
-        established=(
+    return decide(
+        search(printed_holds, "E[r1] >= r1_hat (two classes)", grid, describe=describe),
+        (
             "Under the lemma's model (all errors ~ N(mu_mix, Sigma_mix)) an error is captured iff "
             "it is inside every half-space {z_c <= D_c/2} (proof's orientation), so for every "
             "geometry E[r1] = P(no boundary crossed) <= 1 - max_c p_c <= 1 - sum_c w_c p_c = "
@@ -194,18 +219,15 @@ def check_r1_bound() -> Finding:
             f"{show(certificate)} > 0 on (0,1)^2 for any w1 + w2 = 1 (expand). Boole over all C "
             "half-spaces gives E[r1] >= 1 - sum_c p_c (here slack p1*p2 >= 0). The proof counts "
             "an 'expected number' of lost errors, so any such bound is on E[r1], not on the "
-            "realised r1."
+            f"realised r1. Monte Carlo: D/sigma = (2, 3), w = (1/2, 1/2), {n_draws} draws (seed "
+            f"{MONTE_CARLO_SEED}): r1 = {r1_mc:.4f} +- {se:.4f}, (1-p1)(1-p2) = {r1_exact:.4f}, "
+            f"r1_hat = {r1_hat_num:.4f} ({z_gap:.0f} SE above), 1 - p1 - p2 = {1 - q1 - q2:.4f}."
         ),
-        corrected=(
+        (
             "E[r1] >= 1 - sum_c p_c^loss (union over all C boundaries, unweighted; "
             "p_c^loss = erfc(D_c/(2 sqrt2 sigma_mix,c))/2), a bound in expectation."
         ),
-        evidence=(
-            f"D/sigma = (2, 3), w = (1/2, 1/2), {n_draws} draws (seed {MONTE_CARLO_SEED}): "
-            f"MC r1 = {r1_mc:.4f} +- {se:.4f}, (1-p1)(1-p2) = {r1_exact:.4f}, "
-            f"r1_hat = {r1_hat_num:.4f} ({z_gap:.0f} SE above MC), 1 - p1 - p2 = "
-            f"{1 - q1 - q2:.4f}"
-        ),
+        corrected_test,
     )
 
 
@@ -229,8 +251,10 @@ def check_r2_bound() -> Finding:
     tight = sum(p * (1 - e) * q for p, e, q in zip(pis, epss, qs, strict=True))
     loose = sum(p * q for p, q in zip(pis, qs, strict=True))
     slack = sum(p * e * q for p, e, q in zip(pis, epss, qs, strict=True))
-    require(is_identity(loose - tight, slack), "slack = sum pi eps_c q")
-    require(is_identity(loose / (1 - eps), contamination_rate_bound_expr(eps, pis, qs)), "r2_hat")
+    # Eq. (eq:r2_bound) as printed, q_c symbolic:
+    # r_2 \le \frac{1}{1-\varepsilon} \sum_c \pi_c q_c
+    printed = sum(p * q for p, q in zip(pis, qs, strict=True)) / (1 - eps)
+    require(is_identity(printed, contamination_rate_bound_expr(eps, pis, qs)), "r2_hat helper")
 
     # Monte Carlo under the lemma's model: clean class-c samples ~ N(mu_c, I), same centres.
     d = np.array([2.0, 3.0])
@@ -252,19 +276,24 @@ def check_r2_bound() -> Finding:
     )
     se = math.sqrt(max(r2_mc * (1 - r2_mc), 1e-12) / n_draws)
     require(r2_mc <= r2_tight + 5 * se, "Monte Carlo r2 above the bound")
-    return Finding(
-        status="verified",
-        established=(
+    return decide(
+        all_hold(
+            identity_test(loose - tight, slack, "printed - necessary-condition bound = slack"),
+            identity_test(printed, loose / (1 - eps), "printed r2 bound = sum pi q/(1-eps)"),
+            Outcome(
+                slack.is_positive is True,
+                "slack = sum_c pi_c eps_c q_c > 0: a sum of products of positive symbols",
+            ),
+        ),
+        (
             "A clean class-c sample is captured only if it is closer to mu_mix than to mu_c "
             "(necessary, not sufficient), an event of probability q_c = erfc(D_c/(2 sqrt2 "
             "sigma_c))/2, so E[r2] <= sum_c pi_c (1-eps_c) q_c/(1-eps) <= sum_c pi_c q_c/(1-eps). "
             "Identities (C = 3 symbolic classes): sum pi_c (1-eps_c) = 1 - eps and the slack of "
             "the last step is sum_c pi_c eps_c q_c / (1-eps) >= 0. Holds in expectation (the "
-            "proof bounds an expected count)."
-        ),
-        evidence=(
-            f"same 2-class geometry, {n_draws} clean draws per class: MC r2 = {r2_mc:.4f} <= "
-            f"sum pi(1-eps_c) q/(1-eps) = {r2_tight:.4f} <= r2_hat = {r2_hat:.4f}"
+            "proof bounds an expected count). Monte Carlo (same 2-class geometry, "
+            f"{n_draws} clean draws per class): r2 = {r2_mc:.4f} <= sum pi(1-eps_c) q/(1-eps) = "
+            f"{r2_tight:.4f} <= r2_hat = {r2_hat:.4f}."
         ),
     )
 

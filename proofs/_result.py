@@ -13,7 +13,16 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["ClaimResult", "Finding", "ProofCheckError", "STATUSES", "claim", "require"]
+__all__ = [
+    "ClaimResult",
+    "Finding",
+    "Outcome",
+    "ProofCheckError",
+    "STATUSES",
+    "claim",
+    "decide",
+    "require",
+]
 
 STATUSES = ("verified", "erratum", "failed")
 
@@ -96,6 +105,87 @@ class Finding:
     established: str
     evidence: str
     corrected: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Result of testing one statement (the paper's as printed, or its correction).
+
+    Parameters
+    ----------
+    holds : bool
+        True if the statement was shown to hold (an identity, a sign certificate, ...).
+    detail : str
+        The certificate when it holds; the counterexample (concrete values) when it does not.
+    """
+
+    holds: bool
+    detail: str
+
+
+def decide(
+    printed: Outcome | Callable[[], Outcome],
+    established: str,
+    corrected: str | None = None,
+    corrected_test: Outcome | Callable[[], Outcome] | None = None,
+) -> Finding:
+    """Compute a claim's verdict from the test of its printed statement (and of the correction).
+
+    The one flow every claim module uses: the paper's statement as printed is tested; if it
+    holds the claim is ``"verified"``. If it does not, its counterexample makes the claim an
+    ``"erratum"`` provided the corrected statement is then shown to hold by the same kind of
+    test; if there is no correction, or the correction fails too, a :class:`ProofCheckError` is
+    raised, which :func:`claim` reports as ``"failed"``.
+
+    Parameters
+    ----------
+    printed : Outcome or callable returning Outcome
+        The test of the statement as printed in the paper.
+    established : str
+        What the derivation shows (the claim's ``established`` text).
+    corrected : str, optional
+        The corrected statement, used only if the printed one fails.
+    corrected_test : Outcome or callable returning Outcome, optional
+        The test of `corrected` (run only if the printed statement fails).
+
+    Returns
+    -------
+    Finding
+        ``"verified"`` with the printed test's certificate as evidence, or ``"erratum"`` with
+        the counterexample and the correction's certificate.
+
+    Raises
+    ------
+    ProofCheckError
+        The printed statement fails and there is no corrected statement, or it fails too.
+
+    Examples
+    --------
+    >>> decide(Outcome(True, "cancel(a - a) = 0"), "a = a").status
+    'verified'
+    >>> decide(Outcome(False, "at a=1: 1 != 2"), "a = 2a fails", "a = a",
+    ...        Outcome(True, "cancel(a - a) = 0")).status
+    'erratum'
+    """
+    first = printed() if callable(printed) else printed
+    if first.holds:
+        return Finding(status="verified", established=established, evidence=first.detail)
+    if corrected is None or corrected_test is None:
+        raise ProofCheckError(
+            f"the printed statement fails ({first.detail}) and no corrected statement is given"
+        )
+    second = corrected_test() if callable(corrected_test) else corrected_test
+    if not second.holds:
+        raise ProofCheckError(
+            f"the printed statement fails ({first.detail}) and so does the corrected one "
+            f"({second.detail})"
+        )
+    return Finding(
+        status="erratum",
+        established=established,
+        evidence=f"as printed: {first.detail}; corrected: {second.detail}",
+        corrected=corrected,
+    )
 
 
 def claim(

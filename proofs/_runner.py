@@ -13,6 +13,7 @@ from . import (
     _corollary,
     _criterion,
     _monotonicity,
+    _numeric,
     _rate_bounds,
     _rigorous,
     _sufficient,
@@ -38,6 +39,7 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
     *_chernoff.CLAIMS,
     *_rigorous.CLAIMS,
     *_corollary.CLAIMS,
+    *_numeric.CLAIMS,
 )
 
 

@@ -14,13 +14,14 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy as sp
 
 from ._criterion import selectivity_closed_form
-from ._result import Finding, claim, require
-from ._symbolic import is_identity, show, sympify_all
+from ._result import Finding, claim, decide, require
+from ._symbolic import all_hold, identity_test, is_identity, search, show, sympify_all
 from ._utility import rejection_rate_expr
 
 __all__ = ["clip_unit", "critical_lambda_expr", "CLAIMS"]
@@ -83,13 +84,32 @@ def check_monotone_substitution() -> Finding:
     s = selectivity_closed_form
     bracket1 = eps**2 * (a - r) * (b - r) + r * (1 - r)
     diff1 = (a - b) * eps * (1 - eps) * bracket1 / (rho_term(a, r) * rho_term(b, r))
-    require(is_identity(s(eps, a, r) - s(eps, b, r), diff1), "finite difference in r1")
     bracket2 = (1 - eps) ** 2 * (r - a) * (r - b) + r * (1 - r)
     diff2 = -(a - b) * eps * (1 - eps) * bracket2 / (rho_term(r, a) * rho_term(r, b))
-    require(is_identity(s(eps, r, a) - s(eps, r, b), diff2), "finite difference in r2")
-    return Finding(
-        status="verified",
-        established=(
+    # B1 = eps^2 K + (1 - eps^2) r(1-r) with K = (a-r)(b-r) + r(1-r); K is bilinear in (a, b),
+    # so on [0,1]^2 its minimum is at a corner: K(0,0) = r, K(1,1) = 1-r, K(0,1) = K(1,0) = 0.
+    # Hence K >= 0 and B1 >= (1-eps^2) r(1-r) > 0; the same with eps -> 1-eps for B2.
+    kk = (a - r) * (b - r) + r * (1 - r)
+    corners = {(i, j): sp.expand(kk.subs({a: i, b: j})) for i in (0, 1) for j in (0, 1)}
+    require(corners == {(0, 0): r, (1, 1): 1 - r, (0, 1): 0, (1, 0): 0}, f"corners {corners}")
+    require(is_identity(bracket1, eps**2 * kk + (1 - eps**2) * r * (1 - r)), "B1 split")
+    require(
+        is_identity(bracket2, (1 - eps) ** 2 * kk + (1 - (1 - eps) ** 2) * r * (1 - r)), "B2 split"
+    )
+    third = (sp.Rational(1, 10), sp.Rational(1, 2), sp.Rational(9, 10))
+    grid = {eps: third, r: third, a: (0, sp.Rational(1, 3), 1), b: (0, sp.Rational(1, 3), 1)}
+    backup = search(
+        lambda pt: bool(bracket1.xreplace(pt) > 0 and bracket2.xreplace(pt) > 0),
+        "B1 > 0 and B2 > 0",
+        grid,
+    )
+    require(backup.holds, backup.detail)
+    return decide(
+        all_hold(
+            identity_test(s(eps, a, r) - s(eps, b, r), diff1, "finite difference in r1"),
+            identity_test(s(eps, r, a) - s(eps, r, b), diff2, "finite difference in r2"),
+        ),
+        (
             "For r, a, b in (0,1): S(a, r) - S(b, r) = (a-b) eps(1-eps) B1 / (rho(1-rho)|_(a,r) "
             f"rho(1-rho)|_(b,r)) with B1 = {show(bracket1)}, and S(r, a) - S(r, b) = -(a-b) "
             f"eps(1-eps) B2 / (...) with B2 = {show(bracket2)}. Since |(a-r)(b-r)| <= r(1-r) on "
@@ -98,9 +118,10 @@ def check_monotone_substitution() -> Finding:
             "all four rates lie in (0,1) -- without needing r2 < r1 (cf. monotonicity.signs). "
             "The premise r1 >= r1_hat is the erratum global_rate_bounds.r1_bound (and "
             "r1_rigorous.loss_cover); the bounds hold in expectation, so the conclusion is about "
-            "S at the expected rates (realised rates need concentration)."
+            "S at the expected rates (realised rates need concentration). Backup: "
+            + backup.detail
+            + "."
         ),
-        evidence="cancel(S(a,r) - S(b,r) - (a-b)*eps*(1-eps)*B1/(...)) = 0, same for r2",
     )
 
 
@@ -156,22 +177,57 @@ def check_domain() -> Finding:
             "(r1_hat = 1 - (p + eta) >= -1/2)",
         ),
     )
-    for eps, r1_hat, r2_hat, actual, origin in cases:
-        rho_hat = rejection_rate_expr(eps, r1_hat, r2_hat)
-        lam_star = s(eps, r1_hat, r2_hat)
-        actual_s = s(eps, actual, actual)
-        require(actual >= r1_hat and actual <= r2_hat, "actual rates satisfy the premises")
-        require(lam_star > lam and actual_s < lam, "witness: lambda* > lambda but S < lambda")
-        clipped = critical_lambda_expr(eps, r1_hat, r2_hat)
-        require(clipped <= actual_s, "clipped lambda* must be conservative here")
-        rows.append(
-            f"eps={eps}, r1_hat={r1_hat}, r2_hat={r2_hat} (rho_hat={rho_hat}): "
-            f"lambda*={lam_star} > {lam}, yet r1=r2={actual} gives S=0; clipped: {clipped} "
-            f"[{origin}]"
+    # The theorem as printed, over hats the printed formulas can produce (r1_hat in [-1/2, 1],
+    # r2_hat in [0, 1/(2(1-eps))]) and rates satisfying its premises: lambda* > lambda must imply
+    # S(r1, r2) > lambda. The two geometries above are tried first, then a grid.
+    e_, h1, h2, x1, x2 = sp.symbols("epsilon r1_hat r2_hat r1 r2")
+    half = sp.Rational(1, 2)
+    grid = {
+        e_: (sp.Rational(1, 5), half, sp.Rational(4, 5)),
+        h1: (sp.Rational(-2, 5), 0, half, sp.Rational(9, 10)),
+        h2: (0, sp.Rational(1, 10), half, 1, 2),
+        x1: (sp.Rational(1, 20), sp.Rational(9, 10), 1),
+        x2: (0, sp.Rational(1, 20), sp.Rational(9, 10)),
+    }
+    extra = [{e_: c[0], h1: c[1], h2: c[2], x1: c[3], x2: c[3]} for c in cases]
+
+    def implication(score):
+        score = functools.cache(score)
+
+        def holds_at(pt):
+            eps, r1h, r2h, r1, r2 = (pt[k] for k in (e_, h1, h2, x1, x2))
+            if r2h > 1 / (2 * (1 - eps)) or not (r1 >= r1h and r2 <= r2h):
+                return None  # hats the formulas cannot produce, or premises not met
+            rho = rejection_rate_expr(eps, r1, r2)
+            if not 0 < rho < 1:
+                return None
+            try:
+                certified = score(eps, r1h, r2h)
+            except (TypeError, ValueError):  # 0/0 at rho_hat = 0: nothing is certified
+                return None
+            if certified.has(sp.nan, sp.zoo):
+                return None
+            return bool(certified <= lam or s(eps, r1, r2) > lam)
+
+        return holds_at
+
+    def describe(pt):
+        eps, r1h, r2h, r1, r2 = (pt[k] for k in (e_, h1, h2, x1, x2))
+        return (
+            f"eps={eps}, r1_hat={r1h}, r2_hat={r2h} (rho_hat={rejection_rate_expr(eps, r1h, r2h)}):"
+            f" lambda*={s(eps, r1h, r2h)} > {lam}, yet r1={r1}, r2={r2} give "
+            f"S={s(eps, r1, r2)} <= {lam}"
         )
-    return Finding(
-        status="erratum",
-        established=(
+
+    for eps, r1_hat, r2_hat, _actual, origin in cases:
+        rows.append(f"eps={eps}, r1_hat={r1_hat}, r2_hat={r2_hat}: {origin}")
+    printed = search(implication(s), f"lambda* > {lam} => S > {lam}", grid, extra, describe)
+    clipped = search(
+        implication(critical_lambda_expr), f"max(0, S(clip hats)) > {lam} => S > {lam}", grid
+    )
+    return decide(
+        printed,
+        (
             "S = eps(1-eps)(r1-r2)/(rho(1-rho)) changes sign through the poles rho = 0 and "
             "rho = 1. Eq. (r2_hat) can exceed 1 (q_c -> 1/2 as sigma_c/D_c grows, so r2_hat -> "
             "1/(2(1-eps))) and the union bound of thm:r1_rigorous can be negative (down to -1/2); "
@@ -182,15 +238,16 @@ def check_domain() -> Finding:
             "lambda* = 55/42 > 1 >= S(r1, r2) for EVERY r1, r2 in [0,1] (0 < rho < 1), because "
             "rho(1-rho) - eps(1-eps)(r1-r2) = " + show(certificate) + " >= 0. Clipping the hats "
             "to [0,1] and reporting max(0, S) restores a conservative value (0 in both cases). "
-            "Also inherits the r1 erratum (global_rate_bounds.r1_bound, r1_rigorous.loss_cover)."
+            "Also inherits the r1 erratum (global_rate_bounds.r1_bound, r1_rigorous.loss_cover). "
+            "Attainable hats: " + "; ".join(rows) + "."
         ),
-        corrected=(
+        (
             "With r1_hat, r2_hat clipped to [0, 1] (r1_hat from the corrected bound E[r1] >= "
             "1 - sum_c p_c) and 0 < rho_hat < 1: any r1 >= r1_hat, r2 <= r2_hat in (0,1) give "
             "S(r1, r2) >= S(r1_hat, r2_hat); report lambda*_PRE = max(0, S(clip r1_hat, clip "
             "r2_hat)); lambda*_PRE > lambda is sufficient (for the expected rates)."
         ),
-        evidence="; ".join(rows),
+        clipped,
     )
 
 

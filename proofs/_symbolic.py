@@ -1,10 +1,49 @@
-"""Small SymPy helpers shared by the claim modules (no claim lives here)."""
+"""Small SymPy helpers shared by the claim modules (no claim lives here).
+
+Besides the identity test, the helpers that turn a statement into an :class:`~._result.Outcome`:
+:func:`identity_test` (an identity, or a concrete point where the two sides differ),
+:func:`search` (a counterexample search over exact rational points of the domain) and
+:func:`positivity_certificate` (a sign over a whole domain of positive and unit-interval
+symbols, by substitution and factorisation into polynomials with positive coefficients).
+"""
 
 from __future__ import annotations
 
+import itertools
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
 import sympy as sp
 
-__all__ = ["is_identity", "show", "rate_symbols", "sympify_all"]
+from ._result import Outcome
+
+__all__ = [
+    "is_identity",
+    "show",
+    "rate_symbols",
+    "sympify_all",
+    "UNIT_OPEN",
+    "UNIT_CLOSED",
+    "unit_samples",
+    "identity_test",
+    "search",
+    "positivity_certificate",
+    "all_hold",
+]
+
+#: Interior points of (0, 1) used by every counterexample search (exact rationals).
+UNIT_OPEN = tuple(sp.Rational(k, 10) for k in (1, 3, 5, 7, 9)) + (sp.Rational(1, 3),)
+#: The same with the boundary points 0 and 1.
+UNIT_CLOSED = (sp.Integer(0), *UNIT_OPEN, sp.Integer(1))
+_SEARCH_SEED = 20240611
+
+
+def unit_samples(
+    n: int, seed: int = _SEARCH_SEED, denominator: int = 97
+) -> tuple[sp.Rational, ...]:
+    """`n` random rationals ``k/denominator`` in (0, 1), from a fixed seed (reproducible)."""
+    rng = random.Random(seed)
+    return tuple(sp.Rational(rng.randrange(1, denominator), denominator) for _ in range(n))
 
 
 def is_identity(lhs: sp.Expr, rhs: sp.Expr) -> bool:
@@ -48,3 +87,189 @@ def sympify_all(*args: object) -> tuple:
         else:
             out.append(sp.sympify(a))
     return tuple(out)
+
+
+def _points(domain: Mapping[sp.Symbol, Sequence[sp.Expr]], extra: Iterable[Mapping]) -> Iterable:
+    yield from extra
+    keys = list(domain)
+    for values in itertools.product(*(domain[k] for k in keys)):
+        yield dict(zip(keys, values, strict=True))
+
+
+def _fmt(point: Mapping) -> str:
+    return ", ".join(f"{k}={show(v)}" for k, v in point.items())
+
+
+def _value(expr: sp.Expr, point: Mapping) -> sp.Expr | None:
+    """Exact value of `expr` at `point`; None where it is undefined (a pole, 0/0)."""
+    try:
+        value = expr.xreplace(dict(point))
+    except ZeroDivisionError:
+        return None
+    if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not value.is_number:
+        return None
+    return value
+
+
+def identity_test(
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    label: str,
+    domain: Mapping[sp.Symbol, Sequence[sp.Expr]] | None = None,
+    extra: Iterable[Mapping] = (),
+) -> Outcome:
+    """Test ``lhs = rhs`` identically; if it is not, find a point of `domain` where they differ.
+
+    Parameters
+    ----------
+    lhs, rhs : sympy.Expr
+    label : str
+        How the identity is named in the outcome.
+    domain : mapping of Symbol to sequence of exact values, optional
+        Grid searched for a counterexample (its Cartesian product, after `extra`). Defaults to
+        ``UNIT_CLOSED`` for every free symbol.
+    extra : iterable of mappings, optional
+        Points tried first.
+
+    Returns
+    -------
+    Outcome
+        Holds with the certificate ``cancel(lhs - rhs) = 0``, or fails with a concrete point
+        and the two values there.
+
+    Raises
+    ------
+    ProofCheckError
+        If the difference is not identically zero but no grid point shows it (no witness).
+    """
+    from ._result import ProofCheckError
+
+    if is_identity(lhs, rhs):
+        return Outcome(True, f"{label}: cancel(lhs - rhs) = 0")
+    diff = lhs - rhs
+    if domain is None:
+        domain = {s: UNIT_CLOSED for s in sorted(diff.free_symbols, key=str)}
+    for point in _points(domain, extra):
+        a, b = _value(lhs, point), _value(rhs, point)
+        if a is None or b is None:
+            continue
+        if sp.N(a - b, 30) != 0:
+            return Outcome(False, f"{label} fails at {_fmt(point)}: {show(a)} != {show(b)}")
+    raise ProofCheckError(f"{label}: not an identity, but no point of the grid shows it")
+
+
+def search(
+    holds_at: Callable[[Mapping], bool | None],
+    label: str,
+    domain: Mapping[sp.Symbol, Sequence[sp.Expr]],
+    extra: Iterable[Mapping] = (),
+    describe: Callable[[Mapping], str] | None = None,
+) -> Outcome:
+    """Counterexample search: evaluate `holds_at` at every point of the grid (after `extra`).
+
+    Parameters
+    ----------
+    holds_at : callable
+        Takes a point (mapping symbol -> exact value) and returns True where the statement holds,
+        False where it fails, None where the point is outside the statement's domain.
+    label : str
+        The statement, for the outcome.
+    domain : mapping of Symbol to sequence of exact values
+        The grid (Cartesian product); include boundary points and random samples.
+    extra : iterable of mappings, optional
+        Points tried first (e.g. a witness found by hand, re-checked here).
+    describe : callable, optional
+        Text for a failing point (default: the coordinates).
+
+    Returns
+    -------
+    Outcome
+        Fails at the first counterexample; holds (a sampled statement, not a proof) otherwise.
+    """
+    n = 0
+    for point in _points(domain, extra):
+        verdict = holds_at(point)
+        if verdict is None:
+            continue
+        n += 1
+        if not verdict:
+            text = describe(point) if describe else _fmt(point)
+            return Outcome(False, f"{label} fails at {text}")
+    return Outcome(True, f"{label} holds at all {n} grid points in its domain")
+
+
+def positivity_certificate(
+    expr: sp.Expr,
+    label: str,
+    unit: Sequence[sp.Symbol] = (),
+    positive: Sequence[sp.Symbol] = (),
+) -> Outcome:
+    r"""Certify ``expr > 0`` on the whole domain: `unit` symbols in (0, 1), `positive` ones > 0.
+
+    Substitutes :math:`u = t/(1+t)` (:math:`t > 0`, a bijection onto (0, 1)) for each `unit`
+    symbol and :math:`p = t` for each positive one and puts the result over one denominator
+    (``cancel``; if the expanded form has a negative coefficient, ``factor`` is tried). The
+    certificate is that every factor of numerator and denominator is a polynomial in the new
+    positive variables with only positive coefficients (or a positive constant): a sum of
+    positive terms, so the expression is strictly positive everywhere. The outcome fails when
+    some factor has a negative coefficient (no certificate; this does not prove the sign
+    wrong).
+
+    Returns
+    -------
+    Outcome
+        Holds with the factored form as certificate.
+    """
+    subs = {}
+    fresh = []
+    for i, s in enumerate(unit):
+        t = sp.Symbol(f"t{i}", positive=True)
+        subs[s] = t / (1 + t)
+        fresh.append(t)
+    for i, s in enumerate(positive):
+        t = sp.Symbol(f"p{i}", positive=True)
+        subs[s] = t
+        fresh.append(t)
+    transformed = sp.cancel(sp.together(sp.sympify(expr).xreplace(subs)))
+    numerator, denominator = transformed.as_numer_denom()
+    bad = _non_positive_parts(numerator, denominator, fresh, factorise=False)
+    if bad:  # expanded form has a negative coefficient: try the factored form
+        transformed = sp.factor(transformed)
+        numerator, denominator = transformed.as_numer_denom()
+        bad = _non_positive_parts(numerator, denominator, fresh, factorise=True)
+    subst = ", ".join(f"{s} = {show(v)}" for s, v in subs.items())
+    if bad:
+        return Outcome(False, f"{label}: no certificate (factors {'; '.join(bad)})")
+    return Outcome(
+        True,
+        f"{label}: with {subst} (all t > 0) it is {show(transformed)}, a ratio of polynomials "
+        "with positive coefficients",
+    )
+
+
+def _non_positive_parts(
+    numerator: sp.Expr, denominator: sp.Expr, variables: Sequence[sp.Symbol], factorise: bool
+) -> list[str]:
+    """The parts (polynomials in `variables`) that have a non-positive coefficient."""
+    bad = []
+    for part in (numerator, denominator):
+        if factorise and variables:
+            coeff, factors = sp.factor_list(part, *variables)
+            pieces = [f for f, _ in factors]
+        else:
+            coeff, pieces = sp.Integer(1), [part]
+        if not (coeff.is_number and coeff > 0):
+            bad.append(show(coeff))
+        for piece in pieces:
+            coeffs = sp.Poly(piece, *variables).coeffs() if variables else [piece]
+            if not all(c.is_number and c > 0 for c in coeffs):
+                bad.append(show(piece))
+    return bad
+
+
+def all_hold(*outcomes: Outcome) -> Outcome:
+    """Conjunction of outcomes: the first failing one (its counterexample), else all certificates."""
+    for outcome in outcomes:
+        if not outcome.holds:
+            return outcome
+    return Outcome(True, "; ".join(o.detail for o in outcomes))

@@ -17,8 +17,8 @@ import functools
 
 import sympy as sp
 
-from ._result import Finding, claim, require
-from ._symbolic import is_identity, show, sympify_all
+from ._result import Finding, Outcome, ProofCheckError, claim, decide, require
+from ._symbolic import all_hold, is_identity, show, sympify_all
 
 __all__ = [
     "normal_density",
@@ -91,6 +91,22 @@ def _same_erf(lhs: sp.Expr, rhs: sp.Expr) -> bool:
     return is_identity(sp.expand(lhs.rewrite(sp.erf)), sp.expand(rhs.rewrite(sp.erf)))
 
 
+def erf_identity_test(lhs: sp.Expr, rhs: sp.Expr, label: str, points: tuple[dict, ...]) -> Outcome:
+    """:func:`_same_erf` as an :class:`Outcome`; a failure names a point where the two differ.
+
+    `points` are exact points tried for the counterexample (the values are compared at 30
+    digits); the identity itself is decided symbolically.
+    """
+    if _same_erf(lhs, rhs):
+        return Outcome(True, f"{label}: lhs - rhs = 0 after rewrite(erf)")
+    for point in points:
+        a, b = sp.N(lhs.xreplace(point), 30), sp.N(rhs.xreplace(point), 30)
+        if a != b:
+            coords = ", ".join(f"{k}={v}" for k, v in point.items())
+            return Outcome(False, f"{label} fails at {coords}: {sp.N(a, 8)} != {sp.N(b, 8)}")
+    raise ProofCheckError(f"{label}: not an identity, yet equal at every point tried")
+
+
 @claim(
     "projection_tails.gaussian_integral",
     "eq:p_loss_exact",
@@ -101,16 +117,22 @@ def check_gaussian_integral() -> Finding:
     D = sp.Symbol("D", positive=True)
     sigma = sp.Symbol("sigma", positive=True)
     integral = normal_interval_probability(sp.Integer(0), sigma, D / 2, sp.oo)
-    printed = (1 - sp.erf(D / (2 * sp.sqrt(2) * sigma))) / 2
-    require(_same_erf(integral, printed), f"integral {integral} != printed form")
-    require(_same_erf(integral, gaussian_tail_expr(D, sigma)), "integral != erfc form")
-    return Finding(
-        status="verified",
-        established=(
-            "integrate(N(0, sigma^2) density, (u, D/2, oo), manual=True) with D, sigma > 0 equals "
-            "(1 - erf(D/(2*sqrt(2)*sigma)))/2 = erfc(D/(2*sqrt(2)*sigma))/2 (both rewritten in erf)."
+    # Eq. (eq:p_loss_exact) as printed:
+    # \frac{1}{2}\left[1 - \operatorname{erf}\left( \frac{D_c}{2\sqrt{2}\sigma_{\mathrm{mix},c}} \right)\right]
+    printed = sp.Rational(1, 2) * (1 - sp.erf(D / (2 * sp.sqrt(2) * sigma)))
+    points = ({D: 1, sigma: 1}, {D: 4, sigma: 1})
+    return decide(
+        all_hold(
+            erf_identity_test(integral, printed, "integral = printed p_loss", points),
+            erf_identity_test(
+                integral, gaussian_tail_expr(D, sigma), "integral = erfc form", points
+            ),
         ),
-        evidence=f"integrate(...) = {show(sp.factor(integral))}",
+        (
+            "integrate(N(0, sigma^2) density, (u, D/2, oo), manual=True) with D, sigma > 0 equals "
+            "(1 - erf(D/(2*sqrt(2)*sigma)))/2 = erfc(D/(2*sqrt(2)*sigma))/2 (both rewritten in "
+            f"erf); integrate(...) = {show(sp.factor(integral))}."
+        ),
     )
 
 
@@ -137,16 +159,18 @@ def check_substitution() -> Finding:
     require(len(lower) == 1 and is_identity(lower[0], x0), "lower limit")
     left = sp.integrate(sp.exp(-(t**2)), (t, x0, sp.oo), manual=True) / sp.sqrt(sp.pi)
     right = (1 - 2 / sp.sqrt(sp.pi) * sp.integrate(sp.exp(-(t**2)), (t, 0, x0), manual=True)) / 2
-    require(_same_erf(left, right), "split of the integral")
-    require(_same_erf(left, gaussian_tail_expr(D, sigma)), "substituted integral = tail")
-    return Finding(
-        status="verified",
-        established=(
+    points = ({D: 1, sigma: 1}, {D: 4, sigma: 1})
+    return decide(
+        all_hold(
+            erf_identity_test(left, right, "split of the integral", points),
+            erf_identity_test(left, gaussian_tail_expr(D, sigma), "integral = tail", points),
+        ),
+        (
             "u = sqrt(2)*sigma*t maps the density times du/dt to exp(-t**2)/sqrt(pi) and the "
             "lower limit D/2 to D/(2*sqrt(2)*sigma); both printed integrals equal "
-            "(1 - erf(x0))/2 by integrate."
+            "(1 - erf(x0))/2 by integrate; density(sqrt(2)*sigma*t)*sqrt(2)*sigma = "
+            "exp(-t**2)/sqrt(pi)."
         ),
-        evidence="density(sqrt(2)*sigma*t)*sqrt(2)*sigma = exp(-t**2)/sqrt(pi)",
     )
 
 

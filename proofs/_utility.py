@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ._result import Finding, claim, require
-from ._symbolic import is_identity, rate_symbols, show, sympify_all
+from ._result import Finding, claim, decide, require
+from ._symbolic import (
+    UNIT_OPEN,
+    all_hold,
+    identity_test,
+    is_identity,
+    rate_symbols,
+    show,
+    sympify_all,
+)
 
 __all__ = [
     "rejection_rate_expr",
@@ -110,16 +118,20 @@ def check_risk_normalisation() -> Finding:
     r_gcul = clean * eta1 + rho * (lam * eta1)  # eta2 = lambda * eta1
     as_written = (n * eps * eta1 - r_gcul) / eta1
     gap = sp.factor(sp.cancel(as_written - utility_expr(lam, eps, r1, r2)))
-    require(is_identity(gap, (n - 1) * eps), f"expected gap (N-1)*eps, got {gap}")
     per_sample = (eps * eta1 - r_gcul) / eta1
-    require(
-        is_identity(per_sample, utility_expr(lam, eps, r1, r2)),
-        "per-sample risks should give U exactly",
-    )
-    witness = gap.subs({n: 1000, eps: sp.Rational(1, 5)})
-    return Finding(
-        status="erratum",
-        established=(
+    grid = {
+        n: (2, 1000, 1),
+        eps: UNIT_OPEN,
+        eta1: (1,),
+        lam: (0, sp.Rational(3, 20)),
+        r1: (0, sp.Rational(1, 2), 1),
+        r2: (0, sp.Rational(1, 2)),
+    }
+    return decide(
+        identity_test(
+            as_written, utility_expr(lam, eps, r1, r2), "(R_base - R_GCUL)/eta1 = U", grid
+        ),
+        (
             f"(R_base - R_GCUL)/eta1 - U(lambda) = {show(gap)} (cancel), non-zero for N > 1: "
             "R_base is a total over N samples while R_GCUL is a per-sample rate. With "
             "R_base = eps*eta1 the quotient equals U(lambda) identically."
@@ -129,7 +141,9 @@ def check_risk_normalisation() -> Finding:
             "U(lambda) = (R_base - R_GCUL)/eta1 = eps - eps_clean - lambda*rho. Everything "
             "downstream uses U(lambda), so nothing else changes."
         ),
-        evidence=f"gap = (N-1)*eps; at N=1000, eps=1/5 the gap is {witness}",
+        corrected_test=lambda: identity_test(
+            per_sample, utility_expr(lam, eps, r1, r2), "(eps eta1 - R_GCUL)/eta1 = U"
+        ),
     )
 
 
@@ -152,15 +166,21 @@ def check_rates_definition() -> Finding:
     rho_counts = (captured_errors + captured_clean) / n
     accepted = n - (captured_errors + captured_clean)
     clean_counts = (errors - captured_errors) / accepted
-    require(is_identity(rho_counts, rejection_rate_expr(eps, r1, r2)), "rho from counts")
-    require(is_identity(clean_counts, clean_error_expr(eps, r1, r2)), "eps_clean from counts")
-    return Finding(
-        status="verified",
-        established=(
+    # The printed formulas, transcribed from the paper (display after "Feasibility condition"):
+    # \rho = \varepsilon r_1 + (1-\varepsilon)r_2, \varepsilon_{clean} = \varepsilon(1-r_1)/(1 - \rho)
+    rho_printed = eps * r1 + (1 - eps) * r2
+    clean_printed = eps * (1 - r1) / (1 - rho_printed)
+    require(is_identity(rho_printed, rejection_rate_expr(eps, r1, r2)), "rho helper")
+    require(is_identity(clean_printed, clean_error_expr(eps, r1, r2)), "eps_clean helper")
+    return decide(
+        all_hold(
+            identity_test(rho_counts, rho_printed, "rho from counts"),
+            identity_test(clean_counts, clean_printed, "eps_clean from counts"),
+        ),
+        (
             "|C_conf|/N = (r1*eps*N + r2*(1-eps)*N)/N = eps*r1 + (1-eps)*r2 and "
             "(|E| - |C_conf & E|)/(N - |C_conf|) = eps*(1-r1)/(1-rho), both by cancel."
         ),
-        evidence="cancel(rho_counts - rho) = 0; cancel(eps_clean_counts - eps_clean) = 0",
     )
 
 
@@ -182,18 +202,18 @@ def check_conditional_error() -> Finding:
     s = selectivity_closed_form(eps, r1, r2)
     require(is_identity(eps * (1 - r1), (1 - rho) * clean), "joint error = (1-rho)*eps_clean")
     joint = joint_utility_expr(lam, eps, r1, r2)
-    require(is_identity(joint, rho * (s + clean - lam)), "U_joint = rho*(S + eps_clean - lambda)")
-    require(is_identity(joint - utility_expr(lam, eps, r1, r2), rho * clean), "U_joint - U")
-    return Finding(
-        status="verified",
-        established=(
+    return decide(
+        all_hold(
+            identity_test(joint, rho * (s + clean - lam), "U_joint = rho*(S + eps_clean - lambda)"),
+            identity_test(joint - utility_expr(lam, eps, r1, r2), rho * clean, "U_joint - U"),
+        ),
+        (
             "Internally consistent as defined. Remark: the joint error is "
             "eps*(1-r1) = (1-rho)*eps_clean, and the per-sample (Chow) utility "
             "U_joint = eps*r1 - lambda*rho = rho*(S + eps_clean - lambda) = U + rho*eps_clean, so "
             "with the joint error the threshold would be S + eps_clean >= S: the paper's "
             "criterion S > lambda is the more demanding of the two."
         ),
-        evidence="cancel(U_joint - rho*(S + eps_clean - lambda)) = 0",
     )
 
 

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 import gcul_theory as gt
 import proofs
 from proofs import _runner
-from proofs._result import ClaimResult, Finding, claim, require
+from proofs._result import ClaimResult, Finding, Outcome, ProofCheckError, claim, decide, require
+from proofs._symbolic import identity_test, positivity_certificate, search
 
 # ---------------------------------------------------------------------------------------------
 # (a) the claim table
@@ -66,6 +67,18 @@ EXPECTED_STATUS = {
     "r1_rigorous.loss_cover": "erratum",
     "corollary.existence_bound": "verified",
     "corollary.dense_limit": "verified",
+    "numeric.rejection_rate": "verified",
+    "numeric.clean_error": "verified",
+    "numeric.utility": "verified",
+    "numeric.selectivity_score": "verified",
+    "numeric.empirical_lambda": "verified",
+    "numeric.gaussian_tail": "verified",
+    "numeric.chernoff_tail": "verified",
+    "numeric.bounds_gaussian": "verified",
+    "numeric.bounds_union": "verified",
+    "numeric.bounds_chernoff": "verified",
+    "numeric.bounds_boole": "verified",
+    "numeric.structural_existence_confidence": "verified",
 }
 
 
@@ -120,6 +133,80 @@ def test_a_broken_check_is_reported_as_failed_not_raised():
     assert (r1.status, r2.status) == ("failed", "failed")
     assert "the identity did not cancel" in r1.evidence
     assert "ZeroDivisionError: boom" in r2.evidence
+
+
+# The verdict flow: a printed statement is tested, never preset.
+
+A_SYM, B_SYM = sp.symbols("a b", real=True)
+
+
+def _square_claim(printed_rhs: sp.Expr, corrected_rhs: sp.Expr | None):
+    """A claim 'the square of a + b is printed_rhs', corrected to corrected_rhs."""
+
+    @claim("dummy.square", "ref", f"(a+b)^2 = {printed_rhs}")
+    def check() -> Finding:
+        lhs = (A_SYM + B_SYM) ** 2
+        corrected_test = (
+            None if corrected_rhs is None else (lambda: identity_test(lhs, corrected_rhs, "fix"))
+        )
+        return decide(
+            identity_test(lhs, printed_rhs, "printed"),
+            "expanded the square",
+            corrected=None if corrected_rhs is None else f"(a+b)^2 = {corrected_rhs}",
+            corrected_test=corrected_test,
+        )
+
+    return check
+
+
+def test_a_true_printed_statement_is_verified():
+    r = _square_claim(A_SYM**2 + 2 * A_SYM * B_SYM + B_SYM**2, None)()
+    assert r.status == "verified" and "cancel(lhs - rhs) = 0" in r.evidence
+
+
+def test_a_false_printed_statement_is_an_erratum_with_its_counterexample():
+    r = _square_claim(A_SYM**2 + B_SYM**2, A_SYM**2 + 2 * A_SYM * B_SYM + B_SYM**2)()
+    assert r.status == "erratum"
+    # The counterexample is concrete: the first grid point, a = b = 1/10 (UNIT_CLOSED after 0).
+    assert "printed fails at a=1/10, b=1/10: 1/25 != 1/50" in r.evidence
+    assert r.corrected == "(a+b)^2 = a**2 + 2*a*b + b**2"
+
+
+def test_a_false_printed_statement_with_a_false_correction_fails():
+    r = _square_claim(A_SYM**2 + B_SYM**2, A_SYM**2 + 3 * A_SYM * B_SYM + B_SYM**2)()
+    assert r.status == "failed"
+    assert "so does the corrected one" in r.evidence
+
+
+def test_a_false_printed_statement_without_correction_fails():
+    r = _square_claim(A_SYM**2 + B_SYM**2, None)()
+    assert r.status == "failed" and "no corrected statement" in r.evidence
+
+
+def test_decide_runs_the_correction_only_when_needed():
+    def boom() -> Outcome:
+        raise AssertionError("the correction must not be tested")
+
+    assert decide(Outcome(True, "ok"), "e", "c", boom).status == "verified"
+    with pytest.raises(ProofCheckError):
+        decide(Outcome(False, "x"), "e", "c", Outcome(False, "y"))
+
+
+def test_search_reports_the_first_counterexample_and_skips_outside_points():
+    x = sp.Symbol("x")
+    out = search(lambda p: None if p[x] == 0 else bool(p[x] ** 2 < p[x]), "x^2 < x", {x: (0, 1, 2)})
+    assert not out.holds and "x^2 < x fails at x=1" in out.detail
+    assert (
+        search(lambda p: True, "t", {x: (0, 1)}).detail
+        == "t holds at all 2 grid points in its domain"
+    )
+
+
+def test_positivity_certificate_accepts_sums_of_positive_terms_only():
+    e, r = sp.symbols("e r", positive=True)
+    assert positivity_certificate(e * (1 - r) + r * (1 - e), "p", unit=(e, r)).holds
+    # e - r changes sign on the unit square: no certificate.
+    assert not positivity_certificate(e - r, "q", unit=(e, r)).holds
 
 
 def test_main_exits_1_when_a_claim_fails(monkeypatch, capsys):
