@@ -268,6 +268,7 @@ def format_json(results: Sequence[ClaimResult], elapsed: float | None = None) ->
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
     "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
 }
 
 
