@@ -144,6 +144,7 @@ def check_boole() -> Finding:
     require(float(gt.capture_rate_bound(edge, method="boole")) == 0.0, "D = 0: 1 - 1/2 - 1/2 = 0")
     table = _monte_carlo_table()
     for C, b, _h, mc, se in table:
+        step(f"C = {C}: Boole, Monte Carlo E[r1], its SE", b, mc, se)
         require(b <= mc + 4 * se, f"C = {C}: Boole {b} above Monte Carlo {mc} +- {se}")
     return Finding(
         status="verified",
@@ -189,6 +190,7 @@ def check_hunter_worsley() -> Finding:
         require(abs(got - reference) < 1e-6, f"C = 2: code {got} vs P(W > -h) = {reference}")
     table = _monte_carlo_table()
     for C, b, h_w, mc, se in table:
+        step(f"C = {C}: Boole, Hunter-Worsley, Monte Carlo E[r1], its SE", b, h_w, mc, se)
         require(h_w >= b - 1e-15, f"C = {C}: Hunter-Worsley {h_w} < Boole {b}")
         require(h_w <= mc + 4 * se, f"C = {C}: Hunter-Worsley {h_w} above Monte Carlo {mc} +- {se}")
     return Finding(

@@ -123,7 +123,7 @@ def check_space_independence() -> Finding:
         return Finding(
             status="verified",
             established="no PCA/LDA example sent a positive centroid distance to 0",
-            evidence=", ".join(f"{n}: {show_pair(r)}" for n, r in ratios.items()),
+            evidence=", ".join(f"{n}: {_show_pair(r)}" for n, r in ratios.items()),
         )
     # Corrected statement: an orthonormal-row P (PCA, and the normalised LDA direction) only
     # contracts, ||P v|| <= ||v||, because I - P^T P is an orthogonal projector (PSD); a lower
@@ -155,7 +155,7 @@ def check_space_independence() -> Finding:
     )
 
 
-def show_pair(r: tuple) -> str:
+def _show_pair(r: tuple) -> str:
     """``D -> D_projected`` for the evidence text."""
     return f"{r[0]} -> {r[1]}"
 
