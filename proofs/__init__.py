@@ -4,11 +4,24 @@ Each claim of the paper (section ``sec:theoretical_analysis`` and its appendix) 
 one pure function; :func:`run_all` returns one :class:`ClaimResult` per claim, in paper order,
 with status ``"verified"`` (holds as written), ``"erratum"`` (does not hold as written; a
 corrected statement and a concrete witness are given) or ``"failed"`` (the check could not be
-completed). ``python -m proofs`` prints the table and exits 1 if any claim failed.
+completed). ``python -m proofs`` prints the table and exits 1 if any claim failed;
+``--format text|markdown|json|latex`` chooses the report, ``--claim ID`` prints one claim's
+derivation step by step (the same options as ``gcul prove``).
 
 Results and CLI
 ---------------
-ClaimResult, run_all, main, format_text, format_markdown, summary_line
+ClaimResult, run_all, run_one, claim_ids, main, format_text, format_markdown, format_json,
+format_latex, format_derivation, summary_line
+
+Claims checked by counterexample search or from the paper's own numbers
+-----------------------------------------------------------------------
+Remark "Space Independence" (``space.independence``), the projections' Gaussian limits
+(``projection.*``), the variance proxy of Eq. ``eq:chernoff_outlier``
+(``variance_proxy.directional_variance``), "tails shrink as D/sigma grows" and the
+sigma_mix -> oo remark (``asymptotics.*``), the "empirical fraction <= probability" step
+(``r1_fraction.in_expectation``), "lambda*_PRE is consistently a conservative lower bound"
+(``conservative.lambda_pre_lower_bound``), and the package's own predictors
+(``predictors.*``, ``certified.guarantee``).
 
 Symbolic expressions (SymPy; ``lambdify`` them to compare with ``gcul_theory``)
 -------------------------------------------------------------------------------
@@ -53,7 +66,18 @@ from ._rate_bounds import (
 )
 from ._result import ClaimResult
 from ._rigorous import rigorous_capture_bound_expr
-from ._runner import format_markdown, format_text, main, run_all, summary_line
+from ._runner import (
+    claim_ids,
+    format_derivation,
+    format_json,
+    format_latex,
+    format_markdown,
+    format_text,
+    main,
+    run_all,
+    run_one,
+    summary_line,
+)
 from ._sufficient import clip_unit, critical_lambda_expr
 from ._tails import gaussian_tail_expr, normal_density, normal_interval_probability
 from ._utility import clean_error_expr, joint_utility_expr, rejection_rate_expr, utility_expr
@@ -62,9 +86,14 @@ from ._voronoi import projection, voronoi_margin
 __all__ = [
     "ClaimResult",
     "run_all",
+    "run_one",
+    "claim_ids",
     "main",
     "format_text",
     "format_markdown",
+    "format_json",
+    "format_latex",
+    "format_derivation",
     "summary_line",
     "rejection_rate_expr",
     "clean_error_expr",

@@ -3,44 +3,90 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import json
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
+
+import sympy as sp
 
 from . import (
+    _asymptotics,
+    _certified,
     _chernoff,
+    _conservative,
     _corollary,
     _criterion,
+    _fraction,
     _monotonicity,
     _numeric,
+    _predictors,
+    _projection,
     _rate_bounds,
     _rigorous,
+    _space,
     _sufficient,
     _tails,
     _utility,
+    _variance_proxy,
     _voronoi,
 )
 from ._result import STATUSES, ClaimResult
+from ._trace import tracing
 
-__all__ = ["CHECKS", "run_all", "format_text", "format_markdown", "summary_line", "main"]
+__all__ = [
+    "CHECKS",
+    "FORMATS",
+    "run_all",
+    "run_one",
+    "claim_ids",
+    "format_text",
+    "format_markdown",
+    "format_json",
+    "format_latex",
+    "format_derivation",
+    "summary_line",
+    "main",
+]
 
-#: Every claim check, in the order the claims appear in the paper.
+#: Every claim check, in the order the claims appear in the paper; the package's own
+#: predictors (beyond the paper) last.
 CHECKS: tuple[Callable[[], ClaimResult], ...] = (
+    *_space.CLAIMS,
     *_utility.CLAIMS_RISK,
     *_criterion.CLAIMS,
     *_utility.CLAIMS_MODEL,
     *_monotonicity.CLAIMS,
     *_voronoi.CLAIMS_REDUCTION,
+    *_projection.CLAIMS,
     *_tails.CLAIMS,
     *_voronoi.CLAIMS_EVENTS,
     *_rate_bounds.CLAIMS,
+    *_asymptotics.CLAIMS_SHRINK,
     *_sufficient.CLAIMS,
+    *_variance_proxy.CLAIMS,
     *_chernoff.CLAIMS,
     *_rigorous.CLAIMS,
+    *_fraction.CLAIMS,
     *_corollary.CLAIMS,
+    *_asymptotics.CLAIMS_DISPERSION,
+    *_conservative.CLAIMS,
+    *_predictors.CLAIMS,
+    *_certified.CLAIMS,
     *_numeric.CLAIMS,
 )
+
+#: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps.
+_MODULES = (
+    _asymptotics, _certified, _chernoff, _conservative, _corollary, _criterion, _fraction,
+    _monotonicity, _numeric, _predictors, _projection, _rate_bounds, _rigorous, _space, _sufficient,
+    _tails, _utility, _variance_proxy, _voronoi,
+)
+
+FORMATS = ("text", "markdown", "json", "latex")
 
 
 def run_all() -> list[ClaimResult]:
@@ -60,6 +106,57 @@ def run_all() -> list[ClaimResult]:
     return [check() for check in CHECKS]
 
 
+def claim_ids() -> list[str]:
+    """Every claim id (``family.item``), in paper order."""
+    return [check.claim_name for check in CHECKS]  # type: ignore[attr-defined]
+
+
+def _check_named(claim_id: str) -> Callable[[], ClaimResult]:
+    for check in CHECKS:
+        if check.claim_name == claim_id:  # type: ignore[attr-defined]
+            return check
+    raise KeyError(claim_id)
+
+
+def close_matches(claim_id: str) -> list[str]:
+    """Claim ids that look like `claim_id`: same family first, then by spelling."""
+    ids = claim_ids()
+    family = [i for i in ids if i.split(".")[0] == claim_id.split(".")[0]]
+    spelled = difflib.get_close_matches(claim_id, ids, n=5, cutoff=0.5)
+    return list(dict.fromkeys(spelled + family))[:6]
+
+
+def run_one(claim_id: str) -> tuple[ClaimResult, list]:
+    """Check one claim and record its derivation steps.
+
+    Parameters
+    ----------
+    claim_id : str
+        A claim id from :func:`claim_ids`.
+
+    Returns
+    -------
+    result : ClaimResult
+    steps : list of proofs._trace.Step
+        The expressions the check recorded, in order.
+
+    Raises
+    ------
+    KeyError
+        For an unknown id.
+
+    Examples
+    --------
+    >>> result, steps = run_one("asymptotics.dispersion_limit")
+    >>> result.status, len(steps) > 0
+    ('erratum', True)
+    """
+    check = _check_named(claim_id)
+    with tracing(_MODULES) as steps:
+        result = check()
+    return result, list(steps)
+
+
 def summary_line(results: Sequence[ClaimResult]) -> str:
     """One line: ``N claims: a verified, b erratum, c failed``."""
     counts = Counter(r.status for r in results)
@@ -67,27 +164,33 @@ def summary_line(results: Sequence[ClaimResult]) -> str:
     return f"{len(results)} claims: {parts}"
 
 
+def _evidence_label(r: ClaimResult) -> str:
+    return "counterexample" if r.status == "erratum" else "evidence"
+
+
 def format_text(results: Sequence[ClaimResult], verbose: bool = False) -> str:
-    """Plain-text claim table; errata also show the corrected statement.
+    """Plain-text claim table: label, statement as printed, what was computed, verdict, evidence.
+
+    Errata show their counterexample and the corrected statement.
 
     Parameters
     ----------
     results : sequence of ClaimResult
     verbose : bool, optional
-        Also print each claim's statement and what was established.
+        Accepted for compatibility; every claim's statement and computation are always shown.
     """
+    del verbose
     w_name = max(len("claim"), *(len(r.name) for r in results))
     w_ref = max(len("reference"), *(len(r.reference) for r in results))
     lines = [f"{'#':>3}  {'claim':<{w_name}}  {'reference':<{w_ref}}  status"]
     lines.append("-" * len(lines[0]) + "-" * 4)
     for i, r in enumerate(results, 1):
         lines.append(f"{i:>3}  {r.name:<{w_name}}  {r.reference:<{w_ref}}  {r.status}")
-        if verbose:
-            lines.append(f"     statement:   {r.statement}")
-            lines.append(f"     established: {r.established}")
+        lines.append(f"     statement:   {r.statement}")
+        lines.append(f"     computed:    {r.established}")
+        lines.append(f"     {_evidence_label(r) + ':':<13}{r.evidence}")
         if r.corrected:
             lines.append(f"     corrected:   {r.corrected}")
-        lines.append(f"     evidence:    {r.evidence}")
     return "\n".join(lines)
 
 
@@ -102,8 +205,10 @@ def format_markdown(results: Sequence[ClaimResult], verbose: bool = False) -> st
     ----------
     results : sequence of ClaimResult
     verbose : bool, optional
-        Add a section with every claim's statement and what was established.
+        Accepted for compatibility; the "Details" section (statement as printed, what was
+        computed, counterexample) is always included.
     """
+    del verbose
     lines = [
         "| # | Claim | Reference | Status | Evidence |",
         "|---:|---|---|---|---|",
@@ -116,14 +221,128 @@ def format_markdown(results: Sequence[ClaimResult], verbose: bool = False) -> st
     if errata:
         lines += ["", "### Corrections", ""]
         lines += [f"- `{r.name}` (`{r.reference}`): {_cell(r.corrected or '')}" for r in errata]
-    if verbose:
-        lines += ["", "### Details", ""]
-        for r in results:
-            lines += [
-                f"- `{r.name}` ({r.status})",
-                f"  - statement: {_cell(r.statement)}",
-                f"  - established: {_cell(r.established)}",
-            ]
+    lines += ["", "### Details", ""]
+    for r in results:
+        lines += [
+            f"- `{r.name}` (`{r.reference}`, {r.status})",
+            f"  - statement: {_cell(r.statement)}",
+            f"  - computed: {_cell(r.established)}",
+            f"  - {_evidence_label(r)}: {_cell(r.evidence)}",
+        ]
+        if r.corrected:
+            lines.append(f"  - corrected: {_cell(r.corrected)}")
+    return "\n".join(lines)
+
+
+def format_json(results: Sequence[ClaimResult], elapsed: float | None = None) -> str:
+    """JSON: ``{"summary": {...}, "claims": [{id, reference, statement, computed, ...}]}``.
+
+    Examples
+    --------
+    >>> import json
+    >>> from proofs._result import ClaimResult
+    >>> r = ClaimResult("a.b", "eq:x", "s", "e", "verified", None, "ev")
+    >>> json.loads(format_json([r]))["claims"][0]["id"]
+    'a.b'
+    """
+    counts = Counter(r.status for r in results)
+    claims = []
+    for r in results:
+        d = asdict(r)
+        claims.append(
+            {
+                "id": d["name"],
+                "reference": d["reference"],
+                "statement": d["statement"],
+                "computed": d["established"],
+                "status": d["status"],
+                "evidence": d["evidence"],
+                "counterexample": d["evidence"] if r.status == "erratum" else None,
+                "corrected": d["corrected"],
+            }
+        )
+    summary = {"claims": len(results), **{s: counts.get(s, 0) for s in STATUSES}}
+    if elapsed is not None:
+        summary["seconds"] = round(elapsed, 2)
+    return json.dumps({"summary": summary, "claims": claims}, indent=2, ensure_ascii=False)
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+}
+
+
+def _tex(text: str) -> str:
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def format_latex(results: Sequence[ClaimResult]) -> str:
+    r"""A booktabs ``longtable`` (needs ``\usepackage{booktabs,longtable}``), one block per claim.
+
+    Examples
+    --------
+    >>> from proofs._result import ClaimResult
+    >>> r = ClaimResult("a.b", "eq:x", "50% & more", "e", "verified", None, "ev")
+    >>> r"50\% \& more" in format_latex([r])
+    True
+    """
+    lines = [
+        "% requires \\usepackage{booktabs,longtable}",
+        r"\begin{longtable}{@{}r p{0.3\linewidth} p{0.2\linewidth} l@{}}",
+        r"\toprule",
+        r"\# & Claim & Reference & Status \\",
+        r"\midrule",
+        r"\endhead",
+    ]
+    for i, r in enumerate(results, 1):
+        lines.append(
+            f"{i} & \\texttt{{{_tex(r.name)}}} & \\texttt{{{_tex(r.reference)}}} & "
+            f"\\textbf{{{r.status}}} \\\\"
+        )
+        parts = [
+            ("Statement", r.statement),
+            ("Computed", r.established),
+            ("Counterexample" if r.status == "erratum" else "Evidence", r.evidence),
+        ]
+        if r.corrected:
+            parts.append(("Corrected", r.corrected))
+        for label, text in parts:
+            cell = f"\\emph{{{label}:}} {_tex(text)}"
+            lines.append(f" & \\multicolumn{{3}}{{p{{0.9\\linewidth}}}}{{{cell}}} \\\\")
+        lines.append(r"\midrule" if i < len(results) else r"\bottomrule")
+    lines.append(r"\end{longtable}")
+    return "\n".join(lines)
+
+
+def _pretty(expr: sp.Basic, unicode: bool) -> str:
+    return sp.pretty(expr, use_unicode=unicode, wrap_line=False)
+
+
+def format_derivation(result: ClaimResult, steps: Sequence, unicode: bool = False) -> str:
+    """One claim, step by step: statement, the recorded SymPy expressions, verdict, correction."""
+    lines = [
+        f"claim:          {result.name}",
+        f"reference:      {result.reference}",
+        f"statement:      {result.statement}",
+        "",
+    ]
+    if steps:
+        lines.append("derivation:")
+        for k, st in enumerate(steps, 1):
+            lines.append(f"  step {k}: {st.label}")
+            for expr in st.exprs:
+                for row in _pretty(expr, unicode).splitlines():
+                    lines.append(f"      {row}")
+        lines.append("")
+    lines += [
+        f"computed:       {result.established}",
+        f"verdict:        {result.status}",
+        f"{_evidence_label(result) + ':':<16}{result.evidence}",
+    ]
+    if result.corrected:
+        lines.append(f"corrected:      {result.corrected}")
     return "\n".join(lines)
 
 
@@ -135,45 +354,87 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m proofs") -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m proofs",
+        prog=prog,
         description=(
             "Re-derive every claim of the GCUL paper with SymPy (plus Monte Carlo where a "
             "probability is at stake) and print one row per claim."
         ),
     )
-    parser.add_argument("--format", choices=("text", "markdown"), default="text")
     parser.add_argument(
-        "--verbose", "-v", action="store_true", help="also print statements and what was shown"
+        "--format", choices=FORMATS, default="text", help="report format (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--claim",
+        metavar="ID",
+        default=None,
+        help="print one claim's derivation step by step (ids: family.item, as in the report)",
+    )
+    parser.add_argument(
+        "--verbose", "-v", action="store_true", help="accepted for compatibility (no effect)"
     )
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point: print the claim table and a summary line.
+def _unicode_ok() -> bool:
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return encoding in ("utf8", "utf_8")
+
+
+def _print_one(claim_id: str, fmt: str, prog: str) -> int:
+    if claim_id not in claim_ids():
+        near = close_matches(claim_id)
+        hint = f"; close matches: {', '.join(near)}" if near else ""
+        sys.stderr.write(f"{prog}: error: unknown claim {claim_id!r}{hint}\n")
+        return 2
+    result, steps = run_one(claim_id)
+    if fmt == "json":
+        payload = json.loads(format_json([result]))["claims"][0]
+        payload["steps"] = [
+            {"label": st.label, "expressions": [sp.sstr(e) for e in st.exprs]} for st in steps
+        ]
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        print(format_derivation(result, steps, unicode=_unicode_ok()))
+    return 1 if result.status == "failed" else 0
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m proofs") -> int:
+    """Command-line entry point: print the claim report (or one derivation) and a summary line.
 
     Parameters
     ----------
     argv : sequence of str, optional
         Arguments without the program name; ``sys.argv[1:]`` when None.
-        ``--format {text,markdown}`` (default text), ``--verbose``.
+        ``--format {text,markdown,json,latex}`` (default text); ``--claim ID`` prints one
+        claim's derivation step by step (as JSON with ``--format json``).
+    prog : str, optional
+        Program name in error messages (``gcul prove`` passes its own).
 
     Returns
     -------
     int
-        1 if any claim ``failed``, 2 on a usage error, else 0.
+        1 if any claim ``failed``, 2 on a usage error (an unknown ``--claim`` included), else 0.
     """
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(prog).parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2)
         return int(exc.code or 0)
+    if args.claim is not None:
+        return _print_one(args.claim, args.format, prog)
     start = time.perf_counter()
     results = run_all()
     elapsed = time.perf_counter() - start
-    formatter = format_markdown if args.format == "markdown" else format_text
-    print(formatter(results, verbose=args.verbose))
-    print()
-    line = f"{summary_line(results)} ({elapsed:.1f} s)"
-    print(f"**{line}**" if args.format == "markdown" else line)
+    if args.format == "json":
+        print(format_json(results, elapsed))
+    elif args.format == "latex":
+        print(format_latex(results))
+        print(f"% {summary_line(results)} ({elapsed:.1f} s)")
+    else:
+        formatter = format_markdown if args.format == "markdown" else format_text
+        print(formatter(results))
+        print()
+        line = f"{summary_line(results)} ({elapsed:.1f} s)"
+        print(f"**{line}**" if args.format == "markdown" else line)
     return 1 if any(r.status == "failed" for r in results) else 0

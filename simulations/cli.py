@@ -319,7 +319,10 @@ def _reproduce(args: argparse.Namespace) -> int:
 def _prove(args: argparse.Namespace) -> int:
     import proofs
 
-    return proofs.main(["--format", args.format])
+    argv = ["--format", args.format]
+    if args.claim is not None:
+        argv += ["--claim", args.claim]
+    return proofs.main(argv, prog="gcul prove")
 
 
 _NPY_MAGIC = b"\x93NUMPY"
@@ -601,13 +604,26 @@ def _build_parser() -> argparse.ArgumentParser:
     reproduce.set_defaults(handler=_reproduce)
 
     prove = commands.add_parser(
-        "prove", help="re-derive the paper's claims with SymPy and print the report"
+        "prove",
+        help="re-derive the paper's claims with SymPy and print the report",
+        description="Check every claim of the GCUL paper (and of the package's own predictors): "
+        "each row gives the paper's label, the statement as printed, what was computed, the "
+        "verdict (verified / erratum / failed) and, for an erratum, the counterexample and the "
+        "corrected statement. Exit 1 if a check failed.",
     )
     prove.add_argument(
         "--format",
-        choices=("text", "markdown"),
+        choices=("text", "markdown", "json", "latex"),
         default="text",
-        help="report as plain text or as a Markdown table (default: %(default)s)",
+        help="report as plain text, a Markdown table, JSON or a booktabs LaTeX longtable "
+        "(default: %(default)s)",
+    )
+    prove.add_argument(
+        "--claim",
+        metavar="ID",
+        default=None,
+        help="print one claim's derivation step by step, e.g. asymptotics.dispersion_limit "
+        "(an unknown ID exits 2 and lists close matches)",
     )
     prove.set_defaults(handler=_prove)
 
