@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from ._bounds import (
@@ -126,8 +125,12 @@ class FeasibilityReport:
                 f"{self.lambda_pre[name]:>12.4f}{marker}"
             )
         lines.append(
-            "  kind: bound = " + _PHRASES["bound"] + "; paper = " + _PHRASES["paper"]
-            + "; model = " + _PHRASES["model"]
+            "  kind: bound = "
+            + _PHRASES["bound"]
+            + "; paper = "
+            + _PHRASES["paper"]
+            + "; model = "
+            + _PHRASES["model"]
         )
         lines.append(f"  S_exist >= {self.s_exist:.4f}")
         header = (

@@ -498,13 +498,13 @@ def _check_classes(y: np.ndarray, y_pred: np.ndarray | None, args: argparse.Name
     from .gcul import _first_missing
 
     if y_pred is None:
-        files = f"--labels {args.labels}"
+        files, hold = f"--labels {args.labels}", "holds"
         classes = np.unique(y)
     else:
-        files = f"--labels {args.labels} and --predictions {args.predictions}"
+        files, hold = f"--labels {args.labels} and --predictions {args.predictions}", "hold"
         classes = np.unique(np.concatenate([y, y_pred]))
     if classes.size < 2:
-        raise CommandError(f"{files} hold a single class ({classes[0]}); at least two are needed")
+        raise CommandError(f"{files} {hold} a single class ({classes[0]}); at least two are needed")
     n_classes = int(classes[-1]) + 1
     n_missing = n_classes - classes.size
     if n_missing:
@@ -564,9 +564,7 @@ def _seed(text: str) -> int:
     except ValueError:
         value = -1
     if not 0 <= value < SEED_LIMIT:
-        raise argparse.ArgumentTypeError(
-            f"expected an integer in [0, 2**32); got {_shown(text)}"
-        )
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32); got {_shown(text)}")
     return value
 
 
@@ -651,12 +649,12 @@ def _feasibility(args: argparse.Namespace) -> int:
     y = _load_labels(args.labels, "--labels")
     notes: list[str] = []
     if args.predictions is None:
-        _check_classes(y, None, args)
         if y.size != Z.shape[0]:
             raise CommandError(
                 f"--labels {args.labels}: holds {y.size} labels for {Z.shape[0]} rows of "
                 f"--embeddings {args.embeddings}"
             )
+        _check_classes(y, None, args)
         from .models import LogisticRegression, _single_threaded_blas
 
         with _single_threaded_blas():
@@ -722,7 +720,10 @@ def _feasibility(args: argparse.Namespace) -> int:
             },
             "certificate": certificate,
             "per_class": [
-                {key: int(value) if key == "class" else _finite(value) for key, value in row.items()}
+                {
+                    key: int(value) if key == "class" else _finite(value)
+                    for key, value in row.items()
+                }
                 for row in report.per_class
                 if row["pi"] > 0.0
             ],
@@ -775,8 +776,9 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Run the synthetic phase-transition sweep (default: the paper's 41 levels x "
         "seeds 10-19) and write results.csv, timings.csv, violations.* (one block per "
         f"predictor: {', '.join(METHODS)}, certified), seed16.*, phase_transition.* (the "
-        "paper's figure), predictors.* (one panel per predictor) and manifest.json. results.csv is byte-identical for any --jobs and "
-        "for a resumed run; the wall times go to timings.csv.",
+        "paper's figure), predictors.* (one panel per predictor) and manifest.json. "
+        "results.csv is byte-identical for any --jobs and for a resumed run; the wall times go "
+        "to timings.csv.",
     )
     reproduce.add_argument(
         "--out",

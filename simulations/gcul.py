@@ -438,8 +438,7 @@ class GCUL:
         Notes
         -----
         What is guaranteed. Let :math:`f_k` be the model fitted without fold k and
-        :math:`U_k(\lambda)` its utility :math:`arepsilon - arepsilon_{sel} - \lambda
-ho`
+        :math:`U_k(\lambda)` its utility :math:`\varepsilon - \varepsilon_{sel} - \lambda\rho`
         on the deployment law. Given :math:`f_k`, the rows of fold k are iid draws of that law
         (the folds partition iid rows, and :math:`f_k` never saw fold k), so
         :func:`gcul_theory.utility_confidence_bounds` at risk :math:`\delta/K` gives a lower
@@ -447,15 +446,15 @@ ho`
         By a union bound over the K folds, with probability at least :math:`1 - \delta` every
         :math:`L_k \le U_k`, hence
 
-        .. math:: ar L(\lambda) = rac1K \sum_k L_k(\lambda) \le ar U(\lambda)
-                  = rac1K \sum_k U_k(\lambda) .
+        .. math:: \bar L(\lambda) = \frac1K \sum_k L_k(\lambda) \le \bar U(\lambda)
+                  = \frac1K \sum_k U_k(\lambda) .
 
-        ``gain_lower`` is :math:`ar L(	ext{lam})`, ``gain_upper`` the same average of the
+        ``gain_lower`` is :math:`\bar L(\text{lam})`, ``gain_upper`` the same average of the
         upper bounds (so ``[gain_lower, gain_upper]`` is a :math:`1 - 2\delta` interval on
-        :math:`ar U`), and ``lambda_cert`` the largest λ with :math:`ar L > 0` on
+        :math:`\bar U`), and ``lambda_cert`` the largest λ with :math:`\bar L > 0` on
         :math:`[0, \lambda]` (each :math:`L_k` is a minimum of two affine functions of λ, so
-        :math:`ar L` is concave). For every fixed λ:
-        :math:`P(	ext{lambda\_cert} > \lambda 	ext{ and } ar U(\lambda) \le 0) \le \delta`.
+        :math:`\bar L` is concave). For every fixed λ:
+        :math:`P(\text{lambda\_cert} > \lambda \text{ and } \bar U(\lambda) \le 0) \le \delta`.
 
         The K sets of indicators are *not* pooled into one sample: they come from K different
         models, so their union is not an iid sample of any one model's outcomes, and the
@@ -587,7 +586,6 @@ class Certificate:
     n: int
     lam: float
     delta: float
-
 
 
 @dataclasses.dataclass(frozen=True)

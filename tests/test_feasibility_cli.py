@@ -253,7 +253,16 @@ TOP_KEYS = [
     "per_class",
     "notes",
 ]
-PREDICTOR_KEYS = ["name", "kind", "valid", "guarantee", "lambda_pre", "r1_hat", "r2_hat", "feasible"]
+PREDICTOR_KEYS = [
+    "name",
+    "kind",
+    "valid",
+    "guarantee",
+    "lambda_pre",
+    "r1_hat",
+    "r2_hat",
+    "feasible",
+]
 CERTIFICATE_KEYS = [
     "lambda_cert",
     "gain_lower",
@@ -312,7 +321,9 @@ def test_json_errors_stay_on_stderr(tmp_path, capsys):
         capsys,
     )
     assert code == 2 and out == ""
-    assert err.splitlines() == [f"gcul feasibility: error: --embeddings {tmp_path / 'no.npy'}: no such file"]
+    assert err.splitlines() == [
+        f"gcul feasibility: error: --embeddings {tmp_path / 'no.npy'}: no such file"
+    ]
 
 
 # --- bad values ----------------------------------------------------------------------------------
@@ -350,7 +361,10 @@ def test_json_errors_stay_on_stderr(tmp_path, capsys):
         (["--calibration", "0.2"], "--calibration applies to the certificate only; add --certify"),
         (["--delta", "0.1"], "--delta applies to the certificate only; add --certify"),
         (["--seed", "-1"], "argument --seed: expected an integer in [0, 2**32); got '-1'"),
-        (["--seed", "4294967296"], "argument --seed: expected an integer in [0, 2**32); got '4294967296'"),
+        (
+            ["--seed", "4294967296"],
+            "argument --seed: expected an integer in [0, 2**32); got '4294967296'",
+        ),
         (["--seed", "1.5"], "argument --seed: expected an integer in [0, 2**32); got '1.5'"),
     ],
 )
@@ -374,7 +388,7 @@ def test_calibration_too_small_for_the_data(tmp_path, capsys):
 
 
 def test_reproduce_method_lists_the_registry(capsys):
-    parser, = [
+    (parser,) = [
         action.choices["reproduce"]
         for action in cli._build_parser()._actions
         if hasattr(action, "choices") and isinstance(action.choices, dict)

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _protocol_data import N_CLASSES, N_FEATURES, protocol_data
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from _protocol_data import N_CLASSES, N_FEATURES, protocol_data
 
 from simulations.gcul import GCUL, _purities
 from simulations.models import LinearProjection, LogisticRegression, kmeans
@@ -452,7 +452,7 @@ def test_stratified_folds_are_balanced_and_leave_every_class_in_every_training_p
     assert sizes.max() - sizes.min() <= 1
     for k in range(n_splits):
         assert set(y[folds != k]) == set(range(len(counts)))
-    for c, m in enumerate(counts):  # each class spread as evenly as the round-robin allows
+    for c in range(len(counts)):  # each class spread as evenly as the round-robin allows
         per_fold = np.bincount(folds[y == c], minlength=n_splits)
         assert per_fold.max() - per_fold.min() <= 1
 
