@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from ._bounds import (
@@ -21,11 +20,32 @@ from ._bounds import (
     structural_existence_confidence,
 )
 from ._geometry import Geometry, estimate_geometry
-from ._predictors import unsupported
+from ._predictors import Predictor, predictor, unsupported
 from ._tails import _chernoff_tail, _gaussian_tail
 from ._validation import as_float_array, check_method
 
-__all__ = ["FeasibilityReport", "feasibility_report"]
+__all__ = ["FeasibilityReport", "feasibility_report", "guarantee_phrase"]
+
+_PHRASES = {
+    "bound": "valid in expectation under the paper's Gaussian model",
+    "paper": "the paper's printed bound, NOT a valid lower bound",
+    "model": "a model value under the paper's Gaussian model, not a bound",
+}
+
+
+def guarantee_phrase(method: str | Predictor) -> str:
+    """The few words a verdict quotes for a predictor's guarantee, from its registry ``kind``.
+
+    Examples
+    --------
+    >>> from gcul_theory._report import guarantee_phrase
+    >>> guarantee_phrase("hunter_worsley")
+    "valid in expectation under the paper's Gaussian model"
+    >>> guarantee_phrase("union")
+    "the paper's printed bound, NOT a valid lower bound"
+    """
+    entry = method if isinstance(method, Predictor) else predictor(method)
+    return _PHRASES[entry.kind]
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,12 +66,18 @@ class FeasibilityReport:
         :math:`\hat r_1` for every method.
     r2_hat : float
         :math:`\hat r_2` of ``method``.
+    r2_hat_by_method : dict of str to float
+        :math:`\hat r_2` for every method (the paper's three share the paper's :math:`\hat r_2`;
+        the others count the attractor's chance-correct samples).
     s_exist : float
         Lower bound on the structural existence confidence :math:`\mathcal S_{exist}`.
     feasible : bool
-        Whether :math:`\lambda^*_{PRE} \ge \lambda` for ``method``.
+        Whether :math:`\lambda^*_{PRE} \ge \lambda` for ``method`` *and* the base classifier
+        makes an error (:math:`\varepsilon > 0`): with no error GCUL has nothing to reject, so
+        the verdict is never "feasible", whatever ``lam`` (even ``lam = 0``).
     verdict : str
-        One sentence saying what ``feasible`` means.
+        One sentence saying what ``feasible`` means; it names ``method`` and its guarantee
+        (valid bound, the paper's printed bound, or a model value).
     per_class : list of dict
         One row per class: class, pi, eps_c, D, sigma_mix, sigma_c, p_loss, eta_outlier, q_contam
         (the printed table leaves out classes that never occur in ``y``).
@@ -64,6 +90,7 @@ class FeasibilityReport:
     lambda_pre: dict[str, float]
     r1_hat: dict[str, float]
     r2_hat: float
+    r2_hat_by_method: dict[str, float]
     s_exist: float
     feasible: bool
     verdict: str
@@ -71,21 +98,46 @@ class FeasibilityReport:
     geometry: Geometry
 
     def __str__(self) -> str:
+        return self.format()
+
+    def format(self, methods: tuple[str, ...] | list[str] | None = None) -> str:
+        """The report as text, with one row per predictor of ``methods`` (default: all).
+
+        Each row shows the predictor's kind (``paper``: the paper's printed bound, not valid;
+        ``bound``: a valid bound; ``model``: a model value), r̂1, r̂2 and λ*_PRE; the row of
+        the verdict's predictor is marked.
+        """
+        names = METHODS if methods is None else tuple(check_method(m, METHODS) for m in methods)
         lines = [
             "GCUL feasibility report",
             f"  base error eps = {float(self.geometry.eps):.4f}, classes C = {self.geometry.n_classes}, "
             f"rejection cost lambda = {self.lam:g}",
-            f"  {'method':<14} {'r1_hat':>8} {'lambda*_PRE':>12}",
+            f"  {'method':<14} {'kind':<6} {'valid':<5} {'r1_hat':>8} {'r2_hat':>8} "
+            f"{'lambda*_PRE':>12}",
         ]
-        for name in self.lambda_pre:
+        for name in names:
+            entry = predictor(name)
+            if name not in self.lambda_pre:  # a method the report could not compute
+                lines.append(
+                    f"  {name:<14} {entry.kind:<6} not computed: "
+                    f"{unsupported(self.geometry, name)}"
+                )
+                continue
             marker = "  <- verdict" if name == self.method else ""
             lines.append(
-                f"  {name:<14} {self.r1_hat[name]:>8.4f} {self.lambda_pre[name]:>12.4f}{marker}"
+                f"  {name:<14} {entry.kind:<6} {'yes' if entry.valid else 'NO':<5} "
+                f"{self.r1_hat[name]:>8.4f} {self.r2_hat_by_method[name]:>8.4f} "
+                f"{self.lambda_pre[name]:>12.4f}{marker}"
             )
-        for name in METHODS:
-            if name not in self.lambda_pre:
-                lines.append(f"  {name:<14} not computed: {unsupported(self.geometry, name)}")
-        lines.append(f"  r2_hat = {self.r2_hat:.4f}   S_exist >= {self.s_exist:.4f}")
+        lines.append(
+            "  kind: bound = "
+            + _PHRASES["bound"]
+            + "; paper = "
+            + _PHRASES["paper"]
+            + "; model = "
+            + _PHRASES["model"]
+        )
+        lines.append(f"  S_exist >= {self.s_exist:.4f}")
         header = (
             "class",
             "pi",
@@ -146,6 +198,15 @@ def feasibility_report(
 
     Notes
     -----
+    Which predictions to pass: phase 1's *in-sample* predictions on the training set, i.e.
+    GCUL's own error pool (the synthetic sweep does the same). Cross-validated predictions
+    describe a different error pool; on scikit-learn's bundled data they raised every
+    predictor's unsafe share (hunter_worsley: from 20 to 66 of 400 splits) and said "feasible" for
+    GCULs with no training error.
+
+    With no error (:math:`\varepsilon = 0`) GCUL cannot reject, and the verdict is "not
+    feasible" for every ``lam``, including 0.
+
     Computes :func:`estimate_geometry`, then :func:`capture_rate_bound`,
     :func:`contamination_rate_bound` and :func:`critical_lambda` for every method (Theorem
     ``thm:gcul_effectiveness_sufficient_condition`` of [1]_). The condition is sufficient, not
@@ -167,8 +228,10 @@ def feasibility_report(
     >>> report = feasibility_report(Z, y, y_pred, lam=0.15)
     >>> report.feasible
     True
-    >>> report.verdict.split(":")[0], round(report.lambda_pre["union"], 2)
-    ('feasible', 1.0)
+    >>> report.verdict.split(":")[0]
+    "feasible by hunter_worsley (valid in expectation under the paper's Gaussian model)"
+    >>> round(report.lambda_pre["union"], 2)
+    1.0
     """
     lam_array = as_float_array(lam, "lam", lower=0.0, upper=1.0, upper_open=True)
     if lam_array.ndim != 0:
@@ -184,7 +247,8 @@ def feasibility_report(
     computed = [name for name in METHODS if skipped[name] is None]
     lambda_pre = {name: float(critical_lambda(geometry, name)) for name in computed}
     r1_hat = {name: float(_capture(geometry, name)) for name in computed}
-    r2_hat = float(_contamination(geometry, method))
+    r2_hat_by_method = {name: float(_contamination(geometry, name)) for name in computed}
+    r2_hat = r2_hat_by_method[method]
     s_exist = float(structural_existence_confidence(geometry))
     p_loss = _gaussian_tail(geometry.D, geometry.sigma_mix)
     eta = _chernoff_tail(geometry.D, geometry.sigma_mix)
@@ -204,17 +268,25 @@ def feasibility_report(
         for c in range(geometry.n_classes)
     ]
     value = lambda_pre[method]
-    feasible = bool(value >= lam_value)
-    if feasible:
+    named = f"{method} ({guarantee_phrase(method)})"
+    if not float(geometry.eps) > 0.0:
+        # Checked first: with no error lambda*_PRE is 0, and "0 >= lam = 0" must not read as
+        # "feasible" for a GCUL that has nothing to reject.
+        feasible = False
         verdict = (
-            f"feasible: lambda*_PRE = {value:.2f} >= lambda = {lam_value:g} ({method} bound), "
+            "not feasible: the base classifier makes no error (eps = 0), so GCUL has no error "
+            "pool, no uncertain cluster and cannot reject"
+        )
+    elif value >= lam_value:
+        feasible = True
+        verdict = (
+            f"feasible by {named}: lambda*_PRE = {value:.2f} >= lambda = {lam_value:g}, "
             "so rejecting is predicted to pay"
         )
-    elif np.asarray(geometry.eps) == 0.0:
-        verdict = "not certified: the base classifier makes no error, so there is nothing to reject"
     else:
+        feasible = False
         verdict = (
-            f"not certified: lambda*_PRE = {value:.2f} < lambda = {lam_value:g} ({method} bound); "
+            f"not certified by {named}: lambda*_PRE = {value:.2f} < lambda = {lam_value:g}; "
             "the condition is sufficient, not necessary, so rejecting may still pay"
         )
     return FeasibilityReport(
@@ -223,6 +295,7 @@ def feasibility_report(
         lambda_pre=lambda_pre,
         r1_hat=r1_hat,
         r2_hat=r2_hat,
+        r2_hat_by_method=r2_hat_by_method,
         s_exist=s_exist,
         feasible=feasible,
         verdict=verdict,

@@ -46,6 +46,10 @@ MAX_CELLS = 100_000
 SEED_LIMIT = 2**32
 """Seeds must be below this (``0 <= seed < 2**32``)."""
 
+VERDICT_DEFAULT = "hunter_worsley"
+"""The predictor of ``gcul feasibility``'s verdict by default: the default of
+:func:`gcul_theory.feasibility_report`, the tightest valid bound."""
+
 
 def _shown(text: str, limit: int = 40) -> str:
     """``repr`` of a user's argument, shortened so that an error stays one short line."""
@@ -492,14 +496,18 @@ def _load_labels(path: str, option: str) -> np.ndarray:
     return labels
 
 
-def _check_classes(y: np.ndarray, y_pred: np.ndarray, args: argparse.Namespace) -> None:
-    """Labels and predictions together must use exactly 0..C-1: O(distinct labels) work."""
+def _check_classes(y: np.ndarray, y_pred: np.ndarray | None, args: argparse.Namespace) -> None:
+    """Labels (and predictions) together must use exactly 0..C-1: O(distinct labels) work."""
     from .gcul import _first_missing
 
-    files = f"--labels {args.labels} and --predictions {args.predictions}"
-    classes = np.unique(np.concatenate([y, y_pred]))
+    if y_pred is None:
+        files, hold = f"--labels {args.labels}", "holds"
+        classes = np.unique(y)
+    else:
+        files, hold = f"--labels {args.labels} and --predictions {args.predictions}", "hold"
+        classes = np.unique(np.concatenate([y, y_pred]))
     if classes.size < 2:
-        raise CommandError(f"{files} hold a single class ({classes[0]}); at least two are needed")
+        raise CommandError(f"{files} {hold} a single class ({classes[0]}); at least two are needed")
     n_classes = int(classes[-1]) + 1
     n_missing = n_classes - classes.size
     if n_missing:
@@ -513,19 +521,243 @@ def _check_classes(y: np.ndarray, y_pred: np.ndarray, args: argparse.Namespace) 
         )
 
 
-def _feasibility(args: argparse.Namespace) -> int:
-    from gcul_theory import feasibility_report
+def _method_names(text: str) -> str:
+    """One ``--method`` word: a registry name or ``all``."""
+    from gcul_theory import METHODS
 
+    if text == "all" or text in METHODS:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"expected one of {', '.join(METHODS)} or all; got {_shown(text)}"
+    )
+
+
+def _requested_methods(words: list[str]) -> list[str]:
+    """Expand ``all`` and drop repeats: the verdict's predictor first.
+
+    ``all`` adds every registry name not yet listed; a list that *starts* with ``all`` gives
+    the verdict to the default, the valid ``hunter_worsley``.
+    """
+    from gcul_theory import METHODS
+
+    default = VERDICT_DEFAULT
+    names: list[str] = []
+    for word in words:
+        expanded = ([default] if not names else []) + list(METHODS) if word == "all" else [word]
+        names.extend(name for name in expanded if name not in names)
+    return names
+
+
+def _open_unit(text: str) -> float:
+    """A number strictly between 0 and 1 (``--calibration``, ``--delta``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(
+            f"expected a number strictly between 0 and 1; got {_shown(text)}"
+        )
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32); got {_shown(text)}")
+    return value
+
+
+def _finite(value: float) -> float | None:
+    """A float for JSON: NaN and inf become null (JSON has no such numbers)."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _certify(Z: np.ndarray, y: np.ndarray, args: argparse.Namespace) -> dict:
+    """Split (stratified, seeded), fit GCUL on the rest, certify on the calibration part."""
+    from .gcul import GCUL, stratified_split
+
+    held_out = stratified_split(y, args.calibration, args.seed)
+    n_cal, n_fit = int(held_out.sum()), int((~held_out).sum())
+    if n_cal == 0:
+        raise CommandError(
+            f"--calibration {args.calibration:g} of {y.size} rows leaves no calibration sample "
+            "(every class keeps at least one row for fitting); raise --calibration or pass more rows"
+        )
+    model = GCUL().fit(Z[~held_out], y[~held_out])
+    certificate = model.certify(Z[held_out], y[held_out], lam=args.lam, delta=args.delta)
+    n_rejected = int(np.count_nonzero(model.predict(Z[held_out]) == model.uncertain_label_))
+    guarantee = (
+        f"finite-sample valid: P(certified and U(lambda) <= 0) <= delta = {args.delta:g} over "
+        f"the calibration split, for this GCUL fitted on {n_fit} rows; not for a GCUL refitted "
+        "on all rows"
+    )
+    if not model.can_reject_:
+        reason = (
+            f"the GCUL fitted on {n_fit} rows has no training error, hence no uncertain cluster, "
+            "and cannot reject"
+        )
+    elif n_rejected == 0:
+        reason = f"the fitted GCUL rejects none of the {n_cal} calibration rows"
+    else:
+        reason = None
+    if reason is not None:
+        verdict = f"not feasible: {reason}"
+    elif certificate.feasible:
+        verdict = (
+            f"feasible, certified: U({args.lam:g}) >= {certificate.gain_lower:.4f} > 0 with "
+            f"confidence {1 - args.delta:g} ({guarantee})"
+        )
+    else:
+        verdict = (
+            f"not certified: the {1 - args.delta:g} lower bound on U({args.lam:g}) is "
+            f"{certificate.gain_lower:.4f} <= 0 (too few calibration rows, or rejecting does "
+            "not pay)"
+        )
+    return {
+        "lambda_cert": _finite(certificate.lambda_cert),
+        "gain_lower": _finite(certificate.gain_lower),
+        "gain_upper": _finite(certificate.gain_upper),
+        "feasible": bool(certificate.feasible and reason is None),
+        "can_reject": bool(model.can_reject_ and n_rejected > 0),
+        "n": certificate.n,
+        "n_fit": n_fit,
+        "n_rejected": n_rejected,
+        "calibration": args.calibration,
+        "lam": certificate.lam,
+        "delta": certificate.delta,
+        "seed": args.seed,
+        "guarantee": guarantee,
+        "verdict": verdict,
+    }
+
+
+def _feasibility(args: argparse.Namespace) -> int:
+    import gcul_theory
+    from gcul_theory._report import guarantee_phrase
+
+    certify = args.certify
+    if not certify and (args.calibration is not None or args.delta is not None):
+        given = "--calibration" if args.calibration is not None else "--delta"
+        raise CommandError(f"{given} applies to the certificate only; add --certify")
+    if certify:
+        args.calibration = 0.2 if args.calibration is None else args.calibration
+        args.delta = 0.05 if args.delta is None else args.delta
+    methods = _requested_methods(args.method)
     Z = _load_embeddings(args.embeddings)
     y = _load_labels(args.labels, "--labels")
-    y_pred = _load_labels(args.predictions, "--predictions")
-    _check_classes(y, y_pred, args)
-    result = feasibility_report(Z, y, y_pred, lam=args.lam, method=args.method)
-    print(result)
+    notes: list[str] = []
+    if args.predictions is None:
+        if y.size != Z.shape[0]:
+            raise CommandError(
+                f"--labels {args.labels}: holds {y.size} labels for {Z.shape[0]} rows of "
+                f"--embeddings {args.embeddings}"
+            )
+        _check_classes(y, None, args)
+        from .models import LogisticRegression, _single_threaded_blas
+
+        with _single_threaded_blas():
+            y_pred = LogisticRegression(C=1.0, max_iter=500).fit(Z, y).predict(Z)
+        notes.append(
+            "phase-1 predictions: fitted here (GCUL's phase 1, a multinomial logistic "
+            "regression, C = 1, on the embeddings) and taken in-sample, i.e. GCUL's own "
+            "training error pool"
+        )
+        predictions = "fitted in-sample"
+    else:
+        y_pred = _load_labels(args.predictions, "--predictions")
+        _check_classes(y, y_pred, args)
+        notes.append(
+            "phase-1 predictions: read from --predictions; pass phase 1's in-sample predictions "
+            "on these rows (GCUL's error pool), not cross-validated ones"
+        )
+        predictions = "given"
+    report = gcul_theory.feasibility_report(Z, y, y_pred, lam=args.lam, method=methods[0])
+    eps = float(report.geometry.eps)
+    certificate = _certify(Z, y, args) if certify else None
+    feasible, verdict = report.feasible, report.verdict
+    if certificate is not None and feasible and not certificate["can_reject"]:
+        feasible = False
+        verdict = (
+            f"not feasible: {certificate['verdict'].removeprefix('not feasible: ')} (the "
+            f"geometry alone said: {report.verdict})"
+        )
+    notes.extend(report.geometry.notes)
+    if args.json:
+        predictors = []
+        for name in methods:
+            entry = gcul_theory.predictor(name)
+            computed = name in report.lambda_pre
+            predictors.append(
+                {
+                    "name": name,
+                    "kind": entry.kind,
+                    "valid": entry.valid,
+                    "guarantee": entry.guarantee,
+                    "lambda_pre": _finite(report.lambda_pre[name]) if computed else None,
+                    "r1_hat": _finite(report.r1_hat[name]) if computed else None,
+                    "r2_hat": _finite(report.r2_hat_by_method[name]) if computed else None,
+                    "feasible": bool(
+                        computed and eps > 0.0 and report.lambda_pre[name] >= args.lam
+                    ),
+                }
+            )
+        result = {
+            "lam": report.lam,
+            "n": int(y.size),
+            "n_classes": int(report.geometry.n_classes),
+            "eps": _finite(eps),
+            "predictions": predictions,
+            "s_exist": _finite(report.s_exist),
+            "predictors": predictors,
+            "verdict": {
+                "method": report.method,
+                "kind": gcul_theory.predictor(report.method).kind,
+                "guarantee": guarantee_phrase(report.method),
+                "feasible": bool(feasible),
+                "text": verdict,
+            },
+            "certificate": certificate,
+            "per_class": [
+                {
+                    key: int(value) if key == "class" else _finite(value)
+                    for key, value in row.items()
+                }
+                for row in report.per_class
+                if row["pi"] > 0.0
+            ],
+            "notes": notes,
+        }
+        print(json.dumps(result, allow_nan=False))
+        return 0
+    text = report.format(methods).splitlines()
+    text = [line for line in text if not line.startswith(("  note: ", "verdict: "))]
+    text.extend(f"  note: {note}" for note in notes)
+    if certificate is not None:
+        text += [
+            f"certificate (GCUL fitted on {certificate['n_fit']} rows, certified on "
+            f"n = {certificate['n']} held-out rows: --calibration {args.calibration:g}, "
+            f"--seed {args.seed}):",
+            f"  lambda*_CERT = {certificate['lambda_cert']:.4f}",
+            f"  U({args.lam:g}) in [{certificate['gain_lower']:.4f}, "
+            f"{certificate['gain_upper']:.4f}] (one-sided {1 - args.delta:g} bounds; together a "
+            f"{1 - 2 * args.delta:g} interval)",
+            f"  rejected on calibration: {certificate['n_rejected']} of {certificate['n']}",
+            f"certified verdict: {certificate['verdict']}",
+        ]
+    text.append(f"verdict: {verdict}")
+    print("\n".join(text))
     return 0
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from gcul_theory import METHODS, PREDICTORS
+    from gcul_theory._report import guarantee_phrase
+
     parser = _Parser(
         prog="gcul",
         description="GCUL: theory, numerically verified proofs and the synthetic phase-transition experiment.",
@@ -545,9 +777,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "reproduce",
         help="run the synthetic sweep and write the paper's figure and tables",
         description="Run the synthetic phase-transition sweep (default: the paper's 41 levels x "
-        "seeds 10-19) and write results.csv, timings.csv, violations.*, seed16.*, "
-        "phase_transition.* and manifest.json. results.csv is byte-identical for any --jobs and "
-        "for a resumed run; the wall times go to timings.csv.",
+        "seeds 10-19) and write results.csv, timings.csv, violations.* (one block per "
+        f"predictor: {', '.join(METHODS)}, certified), seed16.*, phase_transition.* (the "
+        "paper's figure), predictors.* (one panel per predictor) and manifest.json. "
+        "results.csv is byte-identical for any --jobs and for a resumed run; the wall times go "
+        "to timings.csv.",
     )
     reproduce.add_argument(
         "--out",
@@ -581,9 +815,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     reproduce.add_argument(
         "--method",
-        choices=("gaussian", "union", "chernoff"),
+        choices=METHODS,
         default="union",
-        help="lambda*_PRE bound drawn in the figure (the tables show all three; default: union)",
+        help="lambda*_PRE predictor drawn in the paper's figure, one of: "
+        + "; ".join(f"{e.name} ({guarantee_phrase(e)})" for e in PREDICTORS)
+        + " (the tables and the predictors figure show every one; default: union, the paper's)",
     )
     reproduce.add_argument(
         "--lam",
@@ -629,10 +865,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
     feasibility = commands.add_parser(
         "feasibility",
-        help="will a reject option pay off on your own embeddings? (lambda*_PRE before running GCUL)",
-        description="Read embeddings (N x d), labels and phase-1 predictions (N each, integers "
-        f"0..C-1, every class present) and print the feasibility report. Files: {_FORMATS}. "
-        "Pickles and .npz archives are refused.",
+        help="will a reject option pay off on your own embeddings? (lambda*_PRE before running "
+        "GCUL; --certify to certify it on held-out rows)",
+        description="Read embeddings (N x d) and labels (N integers 0..C-1, every class "
+        "present), optionally phase-1 predictions, and print the feasibility report: "
+        "lambda*_PRE of each requested predictor and a verdict naming the predictor and its "
+        "guarantee. The verdict is never 'feasible' when GCUL cannot reject (no training "
+        "error; with --certify, a fitted GCUL with no uncertain cluster or no rejection on "
+        f"the calibration rows). Files: {_FORMATS}. Pickles and .npz archives are refused.",
     )
     feasibility.add_argument(
         "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
@@ -642,9 +882,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     feasibility.add_argument(
         "--predictions",
-        required=True,
+        default=None,
         metavar="FILE",
-        help="N phase-1 predictions, integers 0..C-1",
+        help="N phase-1 predictions, integers 0..C-1: phase 1's IN-SAMPLE predictions on these "
+        "rows (GCUL's own error pool), not cross-validated ones, which made every predictor "
+        "less safe on real data. Without it gcul fits phase 1 itself (GCUL's multinomial "
+        "logistic regression on the embeddings) and uses its in-sample predictions",
     )
     feasibility.add_argument(
         "--lam",
@@ -654,10 +897,45 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     feasibility.add_argument(
         "--method",
-        choices=("gaussian", "union", "chernoff"),
-        default="union",
-        help="bound on the capture rate r1 that the verdict uses; all three are printed "
-        "(default: %(default)s)",
+        type=_method_names,
+        nargs="+",
+        default=[VERDICT_DEFAULT],
+        metavar="NAME",
+        help="predictor(s) to report, or all; the verdict uses the first (all alone: "
+        f"{VERDICT_DEFAULT}). One of: "
+        + "; ".join(f"{e.name} ({guarantee_phrase(e)})" for e in PREDICTORS)
+        + f" (default: {VERDICT_DEFAULT})",
+    )
+    feasibility.add_argument(
+        "--certify",
+        action="store_true",
+        help="also split the rows (stratified, --seed), fit GCUL on the rest and certify on the "
+        "calibration part: lambda*_CERT, bounds on U(lambda), a finite-sample verdict for that "
+        "fitted GCUL",
+    )
+    feasibility.add_argument(
+        "--calibration",
+        type=_open_unit,
+        default=None,
+        metavar="FRACTION",
+        help="share of each class held out to certify, in (0, 1); needs --certify (default: 0.2)",
+    )
+    feasibility.add_argument(
+        "--delta",
+        type=_open_unit,
+        default=None,
+        help="risk of the certificate, in (0, 1); needs --certify (default: 0.05)",
+    )
+    feasibility.add_argument(
+        "--seed",
+        type=_seed,
+        default=0,
+        help="seed of the calibration split, an integer in [0, 2**32) (default: %(default)s)",
+    )
+    feasibility.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object on stdout instead of the text report",
     )
     feasibility.set_defaults(handler=_feasibility)
     return parser

@@ -35,7 +35,7 @@ from simulations.models import (
     pca,
 )
 
-__all__ = ["GCUL", "Certificate"]
+__all__ = ["GCUL", "Certificate", "CrossFitCertificate", "stratified_folds", "stratified_split"]
 
 
 class _UncertainLabel:
@@ -380,11 +380,7 @@ class GCUL:
                 f"y_cal must hold labels 0..{self.n_classes_ - 1}; got {int(y_cal.min())}.."
                 f"{int(y_cal.max())}"
             )
-        with _single_threaded_blas():
-            base_wrong = self.phase1_.predict(X_cal) != y_cal
-            selective = self.predict(X_cal)
-        rejected = selective == self.n_classes_
-        selective_wrong = (selective != y_cal) & ~rejected
+        base_wrong, selective_wrong, rejected = self._indicators(X_cal, y_cal)
         lower, upper = gcul_theory.utility_confidence_bounds(
             base_wrong, selective_wrong, rejected, lam=lam, delta=delta
         )
@@ -399,6 +395,172 @@ class GCUL:
             lam=float(lam),
             delta=float(delta),
         )
+
+    def certify_cross_fit(
+        self,
+        X,
+        y,
+        lam: float = 0.15,
+        delta: float = 0.05,
+        n_splits: int = 5,
+        seed: int = 0,
+    ) -> CrossFitCertificate:
+        r"""Certify by K-fold cross-fitting, for users with no spare calibration data.
+
+        The rows are split into ``n_splits`` stratified folds (seeded by
+        ``numpy.random.SeedSequence(seed)``); for each fold k a fresh GCUL with this model's
+        hyper-parameters is fitted on the other folds and judged on fold k, which it never saw.
+        ``self`` is neither used as a fitted model nor modified.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features: all the labelled data there is.
+        y : array_like of shape (n_samples,)
+            Labels in ``0..K-1``, every class at least twice (so that every fold's training
+            part holds every class).
+        lam : float, default=0.15
+            Relative rejection cost λ ∈ [0, 1).
+        delta : float, default=0.05
+            Total risk δ ∈ (0, 1), split equally over the folds.
+        n_splits : int, default=5
+            Number of folds K, at least 2 and at most ``n_samples``.
+        seed : int, default=0
+            Seed of the stratified fold assignment, in ``[0, 2**32)``.
+
+        Returns
+        -------
+        CrossFitCertificate
+            ``lambda_cert``, ``gain_lower`` and ``gain_upper`` speak about the *average* utility
+            of the K fold models (Notes); ``folds`` holds each fold's own certificate at risk
+            δ/K.
+
+        Notes
+        -----
+        What is guaranteed. Let :math:`f_k` be the model fitted without fold k and
+        :math:`U_k(\lambda)` its utility :math:`\varepsilon - \varepsilon_{sel} - \lambda\rho`
+        on the deployment law. Given :math:`f_k`, the rows of fold k are iid draws of that law
+        (the folds partition iid rows, and :math:`f_k` never saw fold k), so
+        :func:`gcul_theory.utility_confidence_bounds` at risk :math:`\delta/K` gives a lower
+        bound :math:`L_k(\lambda)` with :math:`P(L_k(\lambda) > U_k(\lambda)) \le \delta/K`.
+        By a union bound over the K folds, with probability at least :math:`1 - \delta` every
+        :math:`L_k \le U_k`, hence
+
+        .. math:: \bar L(\lambda) = \frac1K \sum_k L_k(\lambda) \le \bar U(\lambda)
+                  = \frac1K \sum_k U_k(\lambda) .
+
+        ``gain_lower`` is :math:`\bar L(\text{lam})`, ``gain_upper`` the same average of the
+        upper bounds (so ``[gain_lower, gain_upper]`` is a :math:`1 - 2\delta` interval on
+        :math:`\bar U`), and ``lambda_cert`` the largest λ with :math:`\bar L > 0` on
+        :math:`[0, \lambda]` (each :math:`L_k` is a minimum of two affine functions of λ, so
+        :math:`\bar L` is concave). For every fixed λ:
+        :math:`P(\text{lambda\_cert} > \lambda \text{ and } \bar U(\lambda) \le 0) \le \delta`.
+
+        The K sets of indicators are *not* pooled into one sample: they come from K different
+        models, so their union is not an iid sample of any one model's outcomes, and the
+        certificate of :meth:`certify` would not apply to it. Each fold is certified alone, at
+        δ/K, with n/K samples, which costs tightness against one held-out split of the same
+        size (a fold model that cannot reject contributes the trivial bound -1 - λ).
+        On 4,000 rows of the Examples' geometry (1,000 per blob), K = 5 gave λ*_CERT = 0.36
+        against 0.43 for :meth:`certify` on one stratified 20% split (seed 0): cross-fitting
+        does not buy tightness; it serves users who cannot spare rows.
+
+        What is *not* guaranteed: anything about the model refitted on all rows (the one a user
+        would deploy), which none of the folds judged. It is usually close to the fold models
+        (trained on (K-1)/K of the data) but no finite-sample statement covers it; for that,
+        hold out calibration data and use :meth:`certify`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
+        >>> X = np.concatenate([rng.normal(c, 1.0, (300, 2)) for c in centres]
+        ...                    + [rng.normal(centres.mean(axis=0), 1.0, (300, 2))])
+        >>> y = np.concatenate([np.repeat([0, 1, 2], 300), rng.integers(0, 3, 300)])
+        >>> cert = GCUL().certify_cross_fit(X, y, n_splits=3)
+        >>> len(cert.folds), cert.n, bool(cert.gain_lower <= cert.gain_upper)
+        (3, 1200, True)
+        """
+        from gcul_theory._certified import _check_delta, _check_lam
+
+        self._check_params()
+        X = _check_matrix(X, "X")
+        y = _check_labels(y, "y", X.shape[0])
+        n_classes = _check_class_labels(y, "y")
+        lam = _check_lam(lam)
+        delta = _check_delta(delta)
+        n = y.size
+        if (
+            not isinstance(n_splits, Integral)
+            or isinstance(n_splits, bool)
+            or not 2 <= n_splits <= n
+        ):
+            raise ValueError(
+                f"n_splits must be an integer in [2, n_samples = {n}]; got {n_splits!r}"
+            )
+        counts = np.bincount(y, minlength=n_classes)
+        if counts.min() < 2:
+            c = int(np.argmin(counts))
+            raise ValueError(
+                f"y must hold every class at least twice for cross-fitting; class {c} occurs "
+                f"{int(counts[c])} time(s)"
+            )
+        folds = stratified_folds(y, int(n_splits), seed)
+        fold_delta = delta / n_splits
+        bounds, certificates = [], []
+        for k in range(n_splits):
+            held_out = folds == k
+            model = GCUL(**self._params()).fit(X[~held_out], y[~held_out])
+            fold = _FoldBounds(*model._indicators(X[held_out], y[held_out]), fold_delta)
+            bounds.append(fold)
+            certificates.append(
+                Certificate(
+                    lambda_cert=_last_positive(fold.lower),
+                    gain_lower=fold.lower(lam),
+                    gain_upper=fold.upper(lam),
+                    feasible=bool(fold.lower(lam) > 0.0),
+                    n=int(held_out.sum()),
+                    lam=lam,
+                    delta=fold_delta,
+                )
+            )
+
+        def mean_lower(value: float) -> float:
+            return float(np.mean([fold.lower(value) for fold in bounds]))
+
+        gain_lower = mean_lower(lam)
+        gain_upper = float(np.mean([fold.upper(lam) for fold in bounds]))
+        lambda_cert = _last_positive(mean_lower)
+        return CrossFitCertificate(
+            lambda_cert=lambda_cert,
+            gain_lower=gain_lower,
+            gain_upper=gain_upper,
+            feasible=bool(gain_lower > 0.0),
+            n=int(n),
+            lam=lam,
+            delta=delta,
+            n_splits=int(n_splits),
+            seed=int(seed),
+            folds=tuple(certificates),
+        )
+
+    def _params(self) -> dict:
+        return {
+            "reduce": self.reduce,
+            "n_components": self.n_components,
+            "C": self.C,
+            "max_iter": self.max_iter,
+            "kmeans_max_iter": self.kmeans_max_iter,
+        }
+
+    def _indicators(self, X: np.ndarray, y: np.ndarray):
+        """Base wrong, accepted-and-wrong and rejected, per row of validated ``X``, ``y``."""
+        with _single_threaded_blas():
+            base_wrong = self.phase1_.predict(X) != y
+            selective = self.predict(X)
+        rejected = selective == self.n_classes_
+        return base_wrong, (selective != y) & ~rejected, rejected
 
 
 @dataclasses.dataclass(frozen=True)
@@ -427,3 +589,130 @@ class Certificate:
     n: int
     lam: float
     delta: float
+
+
+@dataclasses.dataclass(frozen=True)
+class CrossFitCertificate:
+    """Result of :meth:`GCUL.certify_cross_fit`.
+
+    Attributes
+    ----------
+    lambda_cert : float
+        The largest cost at which the *average* utility of the K fold models is certified
+        positive (0 if none).
+    gain_lower, gain_upper : float
+        The averages over the folds of each fold's one-sided (1 − δ/K) bounds on its U(lam):
+        with probability at least 1 − δ, ``gain_lower`` ≤ the average utility (and the same for
+        ``gain_upper`` from above).
+    feasible : bool
+        ``gain_lower > 0``.
+    n : int
+        Rows used, every one held out exactly once.
+    lam, delta : float
+        The cost and the total risk.
+    n_splits, seed : int
+        Folds K and the seed of their assignment.
+    folds : tuple of Certificate
+        Each fold model's own certificate on its held-out fold, at risk δ/K.
+    """
+
+    lambda_cert: float
+    gain_lower: float
+    gain_upper: float
+    feasible: bool
+    n: int
+    lam: float
+    delta: float
+    n_splits: int
+    seed: int
+    folds: tuple[Certificate, ...]
+
+
+_BISECTION_STEPS = 80  # as gcul_theory.certified_lambda
+
+
+def _seed_sequence(seed) -> np.random.SeedSequence:
+    if not isinstance(seed, Integral) or isinstance(seed, bool) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an integer in [0, 2**32); got {seed!r}")
+    return np.random.SeedSequence(int(seed))
+
+
+def stratified_folds(y, n_splits: int, seed: int = 0) -> np.ndarray:
+    """Assign each row to one of ``n_splits`` folds, stratified by label; returns fold ids.
+
+    Within each class the rows are shuffled (``default_rng(SeedSequence(seed))``); the classes
+    are then laid end to end and dealt round-robin, so fold sizes differ by at most one and a
+    class of ``m >= 2`` rows lands in at least two folds (every fold's complement holds it).
+
+    Examples
+    --------
+    >>> folds = stratified_folds(np.repeat([0, 1], [6, 4]), 2, seed=0)
+    >>> np.bincount(folds).tolist(), np.bincount(folds[:6]).tolist()
+    ([5, 5], [3, 3])
+    """
+    rng = np.random.default_rng(_seed_sequence(seed))
+    y = np.asarray(y)
+    order = np.concatenate([rng.permutation(np.flatnonzero(y == c)) for c in np.unique(y)])
+    folds = np.empty(y.size, dtype=np.int64)
+    folds[order] = np.arange(y.size) % n_splits
+    return folds
+
+
+def stratified_split(y, fraction: float, seed: int = 0) -> np.ndarray:
+    """Boolean mask of a stratified held-out part holding about ``fraction`` of every class.
+
+    Class c contributes ``round(fraction * m_c)`` of its ``m_c`` rows (shuffled by
+    ``default_rng(SeedSequence(seed))``), at most ``m_c - 1``, so that the rest still holds
+    every class.
+
+    Examples
+    --------
+    >>> mask = stratified_split(np.repeat([0, 1], [50, 10]), 0.2, seed=0)
+    >>> int(mask[:50].sum()), int(mask[50:].sum())
+    (10, 2)
+    """
+    rng = np.random.default_rng(_seed_sequence(seed))
+    y = np.asarray(y)
+    mask = np.zeros(y.size, dtype=bool)
+    for c in np.unique(y):
+        rows = rng.permutation(np.flatnonzero(y == c))
+        take = min(int(np.floor(fraction * rows.size + 0.5)), rows.size - 1)
+        mask[rows[:take]] = True
+    return mask
+
+
+class _FoldBounds:
+    """One fold's one-sided (1 - delta) lower and upper bounds on U(lam), as functions of lam."""
+
+    def __init__(self, base_wrong, selective_wrong, rejected, delta: float):
+        from gcul_theory._certified import _parts
+
+        self._low = _parts(base_wrong, selective_wrong, rejected, delta, "betting", upper=False)
+        self._high = (
+            None
+            if self._low.degenerate
+            else _parts(base_wrong, selective_wrong, rejected, delta, "betting", upper=True)
+        )
+
+    def lower(self, lam: float) -> float:
+        # nothing (or everything) rejected: the trivial bounds -1 - lam <= U(lam) <= 1
+        return -1.0 - lam if self._high is None else float(self._low.lower(lam))
+
+    def upper(self, lam: float) -> float:
+        return 1.0 if self._high is None else float(-self._high.lower(lam))
+
+
+def _last_positive(lower) -> float:
+    """sup{lam in [0, 1): lower > 0 on [0, lam]} for a concave ``lower`` (0 if none, 1 if all)."""
+    if not lower(0.0) > 0.0:
+        return 0.0
+    if lower(1.0) > 0.0:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(_BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        if lower(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return lo

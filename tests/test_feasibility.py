@@ -108,3 +108,46 @@ def test_printed_table_skips_classes_that_never_occur():
     text = str(report)
     assert len(text.splitlines()) < 20
     assert "998 of 1000 classes never occur in y" in text
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.15])
+def test_no_error_is_never_feasible_even_at_zero_cost(lam):
+    # Was: at lam = 0, lambda*_PRE = 0 >= 0 gave "feasible" for a GCUL that cannot reject.
+    Z, y, _ = blob_world(np.random.default_rng(3))
+    for method in METHODS:
+        report = feasibility_report(Z, y, y, lam=lam, method=method)
+        assert not report.feasible
+        assert report.verdict.startswith("not feasible") and "eps = 0" in report.verdict
+
+
+@pytest.mark.parametrize(
+    ("method", "phrase"),
+    [
+        ("hunter_worsley", "valid in expectation under the paper's Gaussian model"),
+        ("boole", "valid in expectation under the paper's Gaussian model"),
+        ("union", "the paper's printed bound, NOT a valid lower bound"),
+        ("gaussian_exact", "a model value under the paper's Gaussian model, not a bound"),
+    ],
+)
+def test_verdict_names_the_predictor_and_its_guarantee(method, phrase):
+    Z, y, y_pred = blob_world(np.random.default_rng(0))
+    report = feasibility_report(Z, y, y_pred, lam=0.15, method=method)
+    assert report.verdict.startswith(f"feasible by {method} ({phrase}): ")
+    low = feasibility_report(*blob_world(np.random.default_rng(1), gap=1.0), method=method)
+    assert low.verdict.startswith(f"not certified by {method} ({phrase}): ")
+
+
+def test_format_restricts_rows_and_shows_kinds():
+    Z, y, y_pred = blob_world(np.random.default_rng(0))
+    report = feasibility_report(Z, y, y_pred)
+    text = report.format(["union", "boole"])
+    rows = [line.split()[0] for line in text.splitlines()[3:5]]
+    assert rows == ["union", "boole"]
+    assert "hunter_worsley" not in text.split("kind:")[0]
+    assert "union          paper  NO" in text and "boole          bound  yes" in text
+    assert str(report) == report.format()
+    for name in METHODS:
+        assert report.r2_hat_by_method[name] >= 0.0
+    assert report.r2_hat == report.r2_hat_by_method["hunter_worsley"]
+    # the paper's r2_hat leaves out the attractor's chance-correct samples: smaller
+    assert report.r2_hat_by_method["union"] < report.r2_hat_by_method["boole"]

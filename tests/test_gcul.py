@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pytest
 from _protocol_data import N_CLASSES, N_FEATURES, protocol_data
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from simulations.gcul import GCUL, _purities
 from simulations.models import LinearProjection, LogisticRegression, kmeans
@@ -321,3 +323,152 @@ def test_huge_features_give_the_same_predictions():
     np.testing.assert_array_equal(
         huge.predict(data["X_test"] * 1e300), model.predict(data["X_test"])
     )
+
+
+# --- cross-fitted certificate (issue 7, section 2) ---------------------------------------------
+
+
+def _cross_fit_data(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
+    X = np.concatenate(
+        [rng.normal(c, 1.0, (n, 2)) for c in centres]
+        + [rng.normal(centres.mean(axis=0), 1.0, (n, 2))]
+    )
+    y = np.concatenate([np.repeat([0, 1, 2], n), rng.integers(0, 3, n)])
+    return X, y
+
+
+def test_cross_fit_is_each_fold_certified_at_delta_over_k_then_averaged():
+    from simulations.gcul import stratified_folds
+
+    X, y = _cross_fit_data()
+    model = GCUL()
+    cert = model.certify_cross_fit(X, y, lam=0.15, delta=0.06, n_splits=3, seed=4)
+    assert not hasattr(model, "phase3_")  # self is not fitted by it
+    assert (cert.n, cert.n_splits, cert.seed, cert.delta, cert.lam) == (600, 3, 4, 0.06, 0.15)
+    folds = stratified_folds(y, 3, seed=4)
+    for k, fold in enumerate(cert.folds):
+        held = folds == k
+        direct = GCUL().fit(X[~held], y[~held]).certify(X[held], y[held], 0.15, 0.02)
+        assert fold.n == direct.n == int(held.sum())
+        assert fold.delta == pytest.approx(0.02)
+        assert fold.gain_lower == direct.gain_lower
+        assert fold.gain_upper == direct.gain_upper
+        assert fold.lambda_cert == pytest.approx(direct.lambda_cert, abs=1e-12)
+    assert cert.gain_lower == pytest.approx(np.mean([f.gain_lower for f in cert.folds]))
+    assert cert.gain_upper == pytest.approx(np.mean([f.gain_upper for f in cert.folds]))
+    assert cert.gain_lower <= cert.gain_upper
+    assert cert.feasible == (cert.gain_lower > 0.0)
+
+
+def test_cross_fit_lambda_cert_is_the_last_positive_average_lower_bound():
+    X, y = _cross_fit_data(n=400, seed=1)
+    cert = GCUL().certify_cross_fit(X, y, n_splits=2, seed=0)
+    assert 0.0 < cert.lambda_cert < 1.0  # this geometry certifies something
+
+    def average_lower(lam):
+        from simulations.gcul import stratified_folds
+
+        folds = stratified_folds(y, 2, seed=0)
+        values = []
+        for k in range(2):
+            held = folds == k
+            m = GCUL().fit(X[~held], y[~held])
+            values.append(m.certify(X[held], y[held], lam=lam, delta=0.025).gain_lower)
+        return np.mean(values)
+
+    assert average_lower(max(cert.lambda_cert - 1e-3, 0.0)) > 0.0
+    assert average_lower(min(cert.lambda_cert + 1e-3, 0.999)) <= 0.0
+    # each fold's lower bound is non-increasing in lam, so a positive average at lam needs one
+    # fold certified up to lam: the average certifies no more than the best fold
+    assert cert.lambda_cert <= max(f.lambda_cert for f in cert.folds) + 1e-12
+
+
+def test_cross_fit_is_reproducible_and_seeded():
+    X, y = _cross_fit_data(n=60)
+    a = GCUL().certify_cross_fit(X, y, n_splits=3, seed=1)
+    b = GCUL().certify_cross_fit(X, y, n_splits=3, seed=1)
+    c = GCUL().certify_cross_fit(X, y, n_splits=3, seed=2)
+    assert a == b
+    assert a.gain_lower != c.gain_lower
+
+
+def test_cross_fit_with_a_gcul_that_cannot_reject_certifies_nothing():
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(-20.0, 1.0, (30, 2)), rng.normal(20.0, 1.0, (30, 2))])
+    y = np.repeat([0, 1], 30)
+    cert = GCUL().certify_cross_fit(X, y, lam=0.0, n_splits=3)
+    assert not cert.feasible and cert.lambda_cert == 0.0
+    assert cert.gain_lower == pytest.approx(-1.0)  # the trivial bound -1 - lam of every fold
+    assert all(f.gain_upper == 1.0 for f in cert.folds)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "kind", "words"),
+    [
+        ({"n_splits": 1}, ValueError, "n_splits must be an integer in [2, n_samples = 80]; got 1"),
+        ({"n_splits": 81}, ValueError, "got 81"),
+        ({"n_splits": 2.0}, ValueError, "got 2.0"),
+        ({"n_splits": True}, ValueError, "got True"),
+        ({"delta": 0.0}, ValueError, "delta must be in (0, 1); got 0.0"),
+        ({"delta": "0.1"}, TypeError, "delta"),
+        ({"lam": 1.0}, ValueError, "lam must be in [0, 1); got 1.0"),
+        ({"seed": -1}, ValueError, "seed must be an integer in [0, 2**32); got -1"),
+        ({"seed": 2**32}, ValueError, "seed must be an integer in [0, 2**32)"),
+    ],
+)
+def test_cross_fit_bad_arguments(kwargs, kind, words):
+    X, y = _cross_fit_data(n=20)
+    with pytest.raises(kind) as info:
+        GCUL().certify_cross_fit(X, y, **kwargs)
+    assert words in str(info.value)
+
+
+def test_cross_fit_needs_every_class_twice():
+    X, y = _cross_fit_data(n=20)
+    y = y.copy()
+    y[y == 2] = 1
+    y[0] = 2  # class 2 occurs once
+    with pytest.raises(ValueError, match="class 2 occurs 1 time"):
+        GCUL().certify_cross_fit(X, y)
+
+
+@settings(max_examples=50)
+@given(
+    counts=st.lists(st.integers(2, 30), min_size=2, max_size=5),
+    n_splits=st.integers(2, 6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_stratified_folds_are_balanced_and_leave_every_class_in_every_training_part(
+    counts, n_splits, seed
+):
+    from simulations.gcul import stratified_folds
+
+    y = np.repeat(np.arange(len(counts)), counts)
+    assume(y.size >= n_splits)
+    folds = stratified_folds(y, n_splits, seed)
+    sizes = np.bincount(folds, minlength=n_splits)
+    assert sizes.max() - sizes.min() <= 1
+    for k in range(n_splits):
+        assert set(y[folds != k]) == set(range(len(counts)))
+    for c in range(len(counts)):  # each class spread as evenly as the round-robin allows
+        per_fold = np.bincount(folds[y == c], minlength=n_splits)
+        assert per_fold.max() - per_fold.min() <= 1
+
+
+@settings(max_examples=50)
+@given(
+    counts=st.lists(st.integers(1, 40), min_size=2, max_size=5),
+    fraction=st.floats(0.01, 0.99),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_stratified_split_keeps_every_class_for_fitting(counts, fraction, seed):
+    from simulations.gcul import stratified_split
+
+    y = np.repeat(np.arange(len(counts)), counts)
+    held = stratified_split(y, fraction, seed)
+    for c, m in enumerate(counts):
+        taken = int(held[y == c].sum())
+        assert taken == min(int(np.floor(fraction * m + 0.5)), m - 1)
+    assert set(y[~held]) == set(range(len(counts)))

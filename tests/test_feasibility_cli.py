@@ -1,0 +1,403 @@
+"""`gcul feasibility`'s options (issue 7, section 3): --method, optional --predictions,
+--certify, --json, and the refusal to say "feasible" when GCUL cannot reject."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gcul_theory import METHODS, PREDICTORS, feasibility_report
+from simulations import cli
+from simulations.cli import main
+
+
+def run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def blobs(n=200, seed=0):
+    """Two class cores and a confusion blob that phase 1 gets wrong (3n rows)."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
+    Z = np.vstack([rng.normal(c, 1.0, (n, 2)) for c in centres])
+    y = np.r_[np.zeros(n, int), np.ones(n, int), rng.integers(0, 2, n)]
+    y_pred = np.r_[np.zeros(n, int), np.ones(n, int), 1 - y[2 * n :]]
+    return Z, y, y_pred
+
+
+@pytest.fixture
+def files(tmp_path):
+    Z, y, y_pred = blobs()
+    np.save(tmp_path / "Z.npy", Z)
+    np.save(tmp_path / "y.npy", y)
+    np.save(tmp_path / "p.npy", y_pred)
+    return tmp_path
+
+
+def base(folder: Path, predictions=True):
+    argv = ["feasibility", "--embeddings", str(folder / "Z.npy"), "--labels", str(folder / "y.npy")]
+    return argv + (["--predictions", str(folder / "p.npy")] if predictions else [])
+
+
+def table_rows(out):
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("method "))
+    rows = []
+    for line in lines[start + 1 :]:
+        if line.lstrip().startswith("kind:"):
+            break
+        rows.append(line.split()[0])
+    return rows
+
+
+# --- --method ----------------------------------------------------------------------------------
+
+
+def test_default_method_is_the_valid_hunter_worsley(files, capsys):
+    code, out, err = run(base(files), capsys)
+    assert code == 0, err
+    assert table_rows(out) == ["hunter_worsley"]
+    verdict = out.splitlines()[-1]
+    assert verdict.startswith(
+        "verdict: feasible by hunter_worsley (valid in expectation under the paper's Gaussian "
+        "model): "
+    )
+    # the CLI's default is the library's
+    default = inspect.signature(feasibility_report).parameters["method"].default
+    assert cli.VERDICT_DEFAULT == default
+
+
+def test_several_methods_first_one_decides(files, capsys):
+    code, out, err = run(base(files) + ["--method", "union", "boole", "union"], capsys)
+    assert code == 0, err
+    assert table_rows(out) == ["union", "boole"]  # the repeat is dropped
+    assert out.splitlines()[-1].startswith(
+        "verdict: feasible by union (the paper's printed bound, NOT a valid lower bound): "
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["all"], ["hunter_worsley"] + [m for m in METHODS if m != "hunter_worsley"]),
+        (["union", "all"], ["union"] + [m for m in METHODS if m != "union"]),
+        (["boole"], ["boole"]),
+    ],
+)
+def test_all_expands_to_the_registry(words, expected):
+    assert cli._requested_methods(words) == expected
+
+
+def test_all_reports_every_registered_predictor(files, capsys):
+    code, out, err = run(base(files) + ["--method", "all"], capsys)
+    assert code == 0, err
+    assert sorted(table_rows(out)) == sorted(entry.name for entry in PREDICTORS)
+    for entry in PREDICTORS:
+        (row,) = [line for line in out.splitlines() if line.split()[:1] == [entry.name]]
+        assert row.split()[1:3] == [entry.kind, "yes" if entry.valid else "NO"]
+
+
+# --- --predictions omitted ---------------------------------------------------------------------
+
+
+def test_predictions_omitted_fits_phase_one_in_sample(files, capsys):
+    from simulations.models import LogisticRegression
+
+    code, out, err = run(base(files, predictions=False) + ["--json"], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["predictions"] == "fitted in-sample"
+    assert any("fitted here" in note and "in-sample" in note for note in result["notes"])
+    # the same numbers as feasibility_report on GCUL's phase-1 in-sample predictions
+    Z, y, _ = blobs()
+    y_pred = LogisticRegression(C=1.0, max_iter=500).fit(Z, y).predict(Z)
+    report = feasibility_report(Z, y, y_pred)
+    assert result["eps"] == float(report.geometry.eps)
+    assert result["predictors"][0]["lambda_pre"] == report.lambda_pre["hunter_worsley"]
+    code, text, _ = run(base(files, predictions=False), capsys)
+    assert "note: phase-1 predictions: fitted here" in text
+
+
+def test_predictions_omitted_still_checks_labels(tmp_path, capsys):
+    Z, y, _ = blobs(n=20)
+    np.save(tmp_path / "Z.npy", Z)
+    np.save(tmp_path / "y.npy", y + 1)  # 1-based
+    code, out, err = run(base(tmp_path, predictions=False), capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"gcul feasibility: error: --labels {tmp_path / 'y.npy'} must use the classes 0..C-1, "
+        "each at least once (C = 3 from the largest label); missing [0] (1-based labels? "
+        "subtract 1). Encode other labels with np.unique(y, return_inverse=True)"
+    ]
+    np.save(tmp_path / "y.npy", y[:10])
+    code, out, err = run(base(tmp_path, predictions=False), capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"gcul feasibility: error: --labels {tmp_path / 'y.npy'}: holds 10 labels for 60 rows "
+        f"of --embeddings {tmp_path / 'Z.npy'}"
+    ]
+
+
+# --- refusal when GCUL cannot reject -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lam", ["0", "0.15"])
+@pytest.mark.parametrize("method", ["hunter_worsley", "union", "gaussian"])
+def test_no_training_error_is_never_feasible(files, capsys, lam, method):
+    argv = base(files)
+    argv[-1] = str(files / "y.npy")  # predictions = labels: eps = 0
+    code, out, err = run(argv + ["--lam", lam, "--method", method, "--json"], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["eps"] == 0.0
+    assert result["verdict"]["feasible"] is False
+    assert result["verdict"]["text"].startswith("not feasible: the base classifier makes no error")
+    assert all(p["feasible"] is False for p in result["predictors"])
+
+
+def separable(tmp_path):
+    """Two far blobs: phase 1 makes no training error, so GCUL has no uncertain cluster."""
+    rng = np.random.default_rng(3)
+    Z = np.vstack([rng.normal(-20.0, 1.0, (40, 2)), rng.normal(20.0, 1.0, (40, 2))])
+    y = np.repeat([0, 1], 40)
+    y_pred = y.copy()
+    y_pred[0] = 1  # one wrong *given* prediction: the geometry alone has an error pool
+    np.save(tmp_path / "Z.npy", Z)
+    np.save(tmp_path / "y.npy", y)
+    np.save(tmp_path / "p.npy", y_pred)
+    return tmp_path
+
+
+def test_certify_refuses_when_the_fitted_gcul_cannot_reject(tmp_path, capsys):
+    folder = separable(tmp_path)
+    argv = base(folder) + ["--lam", "0", "--method", "union", "--certify", "--json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["eps"] > 0.0  # the given predictions hold one error ...
+    assert result["predictors"][0]["feasible"] is True  # ... so the geometry alone says yes
+    certificate = result["certificate"]
+    assert certificate["can_reject"] is False and certificate["feasible"] is False
+    assert "no uncertain cluster" in certificate["verdict"]
+    assert result["verdict"]["feasible"] is False
+    assert result["verdict"]["text"].startswith("not feasible: the GCUL fitted on 64 rows")
+    code, text, _ = run(argv[:-1], capsys)
+    assert text.splitlines()[-1].startswith("verdict: not feasible: the GCUL fitted on")
+
+
+# --- --certify -----------------------------------------------------------------------------------
+
+
+def test_certify_on_a_tiny_dataset(tmp_path, capsys):
+    Z, y, y_pred = blobs(n=20)
+    for name, array in (("Z", Z), ("y", y), ("p", y_pred)):
+        np.save(tmp_path / f"{name}.npy", array)
+    code, out, err = run(base(tmp_path) + ["--certify"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    (head,) = [line for line in lines if line.startswith("certificate (")]
+    # 60 rows, 20% of each class: 8 of class 0's 38 and 4 of class 1's 22 (round half up)
+    assert head.startswith("certificate (GCUL fitted on 48 rows, certified on n = 12 held-out")
+    assert any(line.startswith("  lambda*_CERT = ") for line in lines)
+    assert any(line.startswith("  U(0.15) in [") for line in lines)
+    assert any(line.startswith("certified verdict: ") for line in lines)
+    assert lines[-1].startswith("verdict: ")
+
+
+def test_certify_matches_gcul_certify_on_the_same_split(files, capsys):
+    from simulations.gcul import GCUL, stratified_split
+
+    argv = base(files) + ["--certify", "--calibration", "0.3", "--delta", "0.1", "--seed", "7"]
+    code, out, err = run(argv + ["--json"], capsys)
+    assert code == 0, err
+    certificate = json.loads(out)["certificate"]
+    Z, y, _ = blobs()
+    held = stratified_split(y, 0.3, seed=7)
+    expected = GCUL().fit(Z[~held], y[~held]).certify(Z[held], y[held], lam=0.15, delta=0.1)
+    assert certificate["n"] == expected.n == int(held.sum())
+    assert certificate["lambda_cert"] == expected.lambda_cert
+    assert certificate["gain_lower"] == expected.gain_lower
+    assert certificate["gain_upper"] == expected.gain_upper
+    assert (certificate["seed"], certificate["calibration"], certificate["delta"]) == (7, 0.3, 0.1)
+    # another seed, another split
+    code, out, _ = run(argv[:-1] + ["8", "--json"], capsys)
+    assert json.loads(out)["certificate"]["gain_lower"] != certificate["gain_lower"]
+
+
+def test_certify_is_reproducible(files, capsys):
+    argv = base(files) + ["--certify", "--json"]
+    assert run(argv, capsys)[1] == run(argv, capsys)[1]
+
+
+# --- --json --------------------------------------------------------------------------------------
+
+TOP_KEYS = [
+    "lam",
+    "n",
+    "n_classes",
+    "eps",
+    "predictions",
+    "s_exist",
+    "predictors",
+    "verdict",
+    "certificate",
+    "per_class",
+    "notes",
+]
+PREDICTOR_KEYS = [
+    "name",
+    "kind",
+    "valid",
+    "guarantee",
+    "lambda_pre",
+    "r1_hat",
+    "r2_hat",
+    "feasible",
+]
+CERTIFICATE_KEYS = [
+    "lambda_cert",
+    "gain_lower",
+    "gain_upper",
+    "feasible",
+    "can_reject",
+    "n",
+    "n_fit",
+    "n_rejected",
+    "calibration",
+    "lam",
+    "delta",
+    "seed",
+    "guarantee",
+    "verdict",
+]
+
+
+@pytest.mark.parametrize("certify", [False, True])
+def test_json_schema(files, capsys, certify):
+    argv = base(files) + ["--json", "--method", "all"] + (["--certify"] if certify else [])
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert err == ""
+    assert out.count("\n") == 1  # one object, one line, nothing else on stdout
+    result = json.loads(out)
+    assert list(result) == TOP_KEYS
+    assert [p["name"] for p in result["predictors"]] == cli._requested_methods(["all"])
+    for entry in result["predictors"]:
+        assert list(entry) == PREDICTOR_KEYS
+        registered = next(e for e in PREDICTORS if e.name == entry["name"])
+        assert (entry["kind"], entry["valid"]) == (registered.kind, registered.valid)
+        for key in ("lambda_pre", "r1_hat", "r2_hat"):
+            assert isinstance(entry[key], float) and 0.0 <= entry[key] <= 1.0
+    assert list(result["verdict"]) == ["method", "kind", "guarantee", "feasible", "text"]
+    assert result["verdict"]["method"] == "hunter_worsley"
+    assert isinstance(result["lam"], float) and isinstance(result["eps"], float)
+    assert all(isinstance(row["class"], int) for row in result["per_class"])
+    if certify:
+        assert list(result["certificate"]) == CERTIFICATE_KEYS
+        assert isinstance(result["certificate"]["lambda_cert"], float)
+    else:
+        assert result["certificate"] is None
+    # the same numbers as the library
+    Z, y, y_pred = blobs()
+    report = feasibility_report(Z, y, y_pred)
+    for entry in result["predictors"]:
+        assert entry["lambda_pre"] == report.lambda_pre[entry["name"]]
+        assert entry["r1_hat"] == report.r1_hat[entry["name"]]
+        assert entry["r2_hat"] == report.r2_hat_by_method[entry["name"]]
+
+
+def test_json_errors_stay_on_stderr(tmp_path, capsys):
+    code, out, err = run(
+        ["feasibility", "--embeddings", str(tmp_path / "no.npy"), "--labels", "x", "--json"],
+        capsys,
+    )
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"gcul feasibility: error: --embeddings {tmp_path / 'no.npy'}: no such file"
+    ]
+
+
+# --- bad values ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["--method", "erf"],
+            "argument --method: expected one of gaussian, union, chernoff, boole, "
+            "hunter_worsley, gaussian_exact or all; got 'erf'",
+        ),
+        (["--method"], "argument --method: expected at least one argument"),
+        (
+            ["--certify", "--calibration", "0"],
+            "argument --calibration: expected a number strictly between 0 and 1; got '0'",
+        ),
+        (
+            ["--certify", "--calibration", "1.0"],
+            "argument --calibration: expected a number strictly between 0 and 1; got '1.0'",
+        ),
+        (
+            ["--certify", "--calibration", "nan"],
+            "argument --calibration: expected a number strictly between 0 and 1; got 'nan'",
+        ),
+        (
+            ["--certify", "--delta", "-0.1"],
+            "argument --delta: expected a number strictly between 0 and 1; got '-0.1'",
+        ),
+        (
+            ["--certify", "--delta", "five"],
+            "argument --delta: expected a number strictly between 0 and 1; got 'five'",
+        ),
+        (["--calibration", "0.2"], "--calibration applies to the certificate only; add --certify"),
+        (["--delta", "0.1"], "--delta applies to the certificate only; add --certify"),
+        (["--seed", "-1"], "argument --seed: expected an integer in [0, 2**32); got '-1'"),
+        (
+            ["--seed", "4294967296"],
+            "argument --seed: expected an integer in [0, 2**32); got '4294967296'",
+        ),
+        (["--seed", "1.5"], "argument --seed: expected an integer in [0, 2**32); got '1.5'"),
+    ],
+)
+def test_bad_values_are_one_line(files, capsys, extra, message):
+    code, out, err = run(base(files) + extra, capsys)
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [f"gcul feasibility: error: {message}"]
+
+
+def test_calibration_too_small_for_the_data(tmp_path, capsys):
+    Z, y, y_pred = blobs(n=4)  # 12 rows
+    for name, array in (("Z", Z), ("y", y), ("p", y_pred)):
+        np.save(tmp_path / f"{name}.npy", array)
+    code, out, err = run(base(tmp_path) + ["--certify", "--calibration", "0.01"], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        "gcul feasibility: error: --calibration 0.01 of 12 rows leaves no calibration sample "
+        "(every class keeps at least one row for fitting); raise --calibration or pass more rows"
+    ]
+
+
+def test_reproduce_method_lists_the_registry(capsys):
+    (parser,) = [
+        action.choices["reproduce"]
+        for action in cli._build_parser()._actions
+        if hasattr(action, "choices") and isinstance(action.choices, dict)
+    ]
+    (method,) = [a for a in parser._actions if "--method" in a.option_strings]
+    assert tuple(method.choices) == METHODS
+    for entry in PREDICTORS:
+        assert entry.name in method.help
+    assert "NOT a valid lower bound" in method.help
+    code, out, err = run(["reproduce", "--method", "erf"], capsys)
+    assert code == 2
+    assert "invalid choice: 'erf'" in err and "hunter_worsley" in err
