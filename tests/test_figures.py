@@ -76,6 +76,20 @@ def rows_with_known_violations():
     return rows
 
 
+def test_a_violation_kind_with_no_cell_has_no_legend_entry(pyplot):
+    # Every cell predicted exactly right: nothing to mark, so no marker entry (STYLE: no legend
+    # entry without a mark); the title says there was none.
+    rows = [
+        {"seed": s, "noise": n, "lambda_pre_union": 0.5, "lambda_emp": 0.5}
+        for s in (10, 11)
+        for n in (0.0, 1.0)
+    ]
+    drawn = plot_phase_transition(rows)
+    assert not any("violation (" in t for t in legend_texts(drawn))
+    title = drawn.legend.get_title().get_text()
+    assert "no Type-I violation" in title and "no Type-II violation" in title
+
+
 def legend_texts(drawn):
     return [text.get_text() for text in drawn.legend.get_texts()]
 
