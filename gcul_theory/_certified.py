@@ -22,12 +22,13 @@ References
 from __future__ import annotations
 
 import math
-from numbers import Real
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
+
+from ._validation import as_array, as_float_scalar, check_method, shown
 
 __all__ = ["CERTIFIED_METHODS", "certified_lambda", "utility_confidence_bounds"]
 
@@ -48,9 +49,7 @@ _BISECTION_STEPS = 80
 
 
 def _indicator(value: Any, name: str) -> np.ndarray:
-    if value is None or isinstance(value, str | bytes):
-        raise TypeError(f"{name} must be a 1-D array of booleans or 0/1; got {value!r}")
-    array = np.asarray(value)
+    array = as_array(value, name, "a 1-D array of booleans or 0/1")
     if array.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one entry per sample); got shape {array.shape}")
     if array.dtype == bool:
@@ -59,7 +58,7 @@ def _indicator(value: Any, name: str) -> np.ndarray:
         raise TypeError(f"{name} must hold booleans or 0/1; got dtype {array.dtype}")
     bad = ~np.isin(array, (0, 1))
     if bad.any():
-        raise ValueError(f"{name} must hold only 0/1 (or booleans); got {array[bad][0]!r}")
+        raise ValueError(f"{name} must hold only 0/1 (or booleans); got {shown(array[bad][0])}")
     return array.astype(bool)
 
 
@@ -85,25 +84,15 @@ def _check_indicators(base_wrong, selective_wrong, rejected):
 
 
 def _check_delta(delta: Any) -> float:
-    if isinstance(delta, bool) or not isinstance(delta, Real):
-        raise TypeError(f"delta must be a number in (0, 1); got {delta!r}")
-    if not 0.0 < float(delta) < 1.0:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    return float(delta)
+    return as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
 
 
 def _check_lam(lam: Any) -> float:
-    if isinstance(lam, bool) or not isinstance(lam, Real):
-        raise TypeError(f"lam must be a number in [0, 1); got {lam!r}")
-    if not (math.isfinite(lam) and 0.0 <= float(lam) < 1.0):
-        raise ValueError(f"lam must be in [0, 1); got {lam!r}")
-    return float(lam)
+    return as_float_scalar(lam, "lam", lower=0.0, upper=1.0, upper_open=True)
 
 
 def _check_method(method: Any) -> str:
-    if not isinstance(method, str) or method not in CERTIFIED_METHODS:
-        raise ValueError(f"method must be one of {CERTIFIED_METHODS}; got {method!r}")
-    return method
+    return check_method(method, CERTIFIED_METHODS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -134,14 +123,16 @@ class _BettingParts:
         if self.degenerate:
             return
         self.upper = upper
-        side_delta = _SIDE_SHARE * delta
+        side_delta = _SIDE_SHARE * delta  # 0.0 (a trivial interval) for a subnormal delta
         self.rho_ci = _cp_two_sided(r, n, side_delta)
         a_ci = _cp_two_sided(int(bw[rej].sum()), r, side_delta)
-        bet_delta = (delta - 2.0 * side_delta) / 2.0  # one test per end of the rho interval
+        # One test per end of the rho interval, each at risk (delta - 2 side_delta) / 2; its
+        # level log(1/risk) from log(delta), which stays finite where the risk underflows.
+        bet_level = math.log(2.0 / (1.0 - 2.0 * _SIDE_SHARE)) - math.log(delta)
         sign = -1.0 if upper else 1.0
         # The bound on U(λ) at each end rho' of the rho interval is offset(rho') - sign rho' λ.
         self.offsets = [
-            _two_group_bound(bw, aw, rej, rho, a_ci, bet_delta, sign) for rho in self.rho_ci
+            _two_group_bound(bw, aw, rej, rho, a_ci, bet_level, sign) for rho in self.rho_ci
         ]
 
     def lower(self, lam) -> np.ndarray:
@@ -152,7 +143,7 @@ class _BettingParts:
         return np.minimum(*ends)
 
 
-def _two_group_bound(bw, aw, rej, rho, a_ci, delta, sign):
+def _two_group_bound(bw, aw, rej, rho, a_ci, level, sign):
     r"""Lower bound on sign * (rho a + E[(1 - rho) bw - aw | accepted]) given the rejection pattern.
 
     Conditional on which samples were rejected, x_i = bw_i of the rejected samples are iid with
@@ -164,11 +155,11 @@ def _two_group_bound(bw, aw, rej, rho, a_ci, delta, sign):
 
     with bets nu >= 0 chosen from earlier samples only (data order) and capped so that every
     factor stays >= 1 - _CAP > 0, has expectation 1 at the true (a, mu); by Markov's inequality
-    P(K(a, mu) >= 1/delta) <= delta. The bets are proportional to the weights (rho t / r on the
-    rejected, t / m on the accepted samples, t from the running variance), so log K depends on
-    (a, mu) mostly through rho a + mu. log K is concave in each coordinate, so the non-rejected
-    region's boundary mu = h(a) is concave and the smallest rho a + h(a) over a in the exact
-    Clopper-Pearson interval of a is reached at one of its ends.
+    P(K(a, mu) >= 1/delta) <= delta, where ``level`` is log(1/delta). The bets are proportional
+    to the weights (rho t / r on the rejected, t / m on the accepted samples, t from the running
+    variance), so log K depends on (a, mu) mostly through rho a + mu. log K is concave in each
+    coordinate, so the non-rejected region's boundary mu = h(a) is concave and the smallest
+    rho a + h(a) over a in the exact Clopper-Pearson interval of a is reached at one of its ends.
     """
     r = int(rej.sum())
     m = bw.size - r
@@ -179,12 +170,11 @@ def _two_group_bound(bw, aw, rej, rho, a_ci, delta, sign):
     var_r = _running_variance(value, rej)
     var_a = _running_variance(value, ~rej)
     tau2 = rho**2 * var_r / r + var_a / m
-    t = np.sqrt(2.0 * math.log(1.0 / delta) / tau2)
+    t = np.sqrt(2.0 * level / tau2)
     g_range = 2.0 - rho
     nu = np.where(rej, np.minimum(rho * t / r, _CAP), np.minimum(t / m, _CAP / g_range))
     x_vals, x_nu = value[rej], nu[rej]
     g_vals, g_nu = value[~rej], nu[~rej]
-    level = math.log(1.0 / delta)
     g_high = 1.0 - rho if sign > 0 else 1.0
 
     def h(a_signed: float) -> float:

@@ -89,10 +89,10 @@ from numpy.typing import ArrayLike
 from scipy.special import ndtr, owens_t
 from scipy.stats import beta, multivariate_normal
 
-from ._geometry import Geometry, estimate_geometry
+from ._geometry import Geometry, _scaled, estimate_geometry
 from ._selectivity import _selectivity
 from ._tails import _chernoff_tail, _gaussian_tail
-from ._validation import as_float_array, check_method
+from ._validation import as_float_scalar, as_generator, as_int, check_choice, check_method, shown
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -111,6 +111,9 @@ ORTHANT_MAX_CLASSES = 64
 probability: its quasi-Monte Carlo cost grows with the dimension (measured about 0.9 s at 64 classes
 on this project's 2-core machine); beyond it the method raises ``ValueError`` and
 :func:`feasibility_report` leaves it out with a note."""
+
+MAX_BOOT = 10**6
+"""Most bootstrap resamples of :func:`finite_sample_lambda` (each re-estimates the geometry)."""
 
 ORTHANT_MAXPTS = 100_000
 """Integration points of the orthant probability. Measured on a sweep cell whose correlation matrix
@@ -238,7 +241,13 @@ def predictor(name: str) -> Predictor:
     >>> predictor("boole").valid, predictor("union").valid, predictor("union").column
     (True, False, 'lambda_pre_union')
     """
-    return _BY_NAME[check_method(name, METHODS)]
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, a method name in {METHODS}; got {shown(name)}")
+    if name not in _BY_NAME:
+        raise ValueError(
+            f"name must be a method name: method must be one of {METHODS}; got {shown(name)}"
+        )
+    return _BY_NAME[name]
 
 
 # --------------------------------------------------------------------------------------------
@@ -505,7 +514,12 @@ def _clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
 
 
 def _attractor_cell(Z, y, errors, n_classes):
-    """Boolean mask: is each row strictly nearest to mu_mix among {mu_mix} and the clean means?"""
+    """Boolean mask: is each row strictly nearest to mu_mix among {mu_mix} and the clean means?
+
+    Nearest centres do not change when Z is scaled by a power of two; scaling Z near 1 keeps the
+    means and squared norms inside float64 (no overflow at 1e300, no underflow to ties at 1e-300).
+    """
+    Z = _scaled(Z)[0]
     centres = [Z[errors].mean(axis=0)]
     for c in range(n_classes):
         clean = Z[(~errors) & (y == c)]
@@ -516,8 +530,9 @@ def _attractor_cell(Z, y, errors, n_classes):
     return np.argmin(scores, axis=1) == 0
 
 
-def _hoeffding(n: int, alpha: float) -> float:
-    return math.sqrt(math.log(1.0 / alpha) / (2.0 * n))
+def _hoeffding(n: int, log_inverse_alpha: float) -> float:
+    """Hoeffding's deviation at risk alpha, from ``log(1/alpha)`` (alpha may underflow to 0)."""
+    return math.sqrt(log_inverse_alpha / (2.0 * n))
 
 
 def finite_sample_lambda(
@@ -548,9 +563,9 @@ def finite_sample_lambda(
     delta : float, default 0.05
         Total error probability in (0, 1), split in four equal parts.
     n_boot : int, default 200
-        Bootstrap resamples (at least 20).
-    rng : int, Generator or SeedSequence, default 0
-        Randomness of the bootstrap.
+        Bootstrap resamples, from 20 to ``MAX_BOOT`` (10**6).
+    rng : None, int, SeedSequence or Generator, default 0
+        Randomness of the bootstrap (a non-negative int seed; a Generator is used as is).
     n_classes : int, optional
         As for :func:`estimate_geometry`.
     contamination : {"attractor", "voronoi"}, default "attractor"
@@ -559,6 +574,14 @@ def finite_sample_lambda(
     Returns
     -------
     FiniteSampleBound
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``method`` or ``contamination`` that is not one of the names above, ``delta``
+        outside (0, 1) or not a scalar, ``n_boot`` not an int in [20, 10**6], an ``rng`` that
+        is not a seed of the documented kinds, and whatever :func:`estimate_geometry` refuses;
+        the message names the argument.
 
     Notes
     -----
@@ -606,16 +629,10 @@ def finite_sample_lambda(
     True
     """
     method = check_method(method, ("boole", "hunter_worsley", "gaussian_exact"))
-    if contamination not in ("attractor", "voronoi"):
-        raise ValueError(
-            f'contamination must be one of ("attractor", "voronoi"); got {contamination!r}'
-        )
-    delta = float(
-        as_float_array(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
-    )
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 20:
-        raise ValueError(f"n_boot must be an integer of at least 20; got {n_boot!r}")
-    n_boot = int(n_boot)
+    contamination = check_choice(contamination, ("attractor", "voronoi"), "contamination")
+    delta = as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+    n_boot = as_int(n_boot, "n_boot", lower=20, upper=MAX_BOOT)
+    generator = as_generator(rng, "rng")
     geometry = estimate_geometry(Z, y, y_pred, n_classes=n_classes)
     C = geometry.n_classes
     Z_a = np.asarray(Z, dtype=np.float64)
@@ -623,7 +640,8 @@ def finite_sample_lambda(
     y_pred_a = np.asarray(y_pred).astype(np.int64)
     errors = y_pred_a != y_a
     n_errors, n_correct = int(errors.sum()), int((~errors).sum())
-    part = delta / 4.0
+    part = delta / 4.0  # 0.0 for a subnormal delta: the Hoeffding terms use log(1/part)
+    log_inverse_part = math.log(4.0) - math.log(delta)
     r1_model = float(capture(geometry, method))
     r2_model = float(contamination_of(geometry))
     if n_errors < 2 or n_correct == 0:
@@ -631,7 +649,6 @@ def finite_sample_lambda(
             0.0, 0.0, 1.0, contamination, 1.0, 1.0, r1_model, r2_model, 1.0, method, delta,
             n_errors, n_correct, n_boot,
         )
-    generator = np.random.default_rng(rng)
     N = Z_a.shape[0]
     boot_r1, boot_r2 = np.empty(n_boot), np.empty(n_boot)
     for b in range(n_boot):
@@ -640,12 +657,12 @@ def finite_sample_lambda(
         boot_r1[b] = float(capture(g, method))
         boot_r2[b] = float(contamination_of(g))
     r1_lower = max(
-        0.0, float(np.quantile(boot_r1, part, method="inverted_cdf")) - _hoeffding(n_errors, part)
+        0.0, float(np.quantile(boot_r1, part, method="inverted_cdf")) - _hoeffding(n_errors, log_inverse_part)
     )
     r2_attractor = min(
         1.0,
         float(np.quantile(boot_r2, 1.0 - part, method="inverted_cdf"))
-        + _hoeffding(n_correct, part),
+        + _hoeffding(n_correct, log_inverse_part),
     )
     in_cell = _attractor_cell(Z_a, y_a, errors, C)
     k = int(np.count_nonzero(in_cell & ~errors))

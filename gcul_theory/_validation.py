@@ -46,6 +46,22 @@ def _interval(lower: float | None, upper: float | None, lower_open: bool, upper_
     return f"{left}{lo}, {hi}{right}"
 
 
+def as_array(value: Any, name: str, expected: str) -> np.ndarray:
+    """``np.asarray(value)``, refusing with a ``TypeError`` that names ``name`` what is not data.
+
+    ``None``, strings and bytes are refused outright (NumPy would make 0-d object or string
+    arrays of them); so is anything NumPy cannot turn into an array, such as a ragged nested list
+    (NumPy's own message would not say which argument it was). ``expected`` completes the
+    message "{name} must be {expected}".
+    """
+    if value is None or isinstance(value, str | bytes):
+        raise TypeError(f"{name} must be {expected}; got {shown(value)}")
+    try:
+        return np.asarray(value)
+    except Exception as exc:  # ragged nested lists, objects whose __array__ fails
+        raise TypeError(f"{name} must be {expected}; got {shown(value)} ({exc})"[:400]) from exc
+
+
 def as_float_array(
     value: Any,
     name: str,
@@ -64,16 +80,7 @@ def as_float_array(
     ValueError
         If any element is NaN or infinite, or lies outside the interval.
     """
-    if value is None or isinstance(value, str | bytes):
-        raise TypeError(
-            f"{name} must be a real number or array of real numbers; got {shown(value)}"
-        )
-    try:
-        array = np.asarray(value)
-    except Exception as exc:  # ragged nested lists, objects whose __array__ fails
-        raise TypeError(
-            f"{name} must be array-like of real numbers; got {shown(value)} ({exc})"[:400]
-        ) from exc
+    array = as_array(value, name, "a real number or array of real numbers")
     if array.dtype == bool or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
@@ -101,6 +108,63 @@ def as_float_array(
     return array
 
 
+def as_float_scalar(
+    value: Any,
+    name: str,
+    *,
+    lower: float | None = None,
+    upper: float | None = None,
+    lower_open: bool = False,
+    upper_open: bool = False,
+) -> float:
+    """Return ``value`` as a Python float after the checks of :func:`as_float_array`.
+
+    Raises
+    ------
+    TypeError
+        As :func:`as_float_array`.
+    ValueError
+        As :func:`as_float_array`, or if ``value`` is not a scalar (a 0-d array is one).
+    """
+    array = as_float_array(
+        value, name, lower=lower, upper=upper, lower_open=lower_open, upper_open=upper_open
+    )
+    if array.ndim != 0:
+        interval = _interval(lower, upper, lower_open, upper_open)
+        raise ValueError(
+            f"{name} must be a scalar in {interval}; got an array of shape {array.shape}"
+        )
+    return float(array)
+
+
+def as_int(value: Any, name: str, *, lower: int, upper: int | None = None) -> int:
+    """Return ``value`` as a Python int, refusing bools, floats and values outside the range."""
+    allowed = f"an int in [{lower}, {upper}]" if upper is not None else f"an int of at least {lower}"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be {allowed}; got {shown(value)}")
+    if value < lower or (upper is not None and value > upper):
+        raise ValueError(f"{name} must be {allowed}; got {shown(value)}")
+    return int(value)
+
+
+def as_generator(value: Any, name: str = "rng") -> np.random.Generator:
+    """``np.random.default_rng(value)`` for the seeds a public ``rng`` argument documents.
+
+    Accepts ``None``, a non-negative int, a :class:`numpy.random.SeedSequence`, a
+    :class:`numpy.random.BitGenerator` or a :class:`numpy.random.Generator` (returned as is, so
+    the caller's stream advances).
+    """
+    seeds = (int, np.integer, np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)
+    if isinstance(value, bool | np.bool_) or not (value is None or isinstance(value, seeds)):
+        raise TypeError(
+            f"{name} must be None, a non-negative int, a numpy SeedSequence or Generator; "
+            f"got {shown(value)}"
+        )
+    if isinstance(value, int | np.integer) and value < 0:
+        raise ValueError(f"{name} must be a non-negative int seed; got {shown(value)}")
+    return np.random.default_rng(value)
+
+
 def broadcast(*arrays: np.ndarray, names: tuple[str, ...]) -> list[np.ndarray]:
     """Broadcast arrays against each other, naming the arguments if their shapes clash."""
     try:
@@ -116,10 +180,15 @@ def as_output(array: np.ndarray) -> float | np.ndarray:
     return float(array) if array.ndim == 0 else array
 
 
+def check_choice(value: Any, allowed: tuple[str, ...], name: str) -> str:
+    """Validate the string argument ``name`` against the choices ``allowed``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, one of {allowed}; got {shown(value)}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}; got {shown(value)}")
+    return value
+
+
 def check_method(method: Any, allowed: tuple[str, ...]) -> str:
     """Validate a method name against ``allowed``."""
-    if not isinstance(method, str):
-        raise TypeError(f"method must be a string, one of {allowed}; got {shown(method)}")
-    if method not in allowed:
-        raise ValueError(f"method must be one of {allowed}; got {shown(method)}")
-    return method
+    return check_choice(method, allowed, "method")

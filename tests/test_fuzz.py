@@ -459,3 +459,96 @@ def test_every_public_name_is_fuzzed():
     constants = {n for n in gcul_theory.__all__ if not callable(getattr(gcul_theory, n))}
     assert specific <= set(PUBLIC_CALLABLES)
     assert set(gcul_theory.__all__) == set(PUBLIC_CALLABLES) | constants
+
+
+# --------------------------------------------------------------------------------------------
+# The calibration and finite-sample functions on VALID data, so that their scalar arguments are
+# reached (with garbage data, the generic test above stops at the data). Checked with `git stash`
+# of gcul_theory/: 16 of these 21 cases failed before the validation of these functions was fixed;
+# delta = 1e-300 and 1 - 2**-53, lam = longdouble 1e400, certified_lambda's delta = [0.05] and
+# method = None passed already and guard the rewritten validation.
+
+_REJECTED = np.r_[np.ones(40), np.zeros(360)].astype(bool)  # the utility_confidence_bounds doctest
+_BASE_WRONG = np.r_[np.ones(30), np.zeros(10), np.ones(40), np.zeros(320)]
+_SELECTIVE_WRONG = np.r_[np.zeros(40), np.ones(36), np.zeros(324)]
+_fs_rng = np.random.default_rng(1)  # the finite_sample_lambda doctest, 40 rows per group
+_FS_Z = np.vstack([_fs_rng.normal(c, 1.0, (40, 2)) for c in ([-8.0, 0.0], [8.0, 0.0], [0.0, 0.0])])
+_FS_Y = np.r_[np.zeros(40, int), np.ones(40, int), _fs_rng.integers(0, 2, 40)]
+_FS_PRED = np.r_[np.zeros(40, int), np.ones(40, int), 1 - _FS_Y[80:]]
+_LONG = "x" * 100_000
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-300, ONE_MINUS])
+def test_calibration_functions_answer_for_every_delta_in_the_open_unit_interval(delta):
+    # 5e-324 divided among the parts of the union bound underflowed to 0: ZeroDivisionError.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in gcul_theory.CERTIFIED_METHODS:
+            lam = gcul_theory.certified_lambda(
+                _BASE_WRONG, _SELECTIVE_WRONG, _REJECTED, delta=delta, method=method
+            )
+            assert 0.0 <= lam <= 1.0
+            bounds = gcul_theory.utility_confidence_bounds(
+                _BASE_WRONG, _SELECTIVE_WRONG, _REJECTED, delta=delta, method=method
+            )
+            assert np.all(np.isfinite(bounds))
+        fs = gcul_theory.finite_sample_lambda(_FS_Z, _FS_Y, _FS_PRED, delta=delta, n_boot=20)
+    assert 0.0 <= fs.lambda_pre <= 1.0 and 0.0 <= fs.r1_lower <= fs.r1_model <= 1.0
+    assert 0.0 <= fs.r2_upper <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("func", "name", "value"),
+    [
+        ("finite_sample_lambda", "contamination", np.array([True, False])),
+        ("finite_sample_lambda", "contamination", _LONG),
+        ("finite_sample_lambda", "delta", []),
+        ("finite_sample_lambda", "n_boot", 10**30),
+        ("finite_sample_lambda", "n_boot", _LONG),
+        ("finite_sample_lambda", "rng", -1),
+        ("finite_sample_lambda", "rng", True),
+        ("finite_sample_lambda", "rng", 0.5),
+        ("finite_sample_lambda", "rng", [[1, 0]]),
+        ("utility_confidence_bounds", "lam", _LONG),
+        ("utility_confidence_bounds", "lam", np.longdouble("1e400")),
+        ("utility_confidence_bounds", "delta", _LONG),
+        ("utility_confidence_bounds", "method", _LONG),
+        ("certified_lambda", "delta", [0.05]),
+        ("certified_lambda", "method", None),
+        ("predictor", "name", None),
+    ],
+    ids=lambda v: "long_string" if v is _LONG else None,
+)
+def test_calibration_functions_name_a_bad_argument_on_valid_data(func, name, value):
+    data = {
+        "finite_sample_lambda": {"Z": _FS_Z, "y": _FS_Y, "y_pred": _FS_PRED, "n_boot": 20},
+        "utility_confidence_bounds": {
+            "base_wrong": _BASE_WRONG,
+            "selective_wrong": _SELECTIVE_WRONG,
+            "rejected": _REJECTED,
+        },
+        "predictor": {},
+    }
+    data["certified_lambda"] = data["utility_confidence_bounds"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises((TypeError, ValueError)) as info:
+            getattr(gcul_theory, func)(**{**data[func], name: value})
+    message = str(info.value)
+    assert len(message) < 1000 and names_one_of(message, [name]), message[:200]
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_finite_sample_voronoi_share_does_not_depend_on_the_scale_of_Z(scale):
+    # The attractor's Voronoi cell is scale invariant; before the fix Z * 1e300 overflowed
+    # (a RuntimeWarning) and Z * 1e-300 underflowed to ties, putting every sample in the cell.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reference = gcul_theory.finite_sample_lambda(
+            _FS_Z, _FS_Y, _FS_PRED, n_boot=20, contamination="voronoi"
+        )
+        scaled = gcul_theory.finite_sample_lambda(
+            _FS_Z * scale, _FS_Y, _FS_PRED, n_boot=20, contamination="voronoi"
+        )
+    assert scaled.r2_share == reference.r2_share
+    assert scaled.r2_upper_voronoi == reference.r2_upper_voronoi
