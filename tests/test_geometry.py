@@ -265,7 +265,13 @@ def test_bounds_stay_in_range_on_every_accepted_geometry(eps_c, seed, D, sigma):
         min(1.0, implied * (1 + 3 * C * 2.0**-53)),
     ):
         g = Geometry(
-            eps=eps, pi=pi, eps_c=eps_c, D=[D] * C, sigma_mix=[sigma] * C, sigma_c=[sigma] * C
+            eps=eps,
+            pi=pi,
+            eps_c=eps_c,
+            D=[D] * C,
+            sigma_mix=[sigma] * C,
+            sigma_c=[sigma] * C,
+            corr_mix=np.eye(C),  # so "hunter_worsley" and "gaussian_exact" are checked too
         )
         assert 0.0 <= structural_existence_confidence(g) <= 1.0
         for method in METHODS:
