@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gcul_theory import Geometry, critical_lambda, estimate_geometry
@@ -246,6 +246,7 @@ def test_identity_accepts_counts_rounded_to_float():
     D=st.sampled_from([0.0, 5e-324, 1.0, 1e300]),
     sigma=st.sampled_from([0.0, 5e-324, 1.0, 1e300, 1.7e308]),
 )
+@example(eps_c=[1.0] * 6, seed=0, D=0.0, sigma=0.0)  # sum_c pi_c * 1 rounded to 1 + 2**-52
 def test_bounds_stay_in_range_on_every_accepted_geometry(eps_c, seed, D, sigma):
     from gcul_theory import (
         METHODS,
