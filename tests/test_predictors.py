@@ -326,7 +326,11 @@ def test_boole_le_hunter_worsley_le_exact_le_one(g):
     assert 0.0 <= boole <= hw <= exact <= 1.0
     lam = {m: critical_lambda(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact")}
     assert all(0.0 <= v <= 1.0 for v in lam.values())
-    assert lam["boole"] <= lam["hunter_worsley"] <= lam["gaussian_exact"]
+    # S is monotone in r1 in real arithmetic; its float value may step back by an ulp or two
+    # (a randomised run found HW 0.4155221576139158 > exact 0.4155221576139157 at C = 2).
+    ulps = 8 * 2.0**-53
+    assert lam["boole"] <= lam["hunter_worsley"] * (1 + ulps)
+    assert lam["hunter_worsley"] <= lam["gaussian_exact"] * (1 + ulps)
     r2 = {m: contamination_rate_bound(g, m) for m in METHODS}
     assert all(0.0 <= v <= 1.0 for v in r2.values())
     assert r2["boole"] >= r2["union"]  # the chance-correct samples only add contamination
