@@ -611,16 +611,7 @@ class _CellCache:
             return "NaN or infinity in the file"
         if document["sha256"] != hashlib.sha256(canonical).hexdigest():
             return "checksum mismatch"
-        identity = {
-            "format": _CELL_FORMAT,
-            "cache_version": CACHE_VERSION,
-            "key": self.key,
-            "code": self.code,
-            "config": self.config,
-            "seed": seed,
-            "noise": noise,
-        }
-        for name, expected in identity.items():
+        for name, expected in self._identity(seed, noise).items():
             value = payload[name]
             if value != expected or type(value) is not type(expected):
                 return f"belongs to another cell ({name} differs)"
@@ -640,9 +631,9 @@ class _CellCache:
             return f"bad value: seconds must be a finite float >= 0; got {elapsed!r}"
         return row, elapsed
 
-    def store(self, row: dict[str, int | float], seconds: float) -> None:
-        seed, noise = int(row["seed"]), float(row["noise"])
-        payload = {
+    def _identity(self, seed: int, noise: float) -> dict:
+        """What a cell file must carry to be this cell of this sweep's config and code."""
+        return {
             "format": _CELL_FORMAT,
             "cache_version": CACHE_VERSION,
             "key": self.key,
@@ -650,6 +641,12 @@ class _CellCache:
             "config": self.config,
             "seed": seed,
             "noise": noise,
+        }
+
+    def store(self, row: dict[str, int | float], seconds: float) -> None:
+        seed, noise = int(row["seed"]), float(row["noise"])
+        payload = {
+            **self._identity(seed, noise),
             "row": {column: value for column, value in row.items() if column != "level"},
             "seconds": float(seconds),
         }
