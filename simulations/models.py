@@ -29,6 +29,7 @@ import functools
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from scipy import linalg
@@ -166,18 +167,28 @@ def _first_argmin(distances: np.ndarray) -> np.ndarray:
     """``np.argmin(distances, axis=0)`` (first index on ties) for a ``(K, n)`` array, faster.
 
     NumPy's argmin along a short axis costs a function call per column; for ``K <= 16`` the rows
-    equal to the column minimum are packed into a bit mask instead, and a table maps each mask to
-    its lowest set bit, i.e. the first minimising row.
+    equal to the column minimum are packed into a bit mask instead (bit ``k`` from row ``k``),
+    and a table maps each mask to its lowest set bit, i.e. the first minimising row. The masks
+    are built 8 bytes at a time: each row of 0/1 flags (``uint8`` for ``K <= 8``, ``uint16``
+    up to 16; padded to a multiple of 8 bytes) is read as ``uint64`` words, shifted by ``k``
+    and or-ed in, which never carries across the lanes of a word.
     """
-    n_rows = distances.shape[0]
+    n_rows, n = distances.shape
     if n_rows > 16:
         return np.argmin(distances, axis=0)
-    is_min = (distances == np.minimum.reduce(distances, axis=0)).view(np.uint8)
     n_bits, dtype = (8, np.uint8) if n_rows <= 8 else (16, np.uint16)
-    code = is_min[0].astype(dtype)
+    lanes = 64 // n_bits  # columns per 64-bit word
+    width = -(-n // lanes) * lanes
+    is_min = np.zeros((n_rows, width), dtype=bool)
+    np.equal(distances, np.minimum.reduce(distances, axis=0), out=is_min[:, :n])
+    flags = is_min.view(np.uint8) if n_bits == 8 else is_min.astype(np.uint16)
+    words = flags.view(np.uint64)
+    code = words[0].copy()
+    shifted = np.empty_like(code)
     for k in range(1, n_rows):
-        code |= is_min[k].astype(dtype) << k
-    return _LOWEST_SET_BIT[n_bits].take(code)
+        np.left_shift(words[k], np.uint64(k), out=shifted)
+        code |= shifted
+    return _LOWEST_SET_BIT[n_bits].take(code.view(dtype)[:n])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -205,17 +216,22 @@ class _WhitenedMultinomialLoss:
         # l2_reg_strength = 1 / (C n) in the metric a_j^2; the intercept row is not penalised
         self.penalty = np.append(a**2, 0.0) / (C * self.n)
         self._prob = np.empty((n_classes, self.n))
+        self._row_max, self._norm, self._log_norm = np.empty((3, self.n))
 
     def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        # The same operations, in the same order, as the textbook version (scores V @ ZT, a
+        # stable log-sum-exp, softmax, gradient (prob - one_hot) @ ZT.T / n + penalty), written
+        # into buffers allocated once per fit instead of fresh arrays on every call.
         V = theta.reshape(self.K, -1)
         prob = self._prob
         np.dot(V, self.ZT, out=prob)
-        row_max = prob.max(axis=0)
+        row_max = np.maximum.reduce(prob, axis=0, out=self._row_max)
         prob -= row_max
         np.exp(prob, out=prob)
-        norm = prob.sum(axis=0)
+        norm = np.add.reduce(prob, axis=0, out=self._norm)
         penalised = self.penalty * V
-        loss = (np.log(norm).sum() + row_max.sum() - np.vdot(V, self.YZ)) / self.n + 0.5 * np.vdot(
+        log_norm = np.log(norm, out=self._log_norm)
+        loss = (log_norm.sum() + row_max.sum() - np.vdot(V, self.YZ)) / self.n + 0.5 * np.vdot(
             penalised, V
         )
         prob /= norm  # softmax probabilities, shape (K, n)
@@ -252,6 +268,28 @@ def _whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     ZT[:d] -= (mean @ A)[:, None]
     ZT[d] = 1.0
     return ZT, A, a, mean
+
+
+class _ScaledDesign(NamedTuple):
+    """What every logistic regression on one ``X`` shares, whatever its labels.
+
+    ``exponent`` is :func:`_power_of_two_exponent` of ``X``; the rest is
+    :func:`_whitened_design` of ``X * 2**-exponent``. GCUL's phases 1 and 3 fit on the same
+    ``X``: building this once serves both, and the fits are those of two separate
+    :meth:`LogisticRegression.fit` calls, bit for bit. ``ZT`` is never written to.
+    """
+
+    exponent: int
+    ZT: np.ndarray
+    A: np.ndarray
+    a: np.ndarray
+    mean: np.ndarray
+
+
+def _scaled_design(X: np.ndarray) -> _ScaledDesign:
+    """The :class:`_ScaledDesign` of a validated ``X`` (call it with BLAS single-threaded)."""
+    exponent = _power_of_two_exponent(X)
+    return _ScaledDesign(exponent, *_whitened_design(np.ldexp(X, -exponent)))
 
 
 # cap on the penalty metric a_j of the coefficients of X (a_j**2 <= 2**600), so the penalty stays
@@ -404,51 +442,69 @@ class LogisticRegression:
         ValueError
             Shapes, NaN/inf, non-integral labels, fewer than two classes, bad ``C``/``tol``.
         """
-        C = _check_positive(self.C, "C")
-        max_iter = _check_positive(self.max_iter, "max_iter", integer=True)
-        tol = _check_positive(self.tol, "tol")
+        C, max_iter, tol = self._check_params()
         X = _check_matrix(X, "X")
         y = _check_labels(y, "y", X.shape[0])
+        with _single_threaded_blas():
+            return self._fit_design(_scaled_design(X), y, stacklevel=2)
+
+    def _check_params(self) -> tuple[float, int, float]:
+        return (
+            _check_positive(self.C, "C"),
+            _check_positive(self.max_iter, "max_iter", integer=True),
+            _check_positive(self.tol, "tol"),
+        )
+
+    def _fit_design(self, design: _ScaledDesign, y: np.ndarray, *, stacklevel: int = 1):
+        """Fit on the design of a validated ``X`` and its validated int64 labels ``y``.
+
+        The body of :meth:`fit` (which builds ``design``); call it with BLAS single-threaded.
+        A :class:`ConvergenceWarning` is attributed to the frame ``stacklevel`` levels up from
+        this method (1: its caller), as ``warnings.warn`` counts.
+        """
+        C, max_iter, tol = self._check_params()
         classes, y_encoded = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(
                 f"y must contain at least two classes; got only {classes.size} ({classes.tolist()})"
             )
-        n_classes, n_features = classes.size, X.shape[1]
-
-        # work on X * 2**-exponent (largest magnitude in [0.5, 1)): exact, and no square of X
-        # overflows or underflows; the penalty stays that of the coefficients of X (see Notes)
-        exponent = _power_of_two_exponent(X)
-        with _single_threaded_blas():
-            ZT, A, a, mean = _whitened_design(np.ldexp(X, -exponent))
-            # two classes: scikit-learn fits the binomial model, whose optimum is the two-class
-            # multinomial optimum for C / 2 (see Notes)
-            C_multinomial = C / 2 if n_classes == 2 else C
-            # the coefficients of X are those of the scaled X times 2**-exponent, so the metric
-            # of the penalty is (a * 2**-exponent)**2 (capped: see _MAX_PENALTY_METRIC)
-            with np.errstate(over="ignore"):
-                a_penalty = np.minimum(np.ldexp(a, -exponent), _MAX_PENALTY_METRIC)
-            # a direction whose penalty curvature a_j**2 / (C n) exceeds 1 (the data curvature is
-            # at most about 1 in whitened coordinates) is rescaled so that it is 1: the same
-            # objective, reparametrised, without which L-BFGS stalls at V = 0 when X is tiny
-            # (say 1e-100). Every factor is 1 for data of ordinary scale: nothing changes then.
-            rescale = np.sqrt(np.maximum(a_penalty**2 / (C_multinomial * X.shape[0]), 1.0))
+        n_classes = classes.size
+        # the solver works on X * 2**-exponent (largest magnitude in [0.5, 1)): exact, and no
+        # square of X overflows or underflows; the penalty stays that of the coefficients of X
+        # (see Notes)
+        exponent, ZT, A, a, mean = design
+        n_features, n_samples = ZT.shape[0] - 1, ZT.shape[1]
+        # two classes: scikit-learn fits the binomial model, whose optimum is the two-class
+        # multinomial optimum for C / 2 (see Notes)
+        C_multinomial = C / 2 if n_classes == 2 else C
+        # the coefficients of X are those of the scaled X times 2**-exponent, so the metric
+        # of the penalty is (a * 2**-exponent)**2 (capped: see _MAX_PENALTY_METRIC)
+        with np.errstate(over="ignore"):
+            a_penalty = np.minimum(np.ldexp(a, -exponent), _MAX_PENALTY_METRIC)
+        # a direction whose penalty curvature a_j**2 / (C n) exceeds 1 (the data curvature is
+        # at most about 1 in whitened coordinates) is rescaled so that it is 1: the same
+        # objective, reparametrised, without which L-BFGS stalls at V = 0 when X is tiny
+        # (say 1e-100). Every factor is 1 for data of ordinary scale: nothing changes then
+        # (dividing by 1 is exact, so the shared ZT is used as it is).
+        rescale = np.sqrt(np.maximum(a_penalty**2 / (C_multinomial * n_samples), 1.0))
+        if np.any(rescale != 1.0):
+            ZT = ZT.copy()
             ZT[:n_features] /= rescale[:, None]
-            A = A / rescale
-            a_penalty = a_penalty / rescale
-            loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
-            result = minimize(
-                loss,
-                np.zeros(n_classes * (n_features + 1)),
-                method="L-BFGS-B",
-                jac=True,
-                options={
-                    "maxiter": max_iter,
-                    "maxls": 50,
-                    "gtol": tol,
-                    "ftol": 64 * np.finfo(np.float64).eps,
-                },
-            )
+        A = A / rescale
+        a_penalty = a_penalty / rescale
+        loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
+        result = minimize(
+            loss,
+            np.zeros(n_classes * (n_features + 1)),
+            method="L-BFGS-B",
+            jac=True,
+            options={
+                "maxiter": max_iter,
+                "maxls": 50,
+                "gtol": tol,
+                "ftol": 64 * np.finfo(np.float64).eps,
+            },
+        )
         theta = result.x.reshape(n_classes, n_features + 1)
         coef_scaled = theta[:, :n_features] @ A.T  # coefficients of X * 2**-exponent
         self.classes_ = classes
@@ -461,7 +517,7 @@ class LogisticRegression:
                 f"L-BFGS did not converge after {self.n_iter_} iterations "
                 f"(max_iter={max_iter}, tol={tol}): {result.message}",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=stacklevel + 1,
             )
         return self
 
@@ -488,7 +544,10 @@ class LogisticRegression:
 
         Ties go to the first class in ``classes_``, as with ``np.argmax``.
         """
-        X = self._check_fitted_input(X)
+        return self._predict_valid(self._check_fitted_input(X))
+
+    def _predict_valid(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`predict` of a fitted model on an ``X`` already validated for it."""
         negative_scores = -(self.coef_ @ X.T)  # shape (K, n): one fast argmin over classes
         negative_scores -= self.intercept_[:, None]
         return self.classes_[_first_argmin(negative_scores)]
@@ -513,7 +572,7 @@ def _update_centers(X, labels, centers_old, n_clusters):
     """M-step with scikit-learn's relocation of empty clusters."""
     one_hot = (labels == np.arange(n_clusters)[:, None]).astype(np.float64)
     sums = one_hot @ X
-    sizes = one_hot.sum(axis=1)
+    sizes = np.bincount(labels, minlength=n_clusters).astype(np.float64)  # exact: one_hot's sums
     empty = np.flatnonzero(sizes == 0)
     if empty.size:
         distances = ((X - centers_old[labels]) ** 2).sum(axis=1)
@@ -525,8 +584,10 @@ def _update_centers(X, labels, centers_old, n_clusters):
                 sums[new_cluster] = X[index]
                 sizes[new_cluster] = 1.0
                 sizes[old_cluster] -= 1.0
-    largest = np.argmax(sizes)
     filled = sizes > 0
+    if filled.all():
+        return sums / sizes[:, None]
+    largest = np.argmax(sizes)
     centers = np.empty_like(sums)
     centers[filled] = sums[filled] / sizes[filled, None]
     centers[~filled] = sums[largest] / sizes[largest]
