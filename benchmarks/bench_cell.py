@@ -4,8 +4,9 @@ Each repetition runs the same cells serially (one process, one job) on the refer
 on this tree, each in its own subprocess with the tree first on ``PYTHONPATH`` (after one warm-up
 cell, so imports and first calls are not timed). Prints, one line each, the per-cell mean wall
 time over the cells of every repetition, then its min and median over the repetitions and their
-ratio: for the whole cell, and without the "gaussian_exact" predictor (its quasi-Monte Carlo
-orthant probability, timed by ``run_cell``'s ``profile``).
+ratio: for the whole cell, without the "gaussian_exact" predictor (its quasi-Monte Carlo orthant
+probability, timed by ``run_cell``'s ``profile``), and the process CPU time of the whole cell
+(less sensitive than wall time to other processes on a shared machine).
 
 Usage::
 
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+KEYS = ("cell", "cell_without_gaussian_exact", "cell_cpu")
 
 
 def _time_cells(seeds: list[int], step: int) -> dict[str, float]:
@@ -35,16 +37,22 @@ def _time_cells(seeds: list[int], step: int) -> dict[str, float]:
 
     levels = [float(v) for v in noise_levels()][::step]
     run_cell(seeds[0], levels[len(levels) // 2])  # warm-up: imports, caches, first calls
-    total = gaussian = 0.0
+    total = cpu = gaussian = 0.0
     for seed in seeds:
         for noise in levels:
             profile: dict[str, float] = {}
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             run_cell(seed, noise, profile=profile)
             total += time.perf_counter() - start
+            cpu += time.process_time() - start_cpu
             gaussian += profile["gaussian_exact"]
     n = len(seeds) * len(levels)
-    return {"cell": total / n, "cell_without_gaussian_exact": (total - gaussian) / n, "n": n}
+    return {
+        "cell": total / n,
+        "cell_without_gaussian_exact": (total - gaussian) / n,
+        "cell_cpu": cpu / n,
+        "n": n,
+    }
 
 
 def _run(tree: Path, seeds: str, step: int) -> dict[str, float]:
@@ -74,12 +82,13 @@ def main() -> int:
     for rep in range(args.repeat):
         for side, tree in (("ref", args.ref), ("tree", args.tree)):
             result = _run(tree, args.seeds, args.step)
-            for key in ("cell", "cell_without_gaussian_exact"):
+            for key in KEYS:
                 times[side].setdefault(key, []).append(result[key])
             print(f"rep {rep + 1} {side:4s}: {result['n']} cells, per cell "
                   f"{1e3 * result['cell']:.1f} ms, without gaussian_exact "
-                  f"{1e3 * result['cell_without_gaussian_exact']:.1f} ms", flush=True)
-    for key in ("cell", "cell_without_gaussian_exact"):
+                  f"{1e3 * result['cell_without_gaussian_exact']:.1f} ms, "
+                  f"CPU {1e3 * result['cell_cpu']:.1f} ms", flush=True)
+    for key in KEYS:
         ref, new = times["ref"][key], times["tree"][key]
         print(f"{key}: ref min {1e3 * min(ref):.1f} ms median {1e3 * statistics.median(ref):.1f} ms"
               f" | tree min {1e3 * min(new):.1f} ms median {1e3 * statistics.median(new):.1f} ms"

@@ -30,6 +30,7 @@ from simulations.models import (
     _check_labels,
     _check_matrix,
     _scaled_design,
+    _lloyd,
     _single_threaded_blas,
     kmeans,
     lda,
@@ -84,19 +85,23 @@ def _purities(cluster_labels: np.ndarray, y: np.ndarray, n_clusters: int, n_clas
 def _column_medians(ZT: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``np.median(ZT.T[rows], axis=0)``, bit for bit, from the transposed data ``ZT``.
 
+    ``rows`` is a boolean mask with at least one true entry.
+
     ``np.median`` partitions each column of the ``(m, d)`` selection (a strided pass per column)
-    and returns the mean of the middle value(s), a sum that starts from ``0.0`` divided by 1 or 2;
-    here every feature's values are one contiguous row of ``ZT[:, rows]``, partitioned in one
-    call, and the same middle values are summed and divided the same way (the ``+ 0.0`` turns a
-    ``-0.0`` median into ``0.0``, as ``np.median`` does).
+    and returns the mean of the middle value(s), a sum that starts from ``0.0`` divided by 1 or
+    2. Here every feature's values are one contiguous row of ``ZT.compress(rows, axis=1)``,
+    partitioned in one call around the upper middle position; the same middle values are then
+    summed and divided the same way (starting from ``0.0`` turns a ``-0.0`` median into ``0.0``,
+    as in ``np.median``, whichever zero the partition put there).
     """
-    selected = ZT[:, rows]
-    m = selected.shape[1]
+    part = ZT.compress(rows, axis=1)  # a copy, partitioned in place
+    m = part.shape[1]
     half = m // 2
+    part.partition(half, axis=1)  # the middle value of each row (the upper one if m is even)
     if m % 2:
-        return np.partition(selected, half, axis=1)[:, half] + 0.0
-    part = np.partition(selected, (half - 1, half), axis=1)
-    return (0.0 + part[:, half - 1] + part[:, half]) / 2
+        return part[:, half] + 0.0
+    # the lower middle value is the largest of the values left of the upper one
+    return (0.0 + np.maximum.reduce(part[:, :half], axis=1) + part[:, half]) / 2
 
 
 def _initial_centers(Z, y, y_pred, error_mask, n_classes: int) -> np.ndarray:
@@ -135,9 +140,14 @@ def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
 def _check_class_labels(y: np.ndarray, name: str) -> int:
     """Check that int64 labels ``y`` are ``0..K-1`` with every class present; return ``K``.
 
-    Costs ``O(n log n)`` time and ``O(number of distinct labels)`` memory, whatever the largest
+    Costs at most ``O(n log n)`` time (``O(n)`` when the labels are ``0..K-1`` with ``K <= n``)
+    and ``O(number of distinct labels)`` memory (``O(n)`` then), whatever the largest
     label, and the messages quote at most ``_MAX_LISTED`` labels.
     """
+    if y.min() >= 0 and y.max() < y.size:  # the usual case, by counting: 0..K-1 all present?
+        counts = np.bincount(y)
+        if counts.size >= 2 and counts.all():
+            return counts.size
     classes = np.unique(y)
     if classes[0] < 0:
         raise ValueError(f"{name} must hold labels 0..K-1; found negative label {classes[0]}")
@@ -318,7 +328,12 @@ class GCUL:
             reducer = self._fit_reducer(X, y)
             Z = X if reducer is None else reducer.transform(X)
             init_centers = _initial_centers(Z, y, y_pred, error_mask, n_classes)
-            cluster_labels, cluster_centers = kmeans(Z, init_centers, max_iter=self.kmeans_max_iter)
+            if reducer is None:  # kmeans on X, validated already: straight to its iterations
+                cluster_labels, cluster_centers = _lloyd(Z, init_centers, self.kmeans_max_iter, 1e-4)
+            else:
+                cluster_labels, cluster_centers = kmeans(
+                    Z, init_centers, max_iter=self.kmeans_max_iter
+                )
             purities = _purities(cluster_labels, y, len(init_centers), n_classes)
 
             # Phase 3: relabel the least pure cluster and retrain on K + 1 classes.

@@ -126,6 +126,18 @@ def _check_labels(y, name: str, n_samples: int) -> np.ndarray:
     )
 
 
+def _encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)`` for int64 labels ``y``, by counting when they are
+    small non-negative integers (as GCUL's are), sorting otherwise."""
+    if y.size and y.min() >= 0 and y.max() < 2 * y.size:
+        counts = np.bincount(y)
+        present = counts > 0
+        if present.all():
+            return np.arange(counts.size, dtype=y.dtype), y
+        return np.flatnonzero(present).astype(y.dtype), (np.cumsum(present) - 1)[y]
+    return np.unique(y, return_inverse=True)
+
+
 def _power_of_two_exponent(*arrays: np.ndarray) -> int:
     """Exponent ``e`` such that ``arrays * 2**-e`` have their largest magnitude in [0.5, 1).
 
@@ -463,7 +475,7 @@ class LogisticRegression:
         this method (1: its caller), as ``warnings.warn`` counts.
         """
         C, max_iter, tol = self._check_params()
-        classes, y_encoded = np.unique(y, return_inverse=True)
+        classes, y_encoded = _encode_labels(y)
         if classes.size < 2:
             raise ValueError(
                 f"y must contain at least two classes; got only {classes.size} ({classes.tolist()})"
@@ -558,18 +570,23 @@ class LogisticRegression:
 # ----------------------------------------------------------------------------------------------
 
 
-def _assign(XT: np.ndarray, centers: np.ndarray) -> np.ndarray:
+def _assign(XT: np.ndarray, centers: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Nearest centre of each column of ``XT`` (first one on ties), from ``||c||^2 - 2 c.x``.
 
-    ``||x||^2`` is omitted as in scikit-learn: it does not change the nearest centre.
+    ``||x||^2`` is omitted as in scikit-learn: it does not change the nearest centre. ``out``,
+    of shape ``(n_clusters, n_samples)``, takes the distances (a new array if ``None``).
     """
-    distances = (-2.0 * centers) @ XT
+    distances = np.matmul(-2.0 * centers, XT, out=out)
     distances += np.einsum("ij,ij->i", centers, centers)[:, None]
     return _first_argmin(distances)
 
 
 def _update_centers(X, labels, centers_old, n_clusters):
-    """M-step with scikit-learn's relocation of empty clusters."""
+    """M-step with scikit-learn's relocation of empty clusters; ``(centers, any_empty)``.
+
+    ``any_empty`` tells whether a cluster was empty in ``labels``. When none was, the centres
+    depend on ``labels`` only (not on ``centers_old``).
+    """
     one_hot = (labels == np.arange(n_clusters)[:, None]).astype(np.float64)
     sums = one_hot @ X
     sizes = np.bincount(labels, minlength=n_clusters).astype(np.float64)  # exact: one_hot's sums
@@ -586,12 +603,12 @@ def _update_centers(X, labels, centers_old, n_clusters):
                 sizes[old_cluster] -= 1.0
     filled = sizes > 0
     if filled.all():
-        return sums / sizes[:, None]
+        return sums / sizes[:, None], bool(empty.size)
     largest = np.argmax(sizes)
     centers = np.empty_like(sums)
     centers[filled] = sums[filled] / sizes[filled, None]
     centers[~filled] = sums[largest] / sizes[largest]
-    return centers
+    return centers, True
 
 
 def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray, np.ndarray]:
@@ -649,10 +666,14 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
     max_iter = _check_positive(max_iter, "max_iter", integer=True)
     if isinstance(tol, bool) or not isinstance(tol, Real) or not (0 <= tol < np.inf):
         raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
-    n_clusters = init.shape[0]
-    if n_clusters > X.shape[0]:
-        raise ValueError(f"init has {n_clusters} centres, more than the {X.shape[0]} samples of X")
+    if init.shape[0] > X.shape[0]:
+        raise ValueError(f"init has {init.shape[0]} centres, more than the {X.shape[0]} samples of X")
+    return _lloyd(X, init, max_iter, float(tol))
 
+
+def _lloyd(X: np.ndarray, init: np.ndarray, max_iter: int, tol: float):
+    """The body of :func:`kmeans`, for validated arguments."""
+    n_clusters = init.shape[0]
     # run on X and init times 2**-exponent (exact): no squared distance overflows or underflows
     exponent = _power_of_two_exponent(X, init)
     X, init = np.ldexp(X, -exponent), np.ldexp(init, -exponent)
@@ -662,12 +683,19 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
     centers = init - mean
 
     XT = np.ascontiguousarray(X.T)
+    distances = np.empty((n_clusters, X.shape[0]))  # reused by every assignment
     labels_old = np.full(X.shape[0], -1)
+    any_empty = True  # whether the centres came from labels with an empty cluster
     strict = False
     with _single_threaded_blas():
         for _ in range(max_iter):
-            labels = _assign(XT, centers)
-            centers_new = _update_centers(X, labels, centers, n_clusters)
+            labels = _assign(XT, centers, out=distances)
+            if not any_empty and np.array_equal(labels, labels_old):
+                # the update would recompute the current centres from the same labels (a zero
+                # shift): stop as it would, without recomputing them
+                strict = True
+                break
+            centers_new, any_empty = _update_centers(X, labels, centers, n_clusters)
             shift = float(((centers_new - centers) ** 2).sum())
             centers = centers_new
             if np.array_equal(labels, labels_old):
@@ -677,7 +705,7 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
                 break
             labels_old = labels
         if not strict:
-            labels = _assign(XT, centers)
+            labels = _assign(XT, centers, out=distances)
     return labels.astype(np.int64), np.ldexp(centers + mean, exponent)
 
 
