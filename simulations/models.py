@@ -167,15 +167,16 @@ def _check_positive(value, name: str, *, integer: bool = False):
 def _lowest_set_bit_table(n_bits: int) -> np.ndarray:
     values = np.arange(2**n_bits)
     lowest = values & -values
-    table = np.zeros(2**n_bits, dtype=np.intp)
-    table[1:] = np.log2(lowest[1:]).astype(np.intp)
+    table = np.zeros(2**n_bits, dtype=np.uint8)
+    table[1:] = np.log2(lowest[1:]).astype(np.uint8)
     return table
 
 
 _LOWEST_SET_BIT = {8: _lowest_set_bit_table(8), 16: _lowest_set_bit_table(16)}
+_BIT_SHIFTS = np.arange(16, dtype=np.uint64)[:, None]
 
 
-def _first_argmin(distances: np.ndarray) -> np.ndarray:
+def _first_argmin(distances: np.ndarray, *, one_hot: bool = False):
     """``np.argmin(distances, axis=0)`` (first index on ties) for a ``(K, n)`` array, faster.
 
     NumPy's argmin along a short axis costs a function call per column; for ``K <= 16`` the rows
@@ -183,11 +184,17 @@ def _first_argmin(distances: np.ndarray) -> np.ndarray:
     and a table maps each mask to its lowest set bit, i.e. the first minimising row. The masks
     are built 8 bytes at a time: each row of 0/1 flags (``uint8`` for ``K <= 8``, ``uint16``
     up to 16; padded to a multiple of 8 bytes) is read as ``uint64`` words, shifted by ``k``
-    and or-ed in, which never carries across the lanes of a word.
+    and or-ed in, which never carries across the lanes of a word. The indices are ``uint8``
+    then (``intp`` for ``K > 16``).
+
+    With ``one_hot=True`` returns ``(indices, mask)``: ``mask`` is the ``(K, n)`` boolean matrix
+    ``indices == arange(K)[:, None]`` when no column has a tie for its minimum (it is then the
+    matrix of minima itself), ``None`` otherwise (or for ``K > 16``).
     """
     n_rows, n = distances.shape
     if n_rows > 16:
-        return np.argmin(distances, axis=0)
+        indices = np.argmin(distances, axis=0)
+        return (indices, None) if one_hot else indices
     n_bits, dtype = (8, np.uint8) if n_rows <= 8 else (16, np.uint16)
     lanes = 64 // n_bits  # columns per 64-bit word
     width = -(-n // lanes) * lanes
@@ -195,12 +202,12 @@ def _first_argmin(distances: np.ndarray) -> np.ndarray:
     np.equal(distances, np.minimum.reduce(distances, axis=0), out=is_min[:, :n])
     flags = is_min.view(np.uint8) if n_bits == 8 else is_min.astype(np.uint16)
     words = flags.view(np.uint64)
-    code = words[0].copy()
-    shifted = np.empty_like(code)
-    for k in range(1, n_rows):
-        np.left_shift(words[k], np.uint64(k), out=shifted)
-        code |= shifted
-    return _LOWEST_SET_BIT[n_bits].take(code.view(dtype)[:n])
+    code = np.bitwise_or.reduce(words << _BIT_SHIFTS[:n_rows], axis=0).view(dtype)[:n]
+    indices = _LOWEST_SET_BIT[n_bits].take(code)
+    if not one_hot:
+        return indices
+    tied = np.any(code & (code - dtype(1)))  # a mask with two bits or more
+    return indices, None if tied else is_min[:, :n]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -302,6 +309,105 @@ def _scaled_design(X: np.ndarray) -> _ScaledDesign:
     """The :class:`_ScaledDesign` of a validated ``X`` (call it with BLAS single-threaded)."""
     exponent = _power_of_two_exponent(X)
     return _ScaledDesign(exponent, *_whitened_design(np.ldexp(X, -exponent)))
+
+
+def _scipy_setulb():
+    """SciPy's L-BFGS-B step ``setulb`` and its message tables, or ``None``.
+
+    Only the interface of SciPy >= 1.15 (its C port: ``setulb(m, x, l, u, nbd, f, g, factr,
+    pgtol, wa, iwa, task, lsave, isave, dsave, maxls, ln_task)``) is used, recognised by that
+    signature; any other SciPy goes through :func:`scipy.optimize.minimize`.
+    """
+    try:
+        from scipy.optimize import _lbfgsb, _lbfgsb_py
+    except ImportError:  # pragma: no cover - a SciPy without these private modules
+        return None
+    setulb = getattr(_lbfgsb, "setulb", None)
+    signature = "setulb(m,x,l,u,nbd,f,g,factr,pgtol,wa,iwa,task,lsave,isave,dsave,maxls,ln_task)"
+    status = getattr(_lbfgsb_py, "status_messages", None)
+    tasks = getattr(_lbfgsb_py, "task_messages", None)
+    if setulb is None or not (setulb.__doc__ or "").startswith(signature) or not (
+        isinstance(status, dict) and isinstance(tasks, dict)
+    ):
+        return None  # pragma: no cover - older or newer SciPy
+    return setulb, status, tasks
+
+
+_SETULB = _scipy_setulb()
+_MAXCOR = 10  # L-BFGS-B's default number of corrections (maxcor)
+_MAXFUN = 15000  # and its default limit on function evaluations (maxfun)
+
+
+def _lbfgsb(fun, x0, *, maxiter: int, maxls: int, gtol: float, ftol: float, use_minimize=False):
+    """``minimize(fun, x0, jac=True, method="L-BFGS-B", options=...)`` without its wrappers.
+
+    Runs the loop of SciPy's ``_minimize_lbfgsb`` (no bounds, ``maxcor=10``, ``maxfun=15000``)
+    around the same ``setulb`` step, calling ``fun(x) -> (f, grad)`` directly instead of
+    through ``minimize``'s function wrappers, which cost about as much as one evaluation of
+    the multinomial loss per iteration. The iterates are SciPy's, bit for bit: the same step
+    receives the same values (as in ``ScalarFunction``, a point evaluated twice in a row is
+    evaluated once and counted once). Returns an object with ``x``, ``nit``, ``status`` and
+    ``message`` as :func:`~scipy.optimize.minimize`'s result. Falls back to ``minimize`` on a
+    SciPy whose ``setulb`` has another interface, or when ``use_minimize`` is true.
+    """
+    if _SETULB is None or use_minimize:
+        options = {"maxiter": maxiter, "maxls": maxls, "gtol": gtol, "ftol": ftol}
+        return minimize(fun, x0, method="L-BFGS-B", jac=True, options=options)
+    setulb, status_messages, task_messages = _SETULB
+    m = _MAXCOR
+    factr = ftol / np.finfo(float).eps
+    x = np.array(np.asarray(x0).ravel(), dtype=np.float64)
+    n = x.size
+    nbd = np.zeros(n, np.int32)
+    low_bnd = np.zeros(n, np.float64)
+    upper_bnd = np.zeros(n, np.float64)
+    f = np.array(0.0, dtype=np.float64)
+    g = np.zeros((n,), dtype=np.float64)
+    wa = np.zeros(2 * m * n + 5 * n + 11 * m * m + 8 * m, np.float64)
+    iwa = np.zeros(3 * n, dtype=np.int32)
+    task = np.zeros(2, dtype=np.int32)
+    ln_task = np.zeros(2, dtype=np.int32)
+    lsave = np.zeros(4, dtype=np.int32)
+    isave = np.zeros(44, dtype=np.int32)
+    dsave = np.zeros(29, dtype=np.float64)
+    n_iterations = n_evaluations = 0
+    x_evaluated = None  # the last point evaluated, and its value and gradient
+    while True:
+        g = g.astype(np.float64)
+        setulb(m, x, low_bnd, upper_bnd, nbd, f, g, factr, gtol, wa, iwa, task, lsave, isave,
+               dsave, maxls, ln_task)
+        if task[0] == 3:  # FG: evaluate at x
+            if x_evaluated is None or not np.array_equal(x, x_evaluated):
+                x_evaluated = x.copy()
+                f_evaluated, g_evaluated = fun(x.copy())
+                f_evaluated, g_evaluated = float(f_evaluated), np.atleast_1d(g_evaluated)
+                n_evaluations += 1
+            f, g = f_evaluated, g_evaluated
+        elif task[0] == 1:  # NEW_X: an iteration is done
+            n_iterations += 1
+            if n_iterations >= maxiter:
+                task[0], task[1] = 5, 504
+            elif n_evaluations > _MAXFUN:
+                task[0], task[1] = 5, 502
+        else:
+            break
+    if task[0] == 4:
+        warnflag = 0
+    elif n_evaluations > _MAXFUN or n_iterations >= maxiter:
+        warnflag = 1
+    else:
+        warnflag = 2
+    message = status_messages[task[0]] + ": " + task_messages[task[1]]
+    return _LbfgsbResult(x=x, nit=n_iterations, nfev=n_evaluations, status=warnflag,
+                         message=message)
+
+
+class _LbfgsbResult(NamedTuple):
+    x: np.ndarray
+    nit: int
+    nfev: int
+    status: int
+    message: str
 
 
 # cap on the penalty metric a_j of the coefficients of X (a_j**2 <= 2**600), so the penalty stays
@@ -505,17 +611,13 @@ class LogisticRegression:
         A = A / rescale
         a_penalty = a_penalty / rescale
         loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
-        result = minimize(
+        result = _lbfgsb(
             loss,
             np.zeros(n_classes * (n_features + 1)),
-            method="L-BFGS-B",
-            jac=True,
-            options={
-                "maxiter": max_iter,
-                "maxls": 50,
-                "gtol": tol,
-                "ftol": 64 * np.finfo(np.float64).eps,
-            },
+            maxiter=max_iter,
+            maxls=50,
+            gtol=tol,
+            ftol=64 * np.finfo(np.float64).eps,
         )
         theta = result.x.reshape(n_classes, n_features + 1)
         coef_scaled = theta[:, :n_features] @ A.T  # coefficients of X * 2**-exponent
@@ -570,24 +672,28 @@ class LogisticRegression:
 # ----------------------------------------------------------------------------------------------
 
 
-def _assign(XT: np.ndarray, centers: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def _assign(XT: np.ndarray, centers: np.ndarray, out: np.ndarray | None = None):
     """Nearest centre of each column of ``XT`` (first one on ties), from ``||c||^2 - 2 c.x``.
 
     ``||x||^2`` is omitted as in scikit-learn: it does not change the nearest centre. ``out``,
-    of shape ``(n_clusters, n_samples)``, takes the distances (a new array if ``None``).
+    of shape ``(n_clusters, n_samples)``, takes the distances (a new array if ``None``). Returns
+    ``(labels, mask)`` as ``_first_argmin(..., one_hot=True)``.
     """
     distances = np.matmul(-2.0 * centers, XT, out=out)
     distances += np.einsum("ij,ij->i", centers, centers)[:, None]
-    return _first_argmin(distances)
+    return _first_argmin(distances, one_hot=True)
 
 
-def _update_centers(X, labels, centers_old, n_clusters):
+def _update_centers(X, labels, centers_old, n_clusters, mask=None):
     """M-step with scikit-learn's relocation of empty clusters; ``(centers, any_empty)``.
 
     ``any_empty`` tells whether a cluster was empty in ``labels``. When none was, the centres
-    depend on ``labels`` only (not on ``centers_old``).
+    depend on ``labels`` only (not on ``centers_old``). ``mask``, if given, is the boolean
+    ``labels == arange(n_clusters)[:, None]`` (from ``_assign``), which saves recomputing it.
     """
-    one_hot = (labels == np.arange(n_clusters)[:, None]).astype(np.float64)
+    if mask is None:
+        mask = labels == np.arange(n_clusters)[:, None]
+    one_hot = mask.astype(np.float64, order="C")
     sums = one_hot @ X
     sizes = np.bincount(labels, minlength=n_clusters).astype(np.float64)  # exact: one_hot's sums
     empty = np.flatnonzero(sizes == 0)
@@ -689,23 +795,24 @@ def _lloyd(X: np.ndarray, init: np.ndarray, max_iter: int, tol: float):
     strict = False
     with _single_threaded_blas():
         for _ in range(max_iter):
-            labels = _assign(XT, centers, out=distances)
-            if not any_empty and np.array_equal(labels, labels_old):
+            labels, mask = _assign(XT, centers, out=distances)
+            unchanged = np.array_equal(labels, labels_old)
+            if unchanged and not any_empty:
                 # the update would recompute the current centres from the same labels (a zero
                 # shift): stop as it would, without recomputing them
                 strict = True
                 break
-            centers_new, any_empty = _update_centers(X, labels, centers, n_clusters)
+            centers_new, any_empty = _update_centers(X, labels, centers, n_clusters, mask)
             shift = float(((centers_new - centers) ** 2).sum())
             centers = centers_new
-            if np.array_equal(labels, labels_old):
+            if unchanged:
                 strict = True
                 break
             if shift <= tol_abs:
                 break
             labels_old = labels
         if not strict:
-            labels = _assign(XT, centers, out=distances)
+            labels, _ = _assign(XT, centers, out=distances)
     return labels.astype(np.int64), np.ldexp(centers + mean, exponent)
 
 
