@@ -57,9 +57,18 @@ def _time_cells(seeds: list[int], step: int) -> dict[str, float]:
 
 def _run(tree: Path, seeds: str, step: int) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    command = [sys.executable, str(HERE / "bench_cell.py"), "--child", "--seeds", seeds,
-               "--step", str(step)]
-    out = subprocess.run(command, env=env, check=True, cwd=str(tree), capture_output=True, text=True)
+    command = [
+        sys.executable,
+        str(HERE / "bench_cell.py"),
+        "--child",
+        "--seeds",
+        seeds,
+        "--step",
+        str(step),
+    ]
+    out = subprocess.run(
+        command, env=env, check=True, cwd=str(tree), capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -84,16 +93,21 @@ def main() -> int:
             result = _run(tree, args.seeds, args.step)
             for key in KEYS:
                 times[side].setdefault(key, []).append(result[key])
-            print(f"rep {rep + 1} {side:4s}: {result['n']} cells, per cell "
-                  f"{1e3 * result['cell']:.1f} ms, without gaussian_exact "
-                  f"{1e3 * result['cell_without_gaussian_exact']:.1f} ms, "
-                  f"CPU {1e3 * result['cell_cpu']:.1f} ms", flush=True)
+            print(
+                f"rep {rep + 1} {side:4s}: {result['n']} cells, per cell "
+                f"{1e3 * result['cell']:.1f} ms, without gaussian_exact "
+                f"{1e3 * result['cell_without_gaussian_exact']:.1f} ms, "
+                f"CPU {1e3 * result['cell_cpu']:.1f} ms",
+                flush=True,
+            )
     for key in KEYS:
         ref, new = times["ref"][key], times["tree"][key]
-        print(f"{key}: ref min {1e3 * min(ref):.1f} ms median {1e3 * statistics.median(ref):.1f} ms"
-              f" | tree min {1e3 * min(new):.1f} ms median {1e3 * statistics.median(new):.1f} ms"
-              f" | speed-up min {min(ref) / min(new):.2f}x"
-              f" median {statistics.median(ref) / statistics.median(new):.2f}x")
+        print(
+            f"{key}: ref min {1e3 * min(ref):.1f} ms median {1e3 * statistics.median(ref):.1f} ms"
+            f" | tree min {1e3 * min(new):.1f} ms median {1e3 * statistics.median(new):.1f} ms"
+            f" | speed-up min {min(ref) / min(new):.2f}x"
+            f" median {statistics.median(ref) / statistics.median(new):.2f}x"
+        )
     return 0
 
 

@@ -45,7 +45,10 @@ def _compute(out: str, seeds: list[int], n_levels: int, n_jobs: int) -> None:
         delayed(run_cell)(seed, noise, level=level) for seed, level, noise in cells
     )
     encoded = [
-        {key: (value.hex() if isinstance(value, float) else int(value)) for key, value in row.items()}
+        {
+            key: (value.hex() if isinstance(value, float) else int(value))
+            for key, value in row.items()
+        }
         for row in rows
     ]
     Path(out).write_text(json.dumps({"source": simulations.__file__, "rows": encoded}))
@@ -55,8 +58,16 @@ def _rows_of(tree: Path, seeds: str, n_levels: int, n_jobs: int, workdir: Path) 
     out = workdir / f"rows-{abs(hash(str(tree)))}.json"
     env = dict(os.environ, PYTHONPATH=str(tree))
     command = [
-        sys.executable, str(HERE / "cell_identity.py"), "--compute", str(out),
-        "--seeds", seeds, "--levels", str(n_levels), "--jobs", str(n_jobs),
+        sys.executable,
+        str(HERE / "cell_identity.py"),
+        "--compute",
+        str(out),
+        "--seeds",
+        seeds,
+        "--levels",
+        str(n_levels),
+        "--jobs",
+        str(n_jobs),
     ]
     subprocess.run(command, env=env, check=True, cwd=str(tree))
     data = json.loads(out.read_text())
@@ -105,8 +116,10 @@ def main() -> int:
             if shown < 20:
                 print(f"cell {cell}: {column}: {a.get(column)} != {b.get(column)}")
             shown += 1
-    print(f"compared {len(next(iter(ref.values()))) - len(args.skip)} columns per row; "
-          f"skipped {sorted(args.skip)}")
+    print(
+        f"compared {len(next(iter(ref.values()))) - len(args.skip)} columns per row; "
+        f"skipped {sorted(args.skip)}"
+    )
     print(f"identical rows: {identical}/{len(ref)}")
     return 0 if identical == len(ref) else 1
 

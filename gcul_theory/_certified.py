@@ -191,7 +191,6 @@ def _two_group_bound(bw, aw, rej, rho, a_ci, level, sign):
 
         return _bisect(rejected, lo, hi)
 
-
     # signed a ranges over sign * [a_lo, a_hi]; rho * a + mu in signed units.
     ends = [sign * a for a in a_ci]
     return min(rho * a_s + h(a_s) for a_s in ends)
@@ -200,7 +199,7 @@ def _two_group_bound(bw, aw, rej, rho, a_ci, level, sign):
 def _bisect(passes, lo: float, hi: float) -> float:
     """``_BISECTION_STEPS`` halvings of ``[lo, hi]`` keeping ``passes(lo)``; returns ``lo``.
 
-    ``lo = -3`` is returned at once if it does not pass, and ``hi`` is never evaluated unless a
+    ``lo`` is returned at once if it does not pass, and ``hi`` is never evaluated unless a
     midpoint rounds to it. The steps stop early, with the same result, once the interval can no
     longer change: the midpoint of two adjacent floats rounds to one of them, whose verdict is
     then known (``lo`` passes; ``hi``, once evaluated, does not), so every remaining step would

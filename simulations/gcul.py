@@ -29,8 +29,8 @@ from simulations.models import (
     LogisticRegression,
     _check_labels,
     _check_matrix,
-    _scaled_design,
     _lloyd,
+    _scaled_design,
     _single_threaded_blas,
     kmeans,
     lda,
@@ -329,7 +329,9 @@ class GCUL:
             Z = X if reducer is None else reducer.transform(X)
             init_centers = _initial_centers(Z, y, y_pred, error_mask, n_classes)
             if reducer is None:  # kmeans on X, validated already: straight to its iterations
-                cluster_labels, cluster_centers = _lloyd(Z, init_centers, self.kmeans_max_iter, 1e-4)
+                cluster_labels, cluster_centers = _lloyd(
+                    Z, init_centers, self.kmeans_max_iter, 1e-4
+                )
             else:
                 cluster_labels, cluster_centers = kmeans(
                     Z, init_centers, max_iter=self.kmeans_max_iter

@@ -326,8 +326,10 @@ def _scipy_setulb():
     signature = "setulb(m,x,l,u,nbd,f,g,factr,pgtol,wa,iwa,task,lsave,isave,dsave,maxls,ln_task)"
     status = getattr(_lbfgsb_py, "status_messages", None)
     tasks = getattr(_lbfgsb_py, "task_messages", None)
-    if setulb is None or not (setulb.__doc__ or "").startswith(signature) or not (
-        isinstance(status, dict) and isinstance(tasks, dict)
+    if (
+        setulb is None
+        or not (setulb.__doc__ or "").startswith(signature)
+        or not (isinstance(status, dict) and isinstance(tasks, dict))
     ):
         return None  # pragma: no cover - older or newer SciPy
     return setulb, status, tasks
@@ -374,8 +376,25 @@ def _lbfgsb(fun, x0, *, maxiter: int, maxls: int, gtol: float, ftol: float, use_
     x_evaluated = None  # the last point evaluated, and its value and gradient
     while True:
         g = g.astype(np.float64)
-        setulb(m, x, low_bnd, upper_bnd, nbd, f, g, factr, gtol, wa, iwa, task, lsave, isave,
-               dsave, maxls, ln_task)
+        setulb(
+            m,
+            x,
+            low_bnd,
+            upper_bnd,
+            nbd,
+            f,
+            g,
+            factr,
+            gtol,
+            wa,
+            iwa,
+            task,
+            lsave,
+            isave,
+            dsave,
+            maxls,
+            ln_task,
+        )
         if task[0] == 3:  # FG: evaluate at x
             if x_evaluated is None or not np.array_equal(x, x_evaluated):
                 x_evaluated = x.copy()
@@ -398,8 +417,9 @@ def _lbfgsb(fun, x0, *, maxiter: int, maxls: int, gtol: float, ftol: float, use_
     else:
         warnflag = 2
     message = status_messages[task[0]] + ": " + task_messages[task[1]]
-    return _LbfgsbResult(x=x, nit=n_iterations, nfev=n_evaluations, status=warnflag,
-                         message=message)
+    return _LbfgsbResult(
+        x=x, nit=n_iterations, nfev=n_evaluations, status=warnflag, message=message
+    )
 
 
 class _LbfgsbResult(NamedTuple):
@@ -773,7 +793,9 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
     if isinstance(tol, bool) or not isinstance(tol, Real) or not (0 <= tol < np.inf):
         raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
     if init.shape[0] > X.shape[0]:
-        raise ValueError(f"init has {init.shape[0]} centres, more than the {X.shape[0]} samples of X")
+        raise ValueError(
+            f"init has {init.shape[0]} centres, more than the {X.shape[0]} samples of X"
+        )
     return _lloyd(X, init, max_iter, float(tol))
 
 

@@ -14,10 +14,10 @@ from scipy.optimize import check_grad
 from scipy.special import logsumexp
 
 from simulations.models import (
+    _SETULB,
     ConvergenceWarning,
     LinearProjection,
     LogisticRegression,
-    _SETULB,
     _encode_labels,
     _first_argmin,
     _lbfgsb,
