@@ -177,24 +177,46 @@ def _two_group_bound(bw, aw, rej, rho, a_ci, level, sign):
     g_vals, g_nu = value[~rej], nu[~rej]
     g_high = 1.0 - rho if sign > 0 else 1.0
 
+    terms = np.empty_like(g_vals)  # log1p(g_nu * (g_vals - mu)), computed in place
+
     def h(a_signed: float) -> float:
         fixed = float(np.sum(np.log1p(x_nu * (x_vals - a_signed))))
         lo, hi = -3.0, g_high  # signed mu (true mu <= g_high); log K decreases in mu
+
         def rejected(mu):
-            return fixed + float(np.sum(np.log1p(g_nu * (g_vals - mu)))) >= level
-        if not rejected(lo):
-            return lo
-        for _ in range(_BISECTION_STEPS):
-            mid = 0.5 * (lo + hi)
-            if rejected(mid):
-                lo = mid
-            else:
-                hi = mid
-        return lo
+            np.subtract(g_vals, mu, out=terms)
+            np.multiply(g_nu, terms, out=terms)
+            np.log1p(terms, out=terms)
+            return fixed + float(np.sum(terms)) >= level
+
+        return _bisect(rejected, lo, hi)
 
     # signed a ranges over sign * [a_lo, a_hi]; rho * a + mu in signed units.
     ends = [sign * a for a in a_ci]
     return min(rho * a_s + h(a_s) for a_s in ends)
+
+
+def _bisect(passes, lo: float, hi: float) -> float:
+    """``_BISECTION_STEPS`` halvings of ``[lo, hi]`` keeping ``passes(lo)``; returns ``lo``.
+
+    ``lo`` is returned at once if it does not pass, and ``hi`` is never evaluated unless a
+    midpoint rounds to it. The steps stop early, with the same result, once the interval can no
+    longer change: the midpoint of two adjacent floats rounds to one of them, whose verdict is
+    then known (``lo`` passes; ``hi``, once evaluated, does not), so every remaining step would
+    repeat the previous one.
+    """
+    if not passes(lo):
+        return lo
+    hi_known = False  # whether passes(hi) has been evaluated (then it is False)
+    for _ in range(_BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        if mid == lo or (mid == hi and hi_known):
+            break
+        if passes(mid):
+            lo = mid
+        else:
+            hi, hi_known = mid, True
+    return lo
 
 
 def _running_variance(value: np.ndarray, member: np.ndarray) -> np.ndarray:
@@ -424,6 +446,8 @@ def certified_lambda(
     lo, hi = 0.0, 1.0  # lower(lo) > 0 >= lower(hi); concave, so positive on [0, root)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):  # adjacent floats: every further step repeats this one
+            break
         if float(parts.lower(mid)) > 0.0:
             lo = mid
         else:

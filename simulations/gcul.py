@@ -29,6 +29,8 @@ from simulations.models import (
     LogisticRegression,
     _check_labels,
     _check_matrix,
+    _lloyd,
+    _scaled_design,
     _single_threaded_blas,
     kmeans,
     lda,
@@ -80,6 +82,41 @@ def _purities(cluster_labels: np.ndarray, y: np.ndarray, n_clusters: int, n_clas
     return purities
 
 
+def _column_medians(ZT: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``np.median(ZT.T[rows], axis=0)``, bit for bit, from the transposed data ``ZT``.
+
+    ``rows`` is a boolean mask with at least one true entry.
+
+    ``np.median`` partitions each column of the ``(m, d)`` selection (a strided pass per column)
+    and returns the mean of the middle value(s), a sum that starts from ``0.0`` divided by 1 or
+    2. Here every feature's values are one contiguous row of ``ZT.compress(rows, axis=1)``,
+    partitioned in one call around the upper middle position; the same middle values are then
+    summed and divided the same way (starting from ``0.0`` turns a ``-0.0`` median into ``0.0``,
+    as in ``np.median``, whichever zero the partition put there).
+    """
+    part = ZT.compress(rows, axis=1)  # a copy, partitioned in place
+    m = part.shape[1]
+    half = m // 2
+    part.partition(half, axis=1)  # the middle value of each row (the upper one if m is even)
+    if m % 2:
+        return part[:, half] + 0.0
+    # the lower middle value is the largest of the values left of the upper one
+    return (0.0 + np.maximum.reduce(part[:, :half], axis=1) + part[:, half]) / 2
+
+
+def _initial_centers(Z, y, y_pred, error_mask, n_classes: int) -> np.ndarray:
+    """Phase 2's initial centres: the median of each predicted class (of the samples labelled
+    with it when phase 1 never predicts it), then that of the error pool if it is not empty."""
+    ZT = np.ascontiguousarray(Z.T)
+    predicted = np.bincount(y_pred, minlength=n_classes)
+    init = [
+        _column_medians(ZT, (y_pred == c) if predicted[c] else (y == c)) for c in range(n_classes)
+    ]
+    if error_mask.any():
+        init.append(_column_medians(ZT, error_mask))
+    return np.stack(init)
+
+
 _MAX_LISTED = 5  # labels quoted in an error message, at most
 
 
@@ -103,9 +140,14 @@ def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
 def _check_class_labels(y: np.ndarray, name: str) -> int:
     """Check that int64 labels ``y`` are ``0..K-1`` with every class present; return ``K``.
 
-    Costs ``O(n log n)`` time and ``O(number of distinct labels)`` memory, whatever the largest
+    Costs at most ``O(n log n)`` time (``O(n)`` when the labels are ``0..K-1`` with ``K <= n``)
+    and ``O(number of distinct labels)`` memory (``O(n)`` then), whatever the largest
     label, and the messages quote at most ``_MAX_LISTED`` labels.
     """
+    if y.min() >= 0 and y.max() < y.size:  # the usual case, by counting: 0..K-1 all present?
+        counts = np.bincount(y)
+        if counts.size >= 2 and counts.all():
+            return counts.size
     classes = np.unique(y)
     if classes[0] < 0:
         raise ValueError(f"{name} must hold labels 0..K-1; found negative label {classes[0]}")
@@ -163,8 +205,10 @@ class GCUL:
         ``K``, the label of rejected samples.
     phase1_ : LogisticRegression
         The ``K``-class model of phase 1.
+    train_pred_ : ndarray of shape (n_samples,)
+        Phase-1 predictions on the training set, ``phase1_.predict(X)``.
     error_mask_ : ndarray of shape (n_samples,), bool
-        Training error pool of phase 1, ``phase1_.predict(X) != y``.
+        Training error pool of phase 1, ``train_pred_ != y``.
     reducer_ : LinearProjection or None
         Projection used in phase 2 (``None`` without reduction).
     init_centers_ : ndarray of shape (n_clusters, n_components)
@@ -272,22 +316,26 @@ class GCUL:
         n_classes = _check_class_labels(y, "y")
 
         with _single_threaded_blas():
+            # Phases 1 and 3 fit on the same X: its whitened design is built once, for both.
+            design = _scaled_design(X)
+
             # Phase 1: base classifier and error pool.
-            phase1 = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y)
-            y_pred = phase1.predict(X)
+            phase1 = LogisticRegression(C=self.C, max_iter=self.max_iter)._fit_design(design, y)
+            y_pred = phase1._predict_valid(X)
             error_mask = y_pred != y
 
             # Phase 2: guided clustering in the (optionally reduced) feature space.
             reducer = self._fit_reducer(X, y)
             Z = X if reducer is None else reducer.transform(X)
-            init = [
-                np.median(Z[y_pred == c] if np.any(y_pred == c) else Z[y == c], axis=0)
-                for c in range(n_classes)
-            ]
-            if error_mask.any():
-                init.append(np.median(Z[error_mask], axis=0))
-            init_centers = np.stack(init)
-            cluster_labels, cluster_centers = kmeans(Z, init_centers, max_iter=self.kmeans_max_iter)
+            init_centers = _initial_centers(Z, y, y_pred, error_mask, n_classes)
+            if reducer is None:  # kmeans on X, validated already: straight to its iterations
+                cluster_labels, cluster_centers = _lloyd(
+                    Z, init_centers, self.kmeans_max_iter, 1e-4
+                )
+            else:
+                cluster_labels, cluster_centers = kmeans(
+                    Z, init_centers, max_iter=self.kmeans_max_iter
+                )
             purities = _purities(cluster_labels, y, len(init_centers), n_classes)
 
             # Phase 3: relabel the least pure cluster and retrain on K + 1 classes.
@@ -299,7 +347,9 @@ class GCUL:
                         "the uncertain cluster holds every training sample, so phase 3 has a "
                         "single class; X has too little structure for GCUL"
                     )
-                phase3 = LogisticRegression(C=self.C, max_iter=self.max_iter).fit(X, y_relabelled)
+                phase3 = LogisticRegression(C=self.C, max_iter=self.max_iter)._fit_design(
+                    design, y_relabelled
+                )
             else:
                 uncertain_cluster = None
                 phase3 = phase1
@@ -309,6 +359,7 @@ class GCUL:
         self.uncertain_label_ = n_classes
         self.n_features_in_ = X.shape[1]
         self.phase1_ = phase1
+        self.train_pred_ = y_pred
         self.error_mask_ = error_mask
         self.reducer_ = reducer
         self.init_centers_ = init_centers

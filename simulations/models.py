@@ -29,6 +29,7 @@ import functools
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from scipy import linalg
@@ -125,6 +126,18 @@ def _check_labels(y, name: str, n_samples: int) -> np.ndarray:
     )
 
 
+def _encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)`` for int64 labels ``y``, by counting when they are
+    small non-negative integers (as GCUL's are), sorting otherwise."""
+    if y.size and y.min() >= 0 and y.max() < 2 * y.size:
+        counts = np.bincount(y)
+        present = counts > 0
+        if present.all():
+            return np.arange(counts.size, dtype=y.dtype), y
+        return np.flatnonzero(present).astype(y.dtype), (np.cumsum(present) - 1)[y]
+    return np.unique(y, return_inverse=True)
+
+
 def _power_of_two_exponent(*arrays: np.ndarray) -> int:
     """Exponent ``e`` such that ``arrays * 2**-e`` have their largest magnitude in [0.5, 1).
 
@@ -154,30 +167,47 @@ def _check_positive(value, name: str, *, integer: bool = False):
 def _lowest_set_bit_table(n_bits: int) -> np.ndarray:
     values = np.arange(2**n_bits)
     lowest = values & -values
-    table = np.zeros(2**n_bits, dtype=np.intp)
-    table[1:] = np.log2(lowest[1:]).astype(np.intp)
+    table = np.zeros(2**n_bits, dtype=np.uint8)
+    table[1:] = np.log2(lowest[1:]).astype(np.uint8)
     return table
 
 
 _LOWEST_SET_BIT = {8: _lowest_set_bit_table(8), 16: _lowest_set_bit_table(16)}
+_BIT_SHIFTS = np.arange(16, dtype=np.uint64)[:, None]
 
 
-def _first_argmin(distances: np.ndarray) -> np.ndarray:
+def _first_argmin(distances: np.ndarray, *, one_hot: bool = False):
     """``np.argmin(distances, axis=0)`` (first index on ties) for a ``(K, n)`` array, faster.
 
     NumPy's argmin along a short axis costs a function call per column; for ``K <= 16`` the rows
-    equal to the column minimum are packed into a bit mask instead, and a table maps each mask to
-    its lowest set bit, i.e. the first minimising row.
+    equal to the column minimum are packed into a bit mask instead (bit ``k`` from row ``k``),
+    and a table maps each mask to its lowest set bit, i.e. the first minimising row. The masks
+    are built 8 bytes at a time: each row of 0/1 flags (``uint8`` for ``K <= 8``, ``uint16``
+    up to 16; padded to a multiple of 8 bytes) is read as ``uint64`` words, shifted by ``k``
+    and or-ed in, which never carries across the lanes of a word. The indices are ``uint8``
+    then (``intp`` for ``K > 16``).
+
+    With ``one_hot=True`` returns ``(indices, mask)``: ``mask`` is the ``(K, n)`` boolean matrix
+    ``indices == arange(K)[:, None]`` when no column has a tie for its minimum (it is then the
+    matrix of minima itself), ``None`` otherwise (or for ``K > 16``).
     """
-    n_rows = distances.shape[0]
+    n_rows, n = distances.shape
     if n_rows > 16:
-        return np.argmin(distances, axis=0)
-    is_min = (distances == np.minimum.reduce(distances, axis=0)).view(np.uint8)
+        indices = np.argmin(distances, axis=0)
+        return (indices, None) if one_hot else indices
     n_bits, dtype = (8, np.uint8) if n_rows <= 8 else (16, np.uint16)
-    code = is_min[0].astype(dtype)
-    for k in range(1, n_rows):
-        code |= is_min[k].astype(dtype) << k
-    return _LOWEST_SET_BIT[n_bits].take(code)
+    lanes = 64 // n_bits  # columns per 64-bit word
+    width = -(-n // lanes) * lanes
+    is_min = np.zeros((n_rows, width), dtype=bool)
+    np.equal(distances, np.minimum.reduce(distances, axis=0), out=is_min[:, :n])
+    flags = is_min.view(np.uint8) if n_bits == 8 else is_min.astype(np.uint16)
+    words = flags.view(np.uint64)
+    code = np.bitwise_or.reduce(words << _BIT_SHIFTS[:n_rows], axis=0).view(dtype)[:n]
+    indices = _LOWEST_SET_BIT[n_bits].take(code)
+    if not one_hot:
+        return indices
+    tied = np.any(code & (code - dtype(1)))  # a mask with two bits or more
+    return indices, None if tied else is_min[:, :n]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -205,17 +235,22 @@ class _WhitenedMultinomialLoss:
         # l2_reg_strength = 1 / (C n) in the metric a_j^2; the intercept row is not penalised
         self.penalty = np.append(a**2, 0.0) / (C * self.n)
         self._prob = np.empty((n_classes, self.n))
+        self._row_max, self._norm, self._log_norm = np.empty((3, self.n))
 
     def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        # The same operations, in the same order, as the textbook version (scores V @ ZT, a
+        # stable log-sum-exp, softmax, gradient (prob - one_hot) @ ZT.T / n + penalty), written
+        # into buffers allocated once per fit instead of fresh arrays on every call.
         V = theta.reshape(self.K, -1)
         prob = self._prob
         np.dot(V, self.ZT, out=prob)
-        row_max = prob.max(axis=0)
+        row_max = np.maximum.reduce(prob, axis=0, out=self._row_max)
         prob -= row_max
         np.exp(prob, out=prob)
-        norm = prob.sum(axis=0)
+        norm = np.add.reduce(prob, axis=0, out=self._norm)
         penalised = self.penalty * V
-        loss = (np.log(norm).sum() + row_max.sum() - np.vdot(V, self.YZ)) / self.n + 0.5 * np.vdot(
+        log_norm = np.log(norm, out=self._log_norm)
+        loss = (log_norm.sum() + row_max.sum() - np.vdot(V, self.YZ)) / self.n + 0.5 * np.vdot(
             penalised, V
         )
         prob /= norm  # softmax probabilities, shape (K, n)
@@ -252,6 +287,147 @@ def _whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     ZT[:d] -= (mean @ A)[:, None]
     ZT[d] = 1.0
     return ZT, A, a, mean
+
+
+class _ScaledDesign(NamedTuple):
+    """What every logistic regression on one ``X`` shares, whatever its labels.
+
+    ``exponent`` is :func:`_power_of_two_exponent` of ``X``; the rest is
+    :func:`_whitened_design` of ``X * 2**-exponent``. GCUL's phases 1 and 3 fit on the same
+    ``X``: building this once serves both, and the fits are those of two separate
+    :meth:`LogisticRegression.fit` calls, bit for bit. ``ZT`` is never written to.
+    """
+
+    exponent: int
+    ZT: np.ndarray
+    A: np.ndarray
+    a: np.ndarray
+    mean: np.ndarray
+
+
+def _scaled_design(X: np.ndarray) -> _ScaledDesign:
+    """The :class:`_ScaledDesign` of a validated ``X`` (call it with BLAS single-threaded)."""
+    exponent = _power_of_two_exponent(X)
+    return _ScaledDesign(exponent, *_whitened_design(np.ldexp(X, -exponent)))
+
+
+def _scipy_setulb():
+    """SciPy's L-BFGS-B step ``setulb`` and its message tables, or ``None``.
+
+    Only the interface of SciPy >= 1.15 (its C port: ``setulb(m, x, l, u, nbd, f, g, factr,
+    pgtol, wa, iwa, task, lsave, isave, dsave, maxls, ln_task)``) is used, recognised by that
+    signature; any other SciPy goes through :func:`scipy.optimize.minimize`.
+    """
+    try:
+        from scipy.optimize import _lbfgsb, _lbfgsb_py
+    except ImportError:  # pragma: no cover - a SciPy without these private modules
+        return None
+    setulb = getattr(_lbfgsb, "setulb", None)
+    signature = "setulb(m,x,l,u,nbd,f,g,factr,pgtol,wa,iwa,task,lsave,isave,dsave,maxls,ln_task)"
+    status = getattr(_lbfgsb_py, "status_messages", None)
+    tasks = getattr(_lbfgsb_py, "task_messages", None)
+    if (
+        setulb is None
+        or not (setulb.__doc__ or "").startswith(signature)
+        or not (isinstance(status, dict) and isinstance(tasks, dict))
+    ):
+        return None  # pragma: no cover - older or newer SciPy
+    return setulb, status, tasks
+
+
+_SETULB = _scipy_setulb()
+_MAXCOR = 10  # L-BFGS-B's default number of corrections (maxcor)
+_MAXFUN = 15000  # and its default limit on function evaluations (maxfun)
+
+
+def _lbfgsb(fun, x0, *, maxiter: int, maxls: int, gtol: float, ftol: float, use_minimize=False):
+    """``minimize(fun, x0, jac=True, method="L-BFGS-B", options=...)`` without its wrappers.
+
+    Runs the loop of SciPy's ``_minimize_lbfgsb`` (no bounds, ``maxcor=10``, ``maxfun=15000``)
+    around the same ``setulb`` step, calling ``fun(x) -> (f, grad)`` directly instead of
+    through ``minimize``'s function wrappers, which cost about as much as one evaluation of
+    the multinomial loss per iteration. The iterates are SciPy's, bit for bit: the same step
+    receives the same values (as in ``ScalarFunction``, a point evaluated twice in a row is
+    evaluated once and counted once). Returns an object with ``x``, ``nit``, ``status`` and
+    ``message`` as :func:`~scipy.optimize.minimize`'s result. Falls back to ``minimize`` on a
+    SciPy whose ``setulb`` has another interface, or when ``use_minimize`` is true.
+    """
+    if _SETULB is None or use_minimize:
+        options = {"maxiter": maxiter, "maxls": maxls, "gtol": gtol, "ftol": ftol}
+        return minimize(fun, x0, method="L-BFGS-B", jac=True, options=options)
+    setulb, status_messages, task_messages = _SETULB
+    m = _MAXCOR
+    factr = ftol / np.finfo(float).eps
+    x = np.array(np.asarray(x0).ravel(), dtype=np.float64)
+    n = x.size
+    nbd = np.zeros(n, np.int32)
+    low_bnd = np.zeros(n, np.float64)
+    upper_bnd = np.zeros(n, np.float64)
+    f = np.array(0.0, dtype=np.float64)
+    g = np.zeros((n,), dtype=np.float64)
+    wa = np.zeros(2 * m * n + 5 * n + 11 * m * m + 8 * m, np.float64)
+    iwa = np.zeros(3 * n, dtype=np.int32)
+    task = np.zeros(2, dtype=np.int32)
+    ln_task = np.zeros(2, dtype=np.int32)
+    lsave = np.zeros(4, dtype=np.int32)
+    isave = np.zeros(44, dtype=np.int32)
+    dsave = np.zeros(29, dtype=np.float64)
+    n_iterations = n_evaluations = 0
+    x_evaluated = None  # the last point evaluated, and its value and gradient
+    while True:
+        g = g.astype(np.float64)
+        setulb(
+            m,
+            x,
+            low_bnd,
+            upper_bnd,
+            nbd,
+            f,
+            g,
+            factr,
+            gtol,
+            wa,
+            iwa,
+            task,
+            lsave,
+            isave,
+            dsave,
+            maxls,
+            ln_task,
+        )
+        if task[0] == 3:  # FG: evaluate at x
+            if x_evaluated is None or not np.array_equal(x, x_evaluated):
+                x_evaluated = x.copy()
+                f_evaluated, g_evaluated = fun(x.copy())
+                f_evaluated, g_evaluated = float(f_evaluated), np.atleast_1d(g_evaluated)
+                n_evaluations += 1
+            f, g = f_evaluated, g_evaluated
+        elif task[0] == 1:  # NEW_X: an iteration is done
+            n_iterations += 1
+            if n_iterations >= maxiter:
+                task[0], task[1] = 5, 504
+            elif n_evaluations > _MAXFUN:
+                task[0], task[1] = 5, 502
+        else:
+            break
+    if task[0] == 4:
+        warnflag = 0
+    elif n_evaluations > _MAXFUN or n_iterations >= maxiter:
+        warnflag = 1
+    else:
+        warnflag = 2
+    message = status_messages[task[0]] + ": " + task_messages[task[1]]
+    return _LbfgsbResult(
+        x=x, nit=n_iterations, nfev=n_evaluations, status=warnflag, message=message
+    )
+
+
+class _LbfgsbResult(NamedTuple):
+    x: np.ndarray
+    nit: int
+    nfev: int
+    status: int
+    message: str
 
 
 # cap on the penalty metric a_j of the coefficients of X (a_j**2 <= 2**600), so the penalty stays
@@ -404,51 +580,65 @@ class LogisticRegression:
         ValueError
             Shapes, NaN/inf, non-integral labels, fewer than two classes, bad ``C``/``tol``.
         """
-        C = _check_positive(self.C, "C")
-        max_iter = _check_positive(self.max_iter, "max_iter", integer=True)
-        tol = _check_positive(self.tol, "tol")
+        C, max_iter, tol = self._check_params()
         X = _check_matrix(X, "X")
         y = _check_labels(y, "y", X.shape[0])
-        classes, y_encoded = np.unique(y, return_inverse=True)
+        with _single_threaded_blas():
+            return self._fit_design(_scaled_design(X), y, stacklevel=2)
+
+    def _check_params(self) -> tuple[float, int, float]:
+        return (
+            _check_positive(self.C, "C"),
+            _check_positive(self.max_iter, "max_iter", integer=True),
+            _check_positive(self.tol, "tol"),
+        )
+
+    def _fit_design(self, design: _ScaledDesign, y: np.ndarray, *, stacklevel: int = 1):
+        """Fit on the design of a validated ``X`` and its validated int64 labels ``y``.
+
+        The body of :meth:`fit` (which builds ``design``); call it with BLAS single-threaded.
+        A :class:`ConvergenceWarning` is attributed to the frame ``stacklevel`` levels up from
+        this method (1: its caller), as ``warnings.warn`` counts.
+        """
+        C, max_iter, tol = self._check_params()
+        classes, y_encoded = _encode_labels(y)
         if classes.size < 2:
             raise ValueError(
                 f"y must contain at least two classes; got only {classes.size} ({classes.tolist()})"
             )
-        n_classes, n_features = classes.size, X.shape[1]
-
-        # work on X * 2**-exponent (largest magnitude in [0.5, 1)): exact, and no square of X
-        # overflows or underflows; the penalty stays that of the coefficients of X (see Notes)
-        exponent = _power_of_two_exponent(X)
-        with _single_threaded_blas():
-            ZT, A, a, mean = _whitened_design(np.ldexp(X, -exponent))
-            # two classes: scikit-learn fits the binomial model, whose optimum is the two-class
-            # multinomial optimum for C / 2 (see Notes)
-            C_multinomial = C / 2 if n_classes == 2 else C
-            # the coefficients of X are those of the scaled X times 2**-exponent, so the metric
-            # of the penalty is (a * 2**-exponent)**2 (capped: see _MAX_PENALTY_METRIC)
-            with np.errstate(over="ignore"):
-                a_penalty = np.minimum(np.ldexp(a, -exponent), _MAX_PENALTY_METRIC)
-            # a direction whose penalty curvature a_j**2 / (C n) exceeds 1 (the data curvature is
-            # at most about 1 in whitened coordinates) is rescaled so that it is 1: the same
-            # objective, reparametrised, without which L-BFGS stalls at V = 0 when X is tiny
-            # (say 1e-100). Every factor is 1 for data of ordinary scale: nothing changes then.
-            rescale = np.sqrt(np.maximum(a_penalty**2 / (C_multinomial * X.shape[0]), 1.0))
+        n_classes = classes.size
+        # the solver works on X * 2**-exponent (largest magnitude in [0.5, 1)): exact, and no
+        # square of X overflows or underflows; the penalty stays that of the coefficients of X
+        # (see Notes)
+        exponent, ZT, A, a, mean = design
+        n_features, n_samples = ZT.shape[0] - 1, ZT.shape[1]
+        # two classes: scikit-learn fits the binomial model, whose optimum is the two-class
+        # multinomial optimum for C / 2 (see Notes)
+        C_multinomial = C / 2 if n_classes == 2 else C
+        # the coefficients of X are those of the scaled X times 2**-exponent, so the metric
+        # of the penalty is (a * 2**-exponent)**2 (capped: see _MAX_PENALTY_METRIC)
+        with np.errstate(over="ignore"):
+            a_penalty = np.minimum(np.ldexp(a, -exponent), _MAX_PENALTY_METRIC)
+        # a direction whose penalty curvature a_j**2 / (C n) exceeds 1 (the data curvature is
+        # at most about 1 in whitened coordinates) is rescaled so that it is 1: the same
+        # objective, reparametrised, without which L-BFGS stalls at V = 0 when X is tiny
+        # (say 1e-100). Every factor is 1 for data of ordinary scale: nothing changes then
+        # (dividing by 1 is exact, so the shared ZT is used as it is).
+        rescale = np.sqrt(np.maximum(a_penalty**2 / (C_multinomial * n_samples), 1.0))
+        if np.any(rescale != 1.0):
+            ZT = ZT.copy()
             ZT[:n_features] /= rescale[:, None]
-            A = A / rescale
-            a_penalty = a_penalty / rescale
-            loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
-            result = minimize(
-                loss,
-                np.zeros(n_classes * (n_features + 1)),
-                method="L-BFGS-B",
-                jac=True,
-                options={
-                    "maxiter": max_iter,
-                    "maxls": 50,
-                    "gtol": tol,
-                    "ftol": 64 * np.finfo(np.float64).eps,
-                },
-            )
+        A = A / rescale
+        a_penalty = a_penalty / rescale
+        loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
+        result = _lbfgsb(
+            loss,
+            np.zeros(n_classes * (n_features + 1)),
+            maxiter=max_iter,
+            maxls=50,
+            gtol=tol,
+            ftol=64 * np.finfo(np.float64).eps,
+        )
         theta = result.x.reshape(n_classes, n_features + 1)
         coef_scaled = theta[:, :n_features] @ A.T  # coefficients of X * 2**-exponent
         self.classes_ = classes
@@ -461,7 +651,7 @@ class LogisticRegression:
                 f"L-BFGS did not converge after {self.n_iter_} iterations "
                 f"(max_iter={max_iter}, tol={tol}): {result.message}",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=stacklevel + 1,
             )
         return self
 
@@ -488,7 +678,10 @@ class LogisticRegression:
 
         Ties go to the first class in ``classes_``, as with ``np.argmax``.
         """
-        X = self._check_fitted_input(X)
+        return self._predict_valid(self._check_fitted_input(X))
+
+    def _predict_valid(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`predict` of a fitted model on an ``X`` already validated for it."""
         negative_scores = -(self.coef_ @ X.T)  # shape (K, n): one fast argmin over classes
         negative_scores -= self.intercept_[:, None]
         return self.classes_[_first_argmin(negative_scores)]
@@ -499,21 +692,30 @@ class LogisticRegression:
 # ----------------------------------------------------------------------------------------------
 
 
-def _assign(XT: np.ndarray, centers: np.ndarray) -> np.ndarray:
+def _assign(XT: np.ndarray, centers: np.ndarray, out: np.ndarray | None = None):
     """Nearest centre of each column of ``XT`` (first one on ties), from ``||c||^2 - 2 c.x``.
 
-    ``||x||^2`` is omitted as in scikit-learn: it does not change the nearest centre.
+    ``||x||^2`` is omitted as in scikit-learn: it does not change the nearest centre. ``out``,
+    of shape ``(n_clusters, n_samples)``, takes the distances (a new array if ``None``). Returns
+    ``(labels, mask)`` as ``_first_argmin(..., one_hot=True)``.
     """
-    distances = (-2.0 * centers) @ XT
+    distances = np.matmul(-2.0 * centers, XT, out=out)
     distances += np.einsum("ij,ij->i", centers, centers)[:, None]
-    return _first_argmin(distances)
+    return _first_argmin(distances, one_hot=True)
 
 
-def _update_centers(X, labels, centers_old, n_clusters):
-    """M-step with scikit-learn's relocation of empty clusters."""
-    one_hot = (labels == np.arange(n_clusters)[:, None]).astype(np.float64)
+def _update_centers(X, labels, centers_old, n_clusters, mask=None):
+    """M-step with scikit-learn's relocation of empty clusters; ``(centers, any_empty)``.
+
+    ``any_empty`` tells whether a cluster was empty in ``labels``. When none was, the centres
+    depend on ``labels`` only (not on ``centers_old``). ``mask``, if given, is the boolean
+    ``labels == arange(n_clusters)[:, None]`` (from ``_assign``), which saves recomputing it.
+    """
+    if mask is None:
+        mask = labels == np.arange(n_clusters)[:, None]
+    one_hot = mask.astype(np.float64, order="C")
     sums = one_hot @ X
-    sizes = one_hot.sum(axis=1)
+    sizes = np.bincount(labels, minlength=n_clusters).astype(np.float64)  # exact: one_hot's sums
     empty = np.flatnonzero(sizes == 0)
     if empty.size:
         distances = ((X - centers_old[labels]) ** 2).sum(axis=1)
@@ -525,12 +727,14 @@ def _update_centers(X, labels, centers_old, n_clusters):
                 sums[new_cluster] = X[index]
                 sizes[new_cluster] = 1.0
                 sizes[old_cluster] -= 1.0
-    largest = np.argmax(sizes)
     filled = sizes > 0
+    if filled.all():
+        return sums / sizes[:, None], bool(empty.size)
+    largest = np.argmax(sizes)
     centers = np.empty_like(sums)
     centers[filled] = sums[filled] / sizes[filled, None]
     centers[~filled] = sums[largest] / sizes[largest]
-    return centers
+    return centers, True
 
 
 def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray, np.ndarray]:
@@ -588,10 +792,16 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
     max_iter = _check_positive(max_iter, "max_iter", integer=True)
     if isinstance(tol, bool) or not isinstance(tol, Real) or not (0 <= tol < np.inf):
         raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
-    n_clusters = init.shape[0]
-    if n_clusters > X.shape[0]:
-        raise ValueError(f"init has {n_clusters} centres, more than the {X.shape[0]} samples of X")
+    if init.shape[0] > X.shape[0]:
+        raise ValueError(
+            f"init has {init.shape[0]} centres, more than the {X.shape[0]} samples of X"
+        )
+    return _lloyd(X, init, max_iter, float(tol))
 
+
+def _lloyd(X: np.ndarray, init: np.ndarray, max_iter: int, tol: float):
+    """The body of :func:`kmeans`, for validated arguments."""
+    n_clusters = init.shape[0]
     # run on X and init times 2**-exponent (exact): no squared distance overflows or underflows
     exponent = _power_of_two_exponent(X, init)
     X, init = np.ldexp(X, -exponent), np.ldexp(init, -exponent)
@@ -601,22 +811,30 @@ def kmeans(X, init, max_iter: int = 100, tol: float = 1e-4) -> tuple[np.ndarray,
     centers = init - mean
 
     XT = np.ascontiguousarray(X.T)
+    distances = np.empty((n_clusters, X.shape[0]))  # reused by every assignment
     labels_old = np.full(X.shape[0], -1)
+    any_empty = True  # whether the centres came from labels with an empty cluster
     strict = False
     with _single_threaded_blas():
         for _ in range(max_iter):
-            labels = _assign(XT, centers)
-            centers_new = _update_centers(X, labels, centers, n_clusters)
+            labels, mask = _assign(XT, centers, out=distances)
+            unchanged = np.array_equal(labels, labels_old)
+            if unchanged and not any_empty:
+                # the update would recompute the current centres from the same labels (a zero
+                # shift): stop as it would, without recomputing them
+                strict = True
+                break
+            centers_new, any_empty = _update_centers(X, labels, centers, n_clusters, mask)
             shift = float(((centers_new - centers) ** 2).sum())
             centers = centers_new
-            if np.array_equal(labels, labels_old):
+            if unchanged:
                 strict = True
                 break
             if shift <= tol_abs:
                 break
             labels_old = labels
         if not strict:
-            labels = _assign(XT, centers)
+            labels, _ = _assign(XT, centers, out=distances)
     return labels.astype(np.int64), np.ldexp(centers + mean, exponent)
 
 

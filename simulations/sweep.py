@@ -128,7 +128,9 @@ def run_cell(
         Makes the unfitted estimator; :class:`simulations.gcul.GCUL` by default. Another
         implementation of the same three phases (the benchmark's scikit-learn pipeline) must
         expose GCUL's fitted attributes ``phase1_``, ``error_mask_``, ``cluster_labels_``,
-        ``uncertain_cluster_``, ``n_classes_`` and ``predict``; it makes both fits of the cell.
+        ``uncertain_cluster_``, ``n_classes_`` and ``predict``, and may expose ``train_pred_``
+        (else ``phase1_.predict`` is called on the training split); it makes both fits of the
+        cell.
     profile : dict, optional
         If given, filled with the wall seconds of two parts of the cell (for benchmarks; the row
         holds no time): ``"gaussian_exact"`` (its r̂1, a quasi-Monte Carlo orthant probability)
@@ -364,7 +366,9 @@ def _fit_and_measure(
     # predictor of the registry. r̂1 and r̂2 are computed once each and combined exactly as
     # gcul_theory.critical_lambda combines them (the orthant probability of "gaussian_exact" is
     # the expensive part: computing it twice would double it).
-    y_pred_train = model.phase1_.predict(data.X_train)
+    y_pred_train = getattr(model, "train_pred_", None)  # GCUL keeps it from its fit
+    if y_pred_train is None:
+        y_pred_train = model.phase1_.predict(data.X_train)
     geometry = gcul_theory.estimate_geometry(Z=data.X_train, y=data.y_train, y_pred=y_pred_train)
     metrics: dict[str, float] = {}
     r2_by_model = {}

@@ -187,3 +187,36 @@ def test_gcul_certify_returns_a_consistent_certificate():
     assert cert.feasible == (cert.lambda_cert > 0.15) or abs(cert.lambda_cert - 0.15) < 1e-6
     with pytest.raises(ValueError, match="features"):
         model.certify(np.zeros((3, 5)), [0, 1, 2])
+
+
+def _plain_bisection(passes, lo, hi, steps=80):
+    """The bisection as it was: every one of the steps, no early stop."""
+    if not passes(lo):
+        return lo
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        if passes(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.floats(-3.0, 1.0),
+    st.floats(-3.0, 1.0),
+    st.integers(0, 2**32 - 1),
+)
+def test_bisect_stops_early_with_the_plain_result(threshold, hi, seed):
+    from gcul_theory._certified import _bisect
+
+    # a monotone verdict, and one that is not (a hash of the point): the early stop must not
+    # change the result in either case
+    flips = np.random.default_rng(seed)
+    salt = int(flips.integers(1, 2**31))
+    for passes in (
+        lambda mu: mu <= threshold,
+        lambda mu: mu <= threshold or hash((mu, salt)) % 3 == 0,
+    ):
+        assert _bisect(passes, -3.0, hi) == _plain_bisection(passes, -3.0, hi)

@@ -11,7 +11,7 @@ from _protocol_data import N_CLASSES, N_FEATURES, protocol_data
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from simulations.gcul import GCUL, _purities
+from simulations.gcul import GCUL, _column_medians, _purities
 from simulations.models import LinearProjection, LogisticRegression, kmeans
 
 
@@ -472,3 +472,31 @@ def test_stratified_split_keeps_every_class_for_fitting(counts, fraction, seed):
         taken = int(held[y == c].sum())
         assert taken == min(int(np.floor(fraction * m + 0.5)), m - 1)
     assert set(y[~held]) == set(range(len(counts)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from([-0.0, 0.0, 1.0, -1.0, 2.5, 5e-324, -7.25]), min_size=2, max_size=2
+        ),
+        min_size=1,
+        max_size=15,
+    ),
+    st.integers(0, 2**32 - 1),
+)
+def test_column_medians_are_np_median_bit_for_bit(rows, seed):
+    # odd and even counts, ties and zeros of both signs: np.median's result to the bit
+    Z = np.array(rows)
+    mask = np.random.default_rng(seed).random(len(rows)) < 0.7
+    assume(mask.any())
+    ours = _column_medians(np.ascontiguousarray(Z.T), mask)
+    expected = np.median(Z[mask], axis=0)
+    np.testing.assert_array_equal(ours.view(np.int64), expected.view(np.int64))
+
+
+def test_train_pred_is_the_phase1_prediction_of_the_training_set():
+    data = protocol_data(12, 3.0)
+    model = GCUL().fit(data["X_train"], data["y_train"])
+    np.testing.assert_array_equal(model.train_pred_, model.phase1_.predict(data["X_train"]))
+    np.testing.assert_array_equal(model.error_mask_, model.train_pred_ != data["y_train"])

@@ -14,10 +14,14 @@ from scipy.optimize import check_grad
 from scipy.special import logsumexp
 
 from simulations.models import (
+    _SETULB,
     ConvergenceWarning,
     LinearProjection,
     LogisticRegression,
+    _encode_labels,
     _first_argmin,
+    _lbfgsb,
+    _scaled_design,
     _whitened_design,
     _WhitenedMultinomialLoss,
     kmeans,
@@ -231,6 +235,72 @@ def test_convergence_warning_and_flag():
     assert issubclass(ConvergenceWarning, UserWarning)
 
 
+def _bits(array) -> np.ndarray:
+    return np.ascontiguousarray(array, dtype=np.float64).view(np.int64)
+
+
+@pytest.mark.parametrize(("seed", "n_classes", "max_iter"), [(0, 3, 500), (1, 2, 500), (2, 5, 3)])
+def test_lbfgsb_loop_is_minimize_bit_for_bit(seed, n_classes, max_iter):
+    # the direct loop around SciPy's setulb must give minimize's iterates exactly (max_iter=3:
+    # stopped by the iteration limit, status 1)
+    if _SETULB is None:
+        pytest.skip("this SciPy has another setulb interface: _lbfgsb is minimize itself")
+    X, y, _, loss, _ = _random_problem(seed, n_classes=n_classes)
+    options = dict(maxiter=max_iter, maxls=50, gtol=1e-6, ftol=64 * np.finfo(np.float64).eps)
+    x0 = np.zeros(n_classes * (X.shape[1] + 1))
+    ours = _lbfgsb(loss, x0, **options)
+    theirs = _lbfgsb(loss, x0, **options, use_minimize=True)
+    np.testing.assert_array_equal(_bits(ours.x), _bits(theirs.x))
+    assert (ours.nit, ours.nfev, ours.status, ours.message) == (
+        theirs.nit,
+        theirs.nfev,
+        theirs.status,
+        theirs.message,
+    )
+    assert ours.status == (1 if max_iter == 3 else 0)
+
+
+def test_fit_on_a_shared_design_is_fit_bit_for_bit():
+    # GCUL builds one design for phases 1 and 3; each fit must be that of fit(X, y) alone
+    data = protocol_data(11, 4.0, n_per_class=200)
+    X, y = data["X_train"], data["y_train"]
+    design = _scaled_design(X)
+    for labels in (y, np.where(np.arange(y.size) % 7 == 0, N_CLASSES, y)):
+        alone = LogisticRegression().fit(X, labels)
+        shared = LogisticRegression()._fit_design(design, labels)
+        np.testing.assert_array_equal(_bits(shared.coef_), _bits(alone.coef_))
+        np.testing.assert_array_equal(_bits(shared.intercept_), _bits(alone.intercept_))
+    np.testing.assert_array_equal(design.ZT, _scaled_design(X).ZT)  # the fits left it as it was
+
+
+def test_fit_on_a_shared_design_of_a_tiny_x_leaves_the_design_alone():
+    # the rescaled directions of a tiny X (every factor > 1) are divided on a copy
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2)) * 1e-100
+    y = np.repeat([0, 1, 2], 20)
+    design = _scaled_design(X)
+    before = design.ZT.copy()
+    shared = LogisticRegression()._fit_design(design, y)
+    np.testing.assert_array_equal(design.ZT, before)
+    np.testing.assert_array_equal(_bits(shared.coef_), _bits(LogisticRegression().fit(X, y).coef_))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_encode_labels_is_unique_with_inverse(seed):
+    rng = np.random.default_rng(seed)
+    for y in (
+        rng.integers(0, 4, 50),  # every label of 0..3: counted, returned as is
+        rng.choice([0, 3, 7], 30),  # gaps: counted, then renumbered
+        rng.integers(-2, 3, 40),  # negative: sorted
+        np.array([5, 10**12, 5]),  # large: sorted
+    ):
+        classes, encoded = _encode_labels(y.astype(np.int64))
+        expected_classes, expected_encoded = np.unique(y.astype(np.int64), return_inverse=True)
+        assert classes.dtype == expected_classes.dtype
+        np.testing.assert_array_equal(classes, expected_classes)
+        np.testing.assert_array_equal(encoded, expected_encoded)
+
+
 @pytest.mark.parametrize(
     ("X", "y", "match"),
     [
@@ -359,6 +429,18 @@ def test_first_argmin_equals_numpy_with_ties(n_rows):
     rng = np.random.default_rng(n_rows)
     distances = rng.integers(0, 3, size=(n_rows, 500)).astype(float)  # many ties
     np.testing.assert_array_equal(_first_argmin(distances), np.argmin(distances, axis=0))
+    _, mask = _first_argmin(distances, one_hot=True)
+    assert (mask is None) == (n_rows > 1)  # a tie somewhere (a single row cannot tie): no mask
+
+
+@pytest.mark.parametrize(("n_rows", "n"), [(1, 5), (2, 7), (6, 500), (8, 9), (9, 3), (16, 41)])
+def test_first_argmin_one_hot_mask_without_ties(n_rows, n):
+    # n not a multiple of 8 too: the padded tail of the packed masks must not leak in
+    rng = np.random.default_rng(n)
+    distances = rng.normal(size=(n_rows, n))
+    indices, mask = _first_argmin(distances, one_hot=True)
+    np.testing.assert_array_equal(indices, np.argmin(distances, axis=0))
+    np.testing.assert_array_equal(mask, indices == np.arange(n_rows)[:, None])
 
 
 # ----------------------------------------------------------------------------------------------

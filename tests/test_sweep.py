@@ -759,3 +759,15 @@ def test_every_column_has_a_documented_range() -> None:
     with pytest.raises(ValueError, match=r"row 0: r2_emp must be in \[0.0, 1.0\]; got -0.25"):
         row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 1, "level": 0, "r2_emp": -0.25}
         check_row(row, "row 0")
+
+
+def test_a_model_without_train_pred_gives_the_same_row() -> None:
+    # run_cell reuses GCUL's train_pred_; another implementation (the benchmark's scikit-learn
+    # pipeline) has none and phase1_.predict is called instead, with the same result
+    class WithoutTrainPred(GCUL):
+        def fit(self, X, y):
+            super().fit(X, y)
+            del self.train_pred_
+            return self
+
+    assert run_cell(11, 2.0, TINY, model_factory=WithoutTrainPred) == run_cell(11, 2.0, TINY)
