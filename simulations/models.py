@@ -311,125 +311,6 @@ def _scaled_design(X: np.ndarray) -> _ScaledDesign:
     return _ScaledDesign(exponent, *_whitened_design(np.ldexp(X, -exponent)))
 
 
-def _scipy_setulb():
-    """SciPy's L-BFGS-B step ``setulb`` and its message tables, or ``None``.
-
-    Only the interface of SciPy >= 1.15 (its C port: ``setulb(m, x, l, u, nbd, f, g, factr,
-    pgtol, wa, iwa, task, lsave, isave, dsave, maxls, ln_task)``) is used, recognised by that
-    signature; any other SciPy goes through :func:`scipy.optimize.minimize`.
-    """
-    try:
-        from scipy.optimize import _lbfgsb, _lbfgsb_py
-    except ImportError:  # pragma: no cover - a SciPy without these private modules
-        return None
-    setulb = getattr(_lbfgsb, "setulb", None)
-    signature = "setulb(m,x,l,u,nbd,f,g,factr,pgtol,wa,iwa,task,lsave,isave,dsave,maxls,ln_task)"
-    status = getattr(_lbfgsb_py, "status_messages", None)
-    tasks = getattr(_lbfgsb_py, "task_messages", None)
-    if (
-        setulb is None
-        or not (setulb.__doc__ or "").startswith(signature)
-        or not (isinstance(status, dict) and isinstance(tasks, dict))
-    ):
-        return None  # pragma: no cover - older or newer SciPy
-    return setulb, status, tasks
-
-
-_SETULB = _scipy_setulb()
-_MAXCOR = 10  # L-BFGS-B's default number of corrections (maxcor)
-_MAXFUN = 15000  # and its default limit on function evaluations (maxfun)
-
-
-def _lbfgsb(fun, x0, *, maxiter: int, maxls: int, gtol: float, ftol: float, use_minimize=False):
-    """``minimize(fun, x0, jac=True, method="L-BFGS-B", options=...)`` without its wrappers.
-
-    Runs the loop of SciPy's ``_minimize_lbfgsb`` (no bounds, ``maxcor=10``, ``maxfun=15000``)
-    around the same ``setulb`` step, calling ``fun(x) -> (f, grad)`` directly instead of
-    through ``minimize``'s function wrappers, which cost about as much as one evaluation of
-    the multinomial loss per iteration. The iterates are SciPy's, bit for bit: the same step
-    receives the same values (as in ``ScalarFunction``, a point evaluated twice in a row is
-    evaluated once and counted once). Returns an object with ``x``, ``nit``, ``status`` and
-    ``message`` as :func:`~scipy.optimize.minimize`'s result. Falls back to ``minimize`` on a
-    SciPy whose ``setulb`` has another interface, or when ``use_minimize`` is true.
-    """
-    if _SETULB is None or use_minimize:
-        options = {"maxiter": maxiter, "maxls": maxls, "gtol": gtol, "ftol": ftol}
-        return minimize(fun, x0, method="L-BFGS-B", jac=True, options=options)
-    setulb, status_messages, task_messages = _SETULB
-    m = _MAXCOR
-    factr = ftol / np.finfo(float).eps
-    x = np.array(np.asarray(x0).ravel(), dtype=np.float64)
-    n = x.size
-    nbd = np.zeros(n, np.int32)
-    low_bnd = np.zeros(n, np.float64)
-    upper_bnd = np.zeros(n, np.float64)
-    f = np.array(0.0, dtype=np.float64)
-    g = np.zeros((n,), dtype=np.float64)
-    wa = np.zeros(2 * m * n + 5 * n + 11 * m * m + 8 * m, np.float64)
-    iwa = np.zeros(3 * n, dtype=np.int32)
-    task = np.zeros(2, dtype=np.int32)
-    ln_task = np.zeros(2, dtype=np.int32)
-    lsave = np.zeros(4, dtype=np.int32)
-    isave = np.zeros(44, dtype=np.int32)
-    dsave = np.zeros(29, dtype=np.float64)
-    n_iterations = n_evaluations = 0
-    x_evaluated = None  # the last point evaluated, and its value and gradient
-    while True:
-        g = g.astype(np.float64)
-        setulb(
-            m,
-            x,
-            low_bnd,
-            upper_bnd,
-            nbd,
-            f,
-            g,
-            factr,
-            gtol,
-            wa,
-            iwa,
-            task,
-            lsave,
-            isave,
-            dsave,
-            maxls,
-            ln_task,
-        )
-        if task[0] == 3:  # FG: evaluate at x
-            if x_evaluated is None or not np.array_equal(x, x_evaluated):
-                x_evaluated = x.copy()
-                f_evaluated, g_evaluated = fun(x.copy())
-                f_evaluated, g_evaluated = float(f_evaluated), np.atleast_1d(g_evaluated)
-                n_evaluations += 1
-            f, g = f_evaluated, g_evaluated
-        elif task[0] == 1:  # NEW_X: an iteration is done
-            n_iterations += 1
-            if n_iterations >= maxiter:
-                task[0], task[1] = 5, 504
-            elif n_evaluations > _MAXFUN:
-                task[0], task[1] = 5, 502
-        else:
-            break
-    if task[0] == 4:
-        warnflag = 0
-    elif n_evaluations > _MAXFUN or n_iterations >= maxiter:
-        warnflag = 1
-    else:
-        warnflag = 2
-    message = status_messages[task[0]] + ": " + task_messages[task[1]]
-    return _LbfgsbResult(
-        x=x, nit=n_iterations, nfev=n_evaluations, status=warnflag, message=message
-    )
-
-
-class _LbfgsbResult(NamedTuple):
-    x: np.ndarray
-    nit: int
-    nfev: int
-    status: int
-    message: str
-
-
 # cap on the penalty metric a_j of the coefficients of X (a_j**2 <= 2**600), so the penalty stays
 # finite: a_j above it means a variance of X below 2**-600 (about 2e-181) along that direction,
 # where a penalty of at least 2**600 / (C n) already holds that coefficient at zero unless C is
@@ -631,13 +512,9 @@ class LogisticRegression:
         A = A / rescale
         a_penalty = a_penalty / rescale
         loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
-        result = _lbfgsb(
-            loss,
-            np.zeros(n_classes * (n_features + 1)),
-            maxiter=max_iter,
-            maxls=50,
-            gtol=tol,
-            ftol=64 * np.finfo(np.float64).eps,
+        options = {"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps}
+        result = minimize(
+            loss, np.zeros(n_classes * (n_features + 1)), method="L-BFGS-B", jac=True, options=options
         )
         theta = result.x.reshape(n_classes, n_features + 1)
         coef_scaled = theta[:, :n_features] @ A.T  # coefficients of X * 2**-exponent

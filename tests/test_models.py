@@ -14,13 +14,11 @@ from scipy.optimize import check_grad
 from scipy.special import logsumexp
 
 from simulations.models import (
-    _SETULB,
     ConvergenceWarning,
     LinearProjection,
     LogisticRegression,
     _encode_labels,
     _first_argmin,
-    _lbfgsb,
     _scaled_design,
     _whitened_design,
     _WhitenedMultinomialLoss,
@@ -237,27 +235,6 @@ def test_convergence_warning_and_flag():
 
 def _bits(array) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.float64).view(np.int64)
-
-
-@pytest.mark.parametrize(("seed", "n_classes", "max_iter"), [(0, 3, 500), (1, 2, 500), (2, 5, 3)])
-def test_lbfgsb_loop_is_minimize_bit_for_bit(seed, n_classes, max_iter):
-    # the direct loop around SciPy's setulb must give minimize's iterates exactly (max_iter=3:
-    # stopped by the iteration limit, status 1)
-    if _SETULB is None:
-        pytest.skip("this SciPy has another setulb interface: _lbfgsb is minimize itself")
-    X, y, _, loss, _ = _random_problem(seed, n_classes=n_classes)
-    options = dict(maxiter=max_iter, maxls=50, gtol=1e-6, ftol=64 * np.finfo(np.float64).eps)
-    x0 = np.zeros(n_classes * (X.shape[1] + 1))
-    ours = _lbfgsb(loss, x0, **options)
-    theirs = _lbfgsb(loss, x0, **options, use_minimize=True)
-    np.testing.assert_array_equal(_bits(ours.x), _bits(theirs.x))
-    assert (ours.nit, ours.nfev, ours.status, ours.message) == (
-        theirs.nit,
-        theirs.nfev,
-        theirs.status,
-        theirs.message,
-    )
-    assert ours.status == (1 if max_iter == 3 else 0)
 
 
 def test_fit_on_a_shared_design_is_fit_bit_for_bit():
