@@ -551,6 +551,7 @@ def figure_selectivity_contours(
     lam = _check_real("lam", lam, 0.0, 1.0, open_high=True)
     fig = _new_figure()
     axes = fig.subplots(1, len(eps_values), sharey=True, squeeze=False)[0]
+    fig.get_layout_engine().set(wspace=0.06)  # keeps "1.0" and the next "0.0" apart
     levels = np.linspace(0.0, 1.0, 11)
     for ax, eps in zip(axes, eps_values, strict=True):
         r1, r2, S = _selectivity_grid(eps)
