@@ -1,4 +1,4 @@
-"""The ``gcul`` command line: ``gcul reproduce``, ``gcul prove`` and ``gcul feasibility``.
+"""The ``gcul`` command line: ``gcul reproduce``, ``gcul prove``, ``gcul feasibility``, ``gcul demo``.
 
 Every error is one line on stderr (``gcul: error: ...``) with exit code 2, never a traceback; a
 bare ``gcul`` also prints the command list (on stdout, like ``--help``). ``gcul --version``
@@ -754,6 +754,51 @@ def _feasibility(args: argparse.Namespace) -> int:
     return 0
 
 
+def _figure_name(text: str) -> str:
+    """One ``gcul demo --only`` word: a classroom figure's name."""
+    from .demo import FIGURES
+
+    names = [spec.name for spec in FIGURES]
+    if text in names:
+        return text
+    raise argparse.ArgumentTypeError(
+        f"expected a figure name ({', '.join(names)}; gcul demo --list describes them); "
+        f"got {_shown(text)}"
+    )
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from . import demo
+
+    if args.list:
+        if args.only:
+            raise CommandError("--only chooses figures to write; use it with --out, not --list")
+        width = max(len(spec.name) for spec in demo.FIGURES)
+        for spec in demo.FIGURES:
+            print(f"{spec.name:<{width}}  notebook {spec.notebook}: {spec.description}")
+        return 0
+    out = Path(args.out)
+    ancestor = out
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise CommandError(f"--out: {str(ancestor)!r} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise CommandError(f"--out: folder {str(ancestor)!r} is not writable")
+    names = list(dict.fromkeys(args.only)) if args.only else None
+    progress = None if args.quiet else (lambda line: print(f"gcul demo: {line}", file=sys.stderr))
+    start = time.perf_counter()
+    try:
+        written = demo.write_figures(out, names, n_jobs=args.jobs, progress=progress)
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise CommandError(f"cannot write{where}: {exc.strerror or exc}") from None
+    print(f"{len(written) // 2} figures in {time.perf_counter() - start:.1f} s; wrote:")
+    for path in written:
+        print(f"  {path}")
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from gcul_theory import METHODS, PREDICTORS
     from gcul_theory._report import guarantee_phrase
@@ -938,6 +983,39 @@ def _build_parser() -> argparse.ArgumentParser:
         help="print one JSON object on stdout instead of the text report",
     )
     feasibility.set_defaults(handler=_feasibility)
+
+    demo = commands.add_parser(
+        "demo",
+        help="write the classroom figures (PNG and PDF, 1280 x 720) without Jupyter",
+        description="Draw the figures of the classroom notebooks (notebooks/ in the source "
+        "tree) and write each as NAME.png (1280 x 720 pixels, text >= 14 pt, colour-blind "
+        "safe) and NAME.pdf. The two notebook-4 figures run a reduced sweep (2 seeds x 21 "
+        "noise levels, about 10-30 s). The output is the same on every run.",
+    )
+    target = demo.add_mutually_exclusive_group(required=True)
+    target.add_argument("--out", metavar="DIR", help="output folder, created if needed")
+    target.add_argument(
+        "--list", action="store_true", help="name every figure with one line about it, and exit"
+    )
+    demo.add_argument(
+        "--only",
+        type=_figure_name,
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="write only these figures (names from --list)",
+    )
+    demo.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="worker processes of the reduced sweep, joblib semantics (default: %(default)s)",
+    )
+    demo.add_argument(
+        "--quiet", action="store_true", help="no progress lines on stderr (errors still show)"
+    )
+    demo.set_defaults(handler=_demo)
     return parser
 
 
