@@ -343,6 +343,23 @@ def test_boole_le_hunter_worsley_le_exact_le_one(g):
     assert r2["boole"] >= r2["union"]  # the chance-correct samples only add contamination
 
 
+def test_gaussian_exact_never_below_hunter_worsley_when_they_meet():
+    # Two boundaries with correlation near 1: E[r1] = hunter_worsley = 1 - max_c p_c in real
+    # arithmetic, and hunter_worsley rounded an ulp above 1 - max_c p_c, to which the model value
+    # was clipped (found by a randomised run of the test above; 337 of 3000 such geometries).
+    r = 0.9998159755084624
+    g = Geometry(
+        eps=0.3,
+        pi=[0.5, 0.5],
+        eps_c=[0.3, 0.3],
+        D=[5.826652389801878, 4.749015035405447],
+        sigma_mix=[0.6737937957800101, 2.5354690060279417],
+        sigma_c=[0.6737937957800101, 2.5354690060279417],
+        corr_mix=[[1.0, r], [r, 1.0]],
+    )
+    assert capture_rate_bound(g, "hunter_worsley") <= capture_rate_bound(g, "gaussian_exact")
+
+
 @settings(max_examples=30)
 @given(g=model_geometries(), factor=st.floats(1.0, 4.0))
 def test_valid_predictors_are_monotone_in_separation(g, factor):
@@ -494,6 +511,38 @@ def test_orthant_with_a_singular_correlation_and_infinite_limits():
     R = np.full((4, 4), 0.5) + 0.5 * np.eye(4)
     value, error = orthant([0.0, np.inf, 0.0, 0.0], R)
     assert abs(value - 0.25) <= 5.0 * error + 1e-12
+    assert orthant([0.0, -np.inf, 0.0, 0.0], R) == (0.0, 0.0)  # a boundary always crossed
+    assert orthant([np.inf] * 4, R) == (1.0, 0.0)
+
+
+# (seed, noise level of the paper grid, P(W > -h)): scipy's multivariate_normal.cdf over the
+# crossable boundaries with maxpts=20_000_000, abseps=1e-9, releps=0, rng=default_rng(0) (50-65 s
+# each). Separation of variables with 2^22 points gave 0.9999802830667605, 0.2465910589295916 and
+# 0.1539775189071946 (standard errors 1.5e-8, 2.3e-8, 1.6e-8): the two references differ by at most
+# 8e-7, which the tolerance allows for.
+SWEEP_ORTHANTS = [
+    (10, 0, 0.9999803090840669),
+    (13, 20, 0.2465902727904592),
+    (17, 40, 0.15397751265159124),
+]
+
+
+@pytest.mark.parametrize(("seed", "level", "expected"), SWEEP_ORTHANTS)
+def test_gaussian_exact_on_synthetic_sweep_geometries(seed, level, expected):
+    """The nearly singular correlations of the synthetic sweep (smallest eigenvalue 3e-4 to 2e-3
+    here), with the geometry estimated as simulations.sweep._fit_and_measure estimates it."""
+    from simulations.gcul import GCUL
+    from simulations.synthetic import make_dataset, noise_levels
+
+    data = make_dataset(seed, float(noise_levels()[level]))
+    model = GCUL().fit(data.X_train, data.y_train)
+    g = estimate_geometry(data.X_train, data.y_train, model.phase1_.predict(data.X_train))
+    h = g.D / (2.0 * g.sigma_mix)
+    value, error = orthant(h, g.corr_mix)
+    assert error <= 1e-4
+    assert abs(value - expected) <= 5.0 * error + 2e-6
+    r1 = capture_rate_bound(g, "gaussian_exact")  # projected onto [hunter_worsley, 1 - max p]
+    assert abs(r1 - expected) <= 5.0 * error + 2e-6
 
 
 def test_orthant_bits_do_not_depend_on_the_batch():
