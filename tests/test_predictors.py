@@ -385,7 +385,12 @@ def test_gaussian_exact_is_reproducible_bit_for_bit():
 
 
 def orthant(h, R):
-    """``P(W > -h)`` for one geometry and its standard error, from the batched ``_orthant``."""
+    """``P(W > -h)`` for one geometry and its standard error, from the batched ``_orthant``.
+
+    Tolerances: 5 standard errors for fixed inputs (the points are fixed, so such a test passes
+    or fails for good); 8 where hypothesis draws the inputs, each draw a fresh chance to exceed
+    them (P(|t_7| > 8) = 9e-5 per draw, t with the 7 degrees of freedom of 8 scramblings).
+    """
     value, error = _orthant(np.asarray(h, float)[None, :], np.asarray(R, float)[None, :, :])
     return float(value[0]), float(error[0])
 
@@ -449,7 +454,7 @@ def test_one_factor_orthant_matches_quadrature(loadings, seed):
     expected = integrate.quad(integrand, -40.0, 40.0, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
     value, error = orthant(h, R)
     assert error <= 1e-4
-    assert abs(value - expected) <= 5.0 * error + 1e-10
+    assert abs(value - expected) <= 8.0 * error + 1e-10
 
 
 @settings(max_examples=6)
@@ -463,7 +468,7 @@ def test_orthant_matches_scipy_with_many_points(d, seed):
         h, mean=np.zeros(d), cov=R, maxpts=1_000_000, abseps=1e-6, releps=0.0, rng=rng
     )
     value, error = orthant(h, R)
-    assert abs(value - expected) <= 5.0 * error + 3e-6
+    assert abs(value - expected) <= 8.0 * error + 3e-6
 
 
 @settings(max_examples=40)
