@@ -13,7 +13,8 @@ Both sides compute r̂1 of "gaussian_exact" one geometry per call, as a sweep ce
   boundaries, then the same projection onto ``[hunter_worsley, 1 - max_c p_c]``;
 * new: :func:`gcul_theory.capture_rate_bound` with ``method="gaussian_exact"``.
 
-A third line times the new one on the whole grid as one broadcast batch. Prints one line per
+Old and new take turns within every repetition (so that the machine's load falls on both
+alike). A third line times the new one on the whole grid as one broadcast batch. Prints one line per
 figure: the min and median over ``--repeat`` repetitions of the time per geometry, the speed-up,
 and the max and mean ``|old - new|`` over the geometries, with the largest standard error that
 the new one reports.
@@ -99,13 +100,19 @@ def new_gaussian_exact(geometry) -> float:
     return float(gcul_theory.capture_rate_bound(geometry, "gaussian_exact"))
 
 
-def time_per_geometry(function, geometries, repeat):
-    """Seconds per geometry of each repetition, and the values of the last one."""
-    times = []
+def time_per_geometry(functions, geometries, repeat):
+    """Seconds per geometry of each repetition of each function, and the values of the last one.
+
+    The functions take turns within every repetition, so that a change in the machine's load
+    falls on all of them alike.
+    """
+    times = [[] for _ in functions]
+    values = [None for _ in functions]
     for _ in range(repeat):
-        start = time.perf_counter()
-        values = np.array([function(g) for g in geometries])
-        times.append((time.perf_counter() - start) / len(geometries))
+        for i, function in enumerate(functions):
+            start = time.perf_counter()
+            values[i] = np.array([function(g) for g in geometries])
+            times[i].append((time.perf_counter() - start) / len(geometries))
     return times, values
 
 
@@ -129,8 +136,9 @@ def main(argv=None) -> None:
     print(f"geometries: {n} (seeds {args.seeds} x {args.levels} levels), orthant dimensions {dims}")
 
     new_gaussian_exact(geometries[0])  # the Sobol' points of each dimension, computed once
-    old_times, old = time_per_geometry(old_gaussian_exact, geometries, args.repeat)
-    new_times, new = time_per_geometry(new_gaussian_exact, geometries, args.repeat)
+    (old_times, new_times), (old, new) = time_per_geometry(
+        (old_gaussian_exact, new_gaussian_exact), geometries, args.repeat
+    )
     grid = batched(geometries)
     batch_times = []
     for _ in range(args.repeat):
