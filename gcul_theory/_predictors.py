@@ -58,7 +58,7 @@ The model value (a reference, not a bound)
         2% and five with 0.16%, by Student's t with 7 degrees of freedom) is 7e-6 median and
         6e-5 at worst on 200 random correlation matrices in 3-8 dimensions, and below 1e-5 for
         the equicorrelated rho = 1/2 orthant up to 8 dimensions (7e-5 at 64). The synthetic
-        sweep's correlations are nearly singular (smallest eigenvalue 2e-5 to 1e-2): there it is
+        sweep's correlations are nearly singular (smallest eigenvalue 1.6e-5 to 1e-2): there it is
         1.5e-5 median and 1.8e-4 at worst over its 410 geometries, and on 41 of them the error
         against the same method with 2^21 points (standard error at most 1.5e-6) is 2.2e-5 mean
         and 2.9e-4 at worst, where scipy's ``multivariate_normal.cdf`` with 10^5 points, used
