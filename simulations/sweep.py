@@ -338,14 +338,16 @@ def run_sweep(
     todo = [cell for cell in cells if cell not in rows]
 
     bar = _ProgressBar(total=len(cells), done=len(rows), enabled=progress)
+    finished = _run_cells(todo, config, n_jobs, backend, scheduler)
     try:
-        for seed, noise, row, elapsed in _run_cells(todo, config, n_jobs, backend, scheduler):
+        for seed, noise, row, elapsed in finished:
             row = check_row(row, f"cell (seed={seed}, noise={noise!r})")  # before caching it
             rows[seed, noise], seconds[seed, noise] = row, elapsed
             if cache is not None:
                 cache.store(row, elapsed)
             bar.advance()
     finally:
+        finished.close()  # now, not when collected: stops the workers (and a local cluster)
         bar.close()
 
     result = SweepRows()
@@ -506,7 +508,10 @@ def _run_cells(
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
         outputs = parallel(delayed(_cell_task)(seed, noise, config) for seed, noise in cells)
         try:
-            yield from outputs
+            # not `yield from`: that would pass our close() on to joblib's generator outside the
+            # catch_warnings below
+            for output in outputs:
+                yield output
         finally:
             with warnings.catch_warnings():
                 # joblib warns that the cancelled tasks were "not used": that is the point here.
@@ -528,8 +533,8 @@ def _dask_client(n_workers: int, scheduler: str | None):
     """A ``dask.distributed.Client`` on ``scheduler``, or on a new quiet ``LocalCluster``.
 
     The local cluster has ``n_workers`` worker processes of one thread each (the cells are
-    single-threaded), no dashboard, and logs only errors. The client (and the local cluster) are
-    closed on the way out, whatever ends the block.
+    single-threaded), no dashboard, and logs nothing below CRITICAL. The client (and the local
+    cluster) are closed on the way out, whatever ends the block.
     """
     distributed = _import_distributed()
     with contextlib.ExitStack() as stack:
@@ -540,7 +545,12 @@ def _dask_client(n_workers: int, scheduler: str | None):
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
-                    silence_logs=logging.ERROR,
+                    # the scheduler's HTTP routes (health, metrics) on any free port: on 8787, the
+                    # default, a second cluster on this machine warns that the port is taken
+                    scheduler_kwargs={"dashboard_address": ":0"},
+                    # quiet: a failed cell raises here anyway; a worker that loses the
+                    # scheduler while the cluster closes logs a traceback at ERROR level
+                    silence_logs=logging.CRITICAL,
                 )
             )
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
