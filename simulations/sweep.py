@@ -510,7 +510,7 @@ def _run_cells(
         try:
             # not `yield from`: that would pass our close() on to joblib's generator outside the
             # catch_warnings below
-            for output in outputs:
+            for output in outputs:  # noqa: UP028
                 yield output
         finally:
             with warnings.catch_warnings():

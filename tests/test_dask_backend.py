@@ -258,7 +258,9 @@ def test_scheduler_without_workers_is_reported(monkeypatch) -> None:
         scheduler_kwargs={"dashboard_address": ":0"},
         silence_logs=logging.ERROR,
     ) as empty:
-        with pytest.raises(ConnectionError, match=r"has no worker after 1 s .*`dask worker \S+ --nthreads 1`"):
+        with pytest.raises(
+            ConnectionError, match=r"has no worker after 1 s .*`dask worker \S+ --nthreads 1`"
+        ):
             run_sweep(
                 GRID, SEEDS, config=TINY, progress=False, backend="dask",
                 scheduler=empty.scheduler_address,
@@ -288,7 +290,9 @@ def test_run_sweep_rejects_bad_backends(kwargs, error, match) -> None:
 @pytest.mark.skipif(not LINUX, reason="reads the process table in /proc")
 def test_sigterm_closes_the_local_cluster(tmp_path) -> None:
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
     argv = [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out)]
     argv += ["--seeds", "10-29", "--levels", "41", "--jobs", "2", "--backend", "dask"]
     with open(tmp_path / "stderr", "w") as stderr:

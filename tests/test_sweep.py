@@ -616,9 +616,7 @@ def test_lambda_emp_below_minus_one_is_a_valid_row() -> None:
     assert row["lambda_emp"] < -1.0
 
 
-@pytest.mark.parametrize(
-    ("rejection_rate", "lambda_emp"), [(0.25, 4.5), (0.25, -4.5), (0.0, 0.25)]
-)
+@pytest.mark.parametrize(("rejection_rate", "lambda_emp"), [(0.25, 4.5), (0.25, -4.5), (0.0, 0.25)])
 def test_lambda_emp_beyond_one_over_the_rejection_rate_is_refused(rejection_rate, lambda_emp):
     row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 16, "level": 0}
     row |= {"rejection_rate": rejection_rate, "lambda_emp": lambda_emp}
