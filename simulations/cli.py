@@ -170,10 +170,19 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     from . import figures, report
     from ._results import atomic_write_text, check_row, write_csv, write_timings_csv
-    from .sweep import _resolve_n_jobs, run_sweep
+    from .sweep import _check_backend, _resolve_n_jobs, run_sweep
     from .synthetic import SyntheticConfig, noise_levels
 
     # 1. Every argument is checked before anything is created on disk.
+    if args.scheduler is not None and args.backend != "dask":
+        raise CommandError(
+            f"--scheduler {_shown(args.scheduler)} needs --backend dask (got --backend "
+            f"{args.backend})"
+        )
+    try:
+        _check_backend(args.backend, args.scheduler)
+    except ImportError as exc:
+        raise CommandError(f"--backend dask: {_first_line(exc)}") from None
     config = SyntheticConfig()
     step = 0.4
     top = round(step * (args.levels - 1), 10)
@@ -238,9 +247,15 @@ def _reproduce(args: argparse.Namespace) -> int:
                 f"{option}: cannot create or write in {str(path)!r}: {reason}"
             ) from None
 
+    if args.scheduler is not None:
+        where = f"the dask scheduler at {args.scheduler}"
+    elif args.backend == "dask":
+        where = f"a dask LocalCluster of {n_jobs} worker(s)"
+    else:
+        where = f"{n_jobs} job(s)"
     print(
         f"gcul reproduce: {len(args.seeds)} seeds x {len(levels)} noise levels = {n_cells} "
-        f"cells, {n_jobs} job(s), cache {cache}",
+        f"cells, {where}, cache {cache}",
         file=sys.stderr,
     )
     if capped:
@@ -265,6 +280,8 @@ def _reproduce(args: argparse.Namespace) -> int:
             cache_dir=cache,
             config=config,
             progress=not args.quiet,
+            backend=args.backend,
+            scheduler=args.scheduler,
         )
         elapsed = time.perf_counter() - start
         timings = rows.timings
@@ -288,6 +305,8 @@ def _reproduce(args: argparse.Namespace) -> int:
             "lambda_target": args.lam,
             "figure_method": args.method,
             "n_jobs": n_jobs,
+            "backend": args.backend,
+            "scheduler": args.scheduler,
             "config": {key: getattr(config, key) for key in config.__dataclass_fields__},
             "n_cells": len(rows),
             "elapsed_seconds": round(elapsed, 3),
@@ -306,6 +325,9 @@ def _reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 128 + signal.SIGTERM if received else EXIT_INTERRUPTED
+    except ConnectionError as exc:  # the dask scheduler (an OSError, but not a file's)
+        option = "--scheduler" if args.scheduler is not None else "--backend dask"
+        raise CommandError(f"{option}: {_first_line(exc)}") from None
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         raise CommandError(f"cannot write{where}: {exc.strerror or exc}") from None
@@ -840,7 +862,8 @@ def _build_parser() -> argparse.ArgumentParser:
         default=-1,
         metavar="N",
         help="worker processes: N, or -1 = all usable CPU cores, -2 = all but one; more than "
-        "the usable cores is capped there (default: -1)",
+        "the usable cores is capped there; with --backend dask, the workers of the LocalCluster "
+        "(default: -1)",
     )
     reproduce.add_argument(
         "--seeds",
@@ -878,6 +901,21 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="DIR",
         help="per-cell cache folder; a rerun resumes from it (default: OUT/cache)",
+    )
+    reproduce.add_argument(
+        "--backend",
+        choices=("loky", "dask"),
+        default="loky",
+        help="where the cells run: loky (joblib's process pool here) or dask (a dask.distributed "
+        "cluster; needs pip install -e '.[dask]'): a LocalCluster of --jobs workers, or the "
+        "cluster of --scheduler. results.csv is the same byte for byte (default: %(default)s)",
+    )
+    reproduce.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="address of a running dask scheduler, e.g. tcp://HOST:8786 (needs --backend dask; "
+        "its workers run the cells and --jobs is not used; every worker needs gcul installed)",
     )
     reproduce.add_argument(
         "--quiet", action="store_true", help="no progress lines on stderr (errors still show)"

@@ -69,6 +69,13 @@ FONT_SIZE = 8
 SINGLE_COLUMN_SIZE = (3.4, 2.6)  # inches: one column of a two-column paper
 _LINE_WIDTH = 2.0
 _BAND_ALPHA = 0.22
+
+CROWDED_SEEDS = 20
+"""Above this many seeds (twice the paper's 10) a figure stays readable by drawing, instead of the
+min–max band, the 5–95% band over seeds (a min–max over 100 seeds is drawn by its outliers), and
+the violating cells as small translucent marks under the mean lines (thousands of them otherwise
+hide the lines)."""
+_CROWDED_BAND = (5.0, 95.0)
 _SAVE_FORMATS = ("png", "pdf")
 _KNOWN_SUFFIXES = {"png", "pdf", "svg", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp"}
 
@@ -88,13 +95,18 @@ class SeedSummary:
 
     noise: np.ndarray
     mean: np.ndarray
-    low: np.ndarray  # minimum over seeds
-    high: np.ndarray  # maximum over seeds
+    low: np.ndarray  # minimum over seeds (or the lower percentile of ``spread``)
+    high: np.ndarray  # maximum over seeds (or the upper percentile of ``spread``)
     n_seeds: np.ndarray  # seeds present at each level
 
 
-def summarize_across_seeds(results: Results, column: str) -> SeedSummary:
+def summarize_across_seeds(
+    results: Results, column: str, spread: tuple[float, float] | None = None
+) -> SeedSummary:
     """Mean, minimum and maximum of ``column`` over seeds at each noise level, sorted by σ.
+
+    With ``spread = (p, q)`` (percentages, ``0 <= p <= q <= 100``), ``low`` and ``high`` are the
+    p-th and q-th percentiles over seeds (``numpy.percentile``, linear) instead.
 
     Examples
     --------
@@ -103,14 +115,24 @@ def summarize_across_seeds(results: Results, column: str) -> SeedSummary:
     >>> summary = summarize_across_seeds(rows, "lambda_emp")
     >>> summary.noise.tolist(), summary.mean.round(2).tolist(), summary.n_seeds.tolist()
     ([0.0, 0.4], [0.7, 0.5], [2, 1])
+    >>> summarize_across_seeds(rows, "lambda_emp", spread=(25.0, 75.0)).low.round(2).tolist()
+    [0.65, 0.5]
     """
+    if spread is not None:
+        p, q = spread
+        if not 0.0 <= p <= q <= 100.0:
+            raise ValueError(f"spread must be percentages 0 <= p <= q <= 100; got {spread!r}")
     cols = _columns(results, ("seed", "noise", column), f"the across-seed summary of {column!r}")
     keys = _noise_key(cols["noise"])
     levels, inverse = np.unique(keys, return_inverse=True)
     values = cols[column]
     mean = np.array([values[inverse == k].mean() for k in range(len(levels))])
-    low = np.array([values[inverse == k].min() for k in range(len(levels))])
-    high = np.array([values[inverse == k].max() for k in range(len(levels))])
+    if spread is None:
+        low = np.array([values[inverse == k].min() for k in range(len(levels))])
+        high = np.array([values[inverse == k].max() for k in range(len(levels))])
+    else:
+        low = np.array([np.percentile(values[inverse == k], p) for k in range(len(levels))])
+        high = np.array([np.percentile(values[inverse == k], q) for k in range(len(levels))])
     n_seeds = np.array([len(np.unique(cols["seed"][inverse == k])) for k in range(len(levels))])
     return SeedSummary(noise=levels, mean=mean, low=low, high=high, n_seeds=n_seeds)
 
@@ -159,6 +181,15 @@ def save_figure(
     return written
 
 
+def _crowding(n_seeds: int) -> tuple[tuple[float, float] | None, str, dict]:
+    """The band's percentiles (None: min–max), its description and the style of the violation
+    marks, for a grid of ``n_seeds`` seeds (see :data:`CROWDED_SEEDS`)."""
+    if n_seeds <= CROWDED_SEEDS:
+        return None, "min–max", {}
+    low, high = _CROWDED_BAND
+    return _CROWDED_BAND, f"{low:g}–{high:g}% of seeds", {"alpha": 0.35, "zorder": 2.5}
+
+
 def _new_axes(ax: Axes | None) -> Axes:
     if ax is not None:
         if not isinstance(ax, Axes):
@@ -189,8 +220,8 @@ class PhaseTransitionPlot:
     ax: Axes
     pre: Line2D  # mean λ*_PRE over seeds
     emp: Line2D  # mean λ*_EMP over seeds
-    pre_band: PolyCollection  # min–max of λ*_PRE over seeds
-    emp_band: PolyCollection  # min–max of λ*_EMP over seeds
+    pre_band: PolyCollection  # min–max of λ*_PRE over seeds (5–95% above CROWDED_SEEDS seeds)
+    emp_band: PolyCollection  # min–max of λ*_EMP over seeds (5–95% above CROWDED_SEEDS seeds)
     target: Line2D  # horizontal line at λ
     type_i: Line2D  # markers at (σ, λ*_EMP) of the Type-I cells
     type_ii: Line2D  # markers at (σ, λ*_EMP) of the Type-II cells
@@ -241,10 +272,11 @@ def plot_phase_transition(
     lam = _check_lam(lam)
     pre_column, emp_column = judged_columns(method)
     cols = _columns(results, ("seed", "noise", emp_column, pre_column), "the phase-transition plot")
-    pre = summarize_across_seeds(cols, pre_column)
-    emp = summarize_across_seeds(cols, emp_column)
-    type_i, type_ii = violation_masks(cols, lam, method)
     n_seeds = len(np.unique(cols["seed"]))
+    spread, band_text, crowded = _crowding(n_seeds)
+    pre = summarize_across_seeds(cols, pre_column, spread)
+    emp = summarize_across_seeds(cols, emp_column, spread)
+    type_i, type_ii = violation_masks(cols, lam, method)
 
     ax = _new_axes(ax)
     _style_axes(ax)
@@ -266,11 +298,12 @@ def plot_phase_transition(
     (type_i_markers,) = ax.plot(
         cols["noise"][type_i], cols[emp_column][type_i], linestyle="none", marker="o",
         markersize=3.5, markerfacecolor="none", markeredgecolor=OKABE_ITO["black"],
-        markeredgewidth=0.8, zorder=4,
+        markeredgewidth=0.8, **({"zorder": 4} | crowded),
     )  # fmt: skip
     (type_ii_markers,) = ax.plot(
         cols["noise"][type_ii], cols[emp_column][type_ii], linestyle="none", marker="x",
-        markersize=4, markeredgecolor=OKABE_ITO["purple"], markeredgewidth=1.2, zorder=4,
+        markersize=4, markeredgecolor=OKABE_ITO["purple"], markeredgewidth=1.2,
+        **({"zorder": 4} | crowded),
     )  # fmt: skip
 
     lo, hi = float(cols["noise"].min()), float(cols["noise"].max())
@@ -287,7 +320,7 @@ def plot_phase_transition(
         _EMP_LABEL,
         rf"$\lambda_{{\mathrm{{target}}}} = {lam:g}$",
     ]
-    title = f"mean of {seeds}\nband: min–max"
+    title = f"mean of {seeds}\nband: {band_text}"
     # A legend entry only for a mark that is drawn; a kind with no cell is said in the title.
     for markers, kind, count in (
         (type_i_markers, "Type-I", int(type_i.sum())),
@@ -380,7 +413,8 @@ def plot_predictors(
 
     Every panel draws, like :func:`plot_phase_transition`, the across-seed mean of the
     predictor's λ* (solid, blue) and of the λ*_EMP it is judged against (dashed, vermillion), each
-    with its min–max band over seeds, the target λ (dotted), and each violating (seed, σ) cell at
+    with its min–max band over seeds (5–95% above :data:`CROWDED_SEEDS` seeds, where the marks
+    are also small and translucent), the target λ (dotted), and each violating (seed, σ) cell at
     its own (σ, λ*_EMP): Type-I as open circles, Type-II as crosses. The certified panel draws
     λ*_CERT against λ*_EMP of the model it certifies (``lambda_emp_cert``). The title names the
     predictor, whether it is valid (the registry's ``valid`` and ``kind``: "valid", "not
@@ -413,6 +447,7 @@ def plot_predictors(
     needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
     cols = _columns(results, needed, "the predictors figure")
     n_seeds = len(np.unique(cols["seed"]))
+    spread, band_text, crowded = _crowding(n_seeds)
 
     n_panels = len(methods) + 1  # and the key
     ncols = min(PANEL_COLUMNS, n_panels)
@@ -434,8 +469,8 @@ def plot_predictors(
     for index, method in enumerate(methods):
         ax = flat[index]
         pre_column, emp_column = judged[method]
-        pre = summarize_across_seeds(cols, pre_column)
-        emp = summarize_across_seeds(cols, emp_column)
+        pre = summarize_across_seeds(cols, pre_column, spread)
+        emp = summarize_across_seeds(cols, emp_column, spread)
         type_i, type_ii = violation_masks(cols, lam, method)
         _style_axes(ax)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 4, 5, 10]))
@@ -453,11 +488,12 @@ def plot_predictors(
         (type_i_artists[method],) = ax.plot(
             cols["noise"][type_i], cols[emp_column][type_i], linestyle="none", marker="o",
             markersize=3, markerfacecolor="none", markeredgecolor=OKABE_ITO["black"],
-            markeredgewidth=0.7, zorder=4,
+            markeredgewidth=0.7, **({"zorder": 4} | crowded),
         )  # fmt: skip
         (type_ii_artists[method],) = ax.plot(
             cols["noise"][type_ii], cols[emp_column][type_ii], linestyle="none", marker="x",
-            markersize=3.5, markeredgecolor=OKABE_ITO["purple"], markeredgewidth=1.0, zorder=4,
+            markersize=3.5, markeredgecolor=OKABE_ITO["purple"], markeredgewidth=1.0,
+            **({"zorder": 4} | crowded),
         )  # fmt: skip
         n_i, n_ii = int(type_i.sum()), int(type_ii.sum())
         counts[method] = (n_i, n_ii)
@@ -524,7 +560,7 @@ def plot_predictors(
         texts.append(r"Type-II: $\lambda^*_{\mathrm{EMP}} < \lambda \leq \lambda^*$")
     seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
     key = key_ax.legend(
-        proxies, texts, loc="center", fontsize=small, title=f"mean of {seeds}; band: min–max",
+        proxies, texts, loc="center", fontsize=small, title=f"mean of {seeds}; band: {band_text}",
         title_fontsize=small, frameon=False, handlelength=2.0, handletextpad=0.5,
         labelspacing=0.5, alignment="left",
     )  # fmt: skip

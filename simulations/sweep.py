@@ -25,10 +25,12 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import importlib
 import json
+import logging
 import math
 import numbers
 import os
@@ -42,7 +44,7 @@ from typing import Any
 
 import numpy as np
 import scipy
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 
 import gcul_theory
 from gcul_theory._predictors import critical as _critical
@@ -66,6 +68,7 @@ from simulations.synthetic import (
 )
 
 __all__ = [
+    "BACKENDS",
     "CACHE_VERSION",
     "LAMBDA_METHODS",
     "SweepRows",
@@ -75,6 +78,15 @@ __all__ = [
 ]
 
 DEFAULT_CONFIG = SyntheticConfig()
+
+BACKENDS: tuple[str, ...] = ("loky", "dask")
+"""Where :func:`run_sweep` runs its cells: ``"loky"`` (joblib's process pool on this machine) or
+``"dask"`` (joblib's dask backend on a ``dask.distributed`` cluster; needs the ``dask`` extra)."""
+
+SCHEDULER_TIMEOUT = 10.0
+"""Seconds to wait for a dask scheduler to answer, and then for its first worker to join."""
+
+_DASK_MISSING = "the dask backend needs dask.distributed: pip install -e '.[dask]'"
 
 LAMBDA_METHODS: tuple[str, ...] = tuple(entry.name for entry in gcul_theory.PREDICTORS)
 """Every predictor of :data:`gcul_theory.PREDICTORS`, reported side by side
@@ -228,6 +240,8 @@ def run_sweep(
     cache_dir: str | os.PathLike[str] | None = None,
     config: SyntheticConfig = DEFAULT_CONFIG,
     progress: bool = True,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> SweepRows:
     """Run :func:`run_cell` on every ``(seed, σ)`` of a grid; one row per cell.
 
@@ -241,7 +255,9 @@ def run_sweep(
         Worker processes (1 by default: in this process), joblib semantics: ``-1`` = all usable
         cores, ``-2`` = all but one, and so on. Capped at the usable cores (:func:`usable_cores`)
         with a one-line notice on stderr, and at the number of cells to compute. Rows do not
-        depend on it.
+        depend on it. With ``backend="dask"`` it is the number of workers of the local cluster
+        (one process each, one thread per process, even for ``n_jobs=1``); with a ``scheduler``
+        the cluster's own workers run the cells and ``n_jobs`` is not used.
     cache_dir : path, optional
         Directory for the per-cell cache (created if needed; it must be writable). Every finished
         cell is written there at once (one small JSON file, atomically), so an interrupted sweep
@@ -254,6 +270,18 @@ def run_sweep(
         Show progress on stderr (done/total, elapsed, ETA): one self-overwriting line on a
         terminal, plain lines (every 10% of the cells or every 5 s, the final state once)
         otherwise.
+    backend : {"loky", "dask"}, optional
+        ``"loky"`` (default): joblib's process pool on this machine. ``"dask"``: joblib's dask
+        backend on a ``dask.distributed`` cluster (the ``dask`` extra: ``pip install -e
+        '.[dask]'``), a ``LocalCluster`` of ``n_jobs`` worker processes started for this call and
+        closed when it returns (also on an error or an interrupt), unless ``scheduler`` is given.
+        Rows, the cache and the progress are the same on both; only the cells not in the cache
+        are sent to the workers, and nothing is started when every cell is cached.
+    scheduler : str, optional
+        Address of a running dask scheduler (``tcp://HOST:8786``), only with ``backend="dask"``.
+        Every worker must import this package at the same version (the cache key of a row holds
+        the code of this machine). It must answer, and a worker must join it, within
+        :data:`SCHEDULER_TIMEOUT` seconds.
 
     Returns
     -------
@@ -266,7 +294,13 @@ def run_sweep(
     TypeError, ValueError
         For a bad argument (the message names it): an empty or repeated grid or seed list, a
         negative or non-finite σ, a σ whose flip probability exceeds 1, ``n_jobs == 0``, a
-        ``cache_dir`` that is a file or is not writable.
+        ``cache_dir`` that is a file or is not writable, an unknown ``backend``, a ``scheduler``
+        without ``backend="dask"``.
+    ImportError
+        ``backend="dask"`` without dask.distributed installed (the message says what to install).
+    ConnectionError
+        The ``scheduler`` did not answer, or no worker joined it, within
+        :data:`SCHEDULER_TIMEOUT` seconds.
 
     Examples
     --------
@@ -284,6 +318,7 @@ def run_sweep(
     n_jobs, notice = _resolve_n_jobs(n_jobs)
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool; got {progress!r}")
+    backend, scheduler = _check_backend(backend, scheduler)
     cache = None if cache_dir is None else _CellCache(_check_cache_dir(cache_dir), config)
     if notice:
         print(f"sweep: {notice}", file=sys.stderr, flush=True)
@@ -305,14 +340,16 @@ def run_sweep(
     todo = [cell for cell in cells if cell not in rows]
 
     bar = _ProgressBar(total=len(cells), done=len(rows), enabled=progress)
+    finished = _run_cells(todo, config, n_jobs, backend, scheduler)
     try:
-        for seed, noise, row, elapsed in _run_cells(todo, config, n_jobs):
+        for seed, noise, row, elapsed in finished:
             row = check_row(row, f"cell (seed={seed}, noise={noise!r})")  # before caching it
             rows[seed, noise], seconds[seed, noise] = row, elapsed
             if cache is not None:
                 cache.store(row, elapsed)
             bar.advance()
     finally:
+        finished.close()  # now, not when collected: stops the workers (and a local cluster)
         bar.close()
 
     result = SweepRows()
@@ -443,29 +480,110 @@ def _cell_task(seed: int, noise: float, config: SyntheticConfig):
     return seed, noise, row, time.perf_counter() - start
 
 
-def _run_cells(cells, config, n_jobs) -> Iterator[tuple[int, float, dict, float]]:
+def _run_cells(
+    cells, config, n_jobs, backend="loky", scheduler=None
+) -> Iterator[tuple[int, float, dict, float]]:
     """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
+
+    One call site runs every backend: ``joblib.parallel_config`` chooses it around the same
+    ``Parallel(return_as="generator_unordered")``, and :func:`_cell_task` does not know which
+    one runs it. With loky and one job the cells run in this process, in order.
 
     When the consumer stops early (an exception, KeyboardInterrupt or SIGTERM turned into one),
     the joblib generator is closed at once, which makes loky terminate its worker processes
-    instead of leaving them to run out their idle timeout.
+    instead of leaving them to run out their idle timeout; a dask client is closed too, and a
+    local cluster with it (its worker processes end), while a remote scheduler forgets the
+    cells of this client.
     """
     if not cells:
         return
     n_jobs = min(n_jobs, len(cells))
-    if n_jobs == 1:
+    if backend == "loky" and n_jobs == 1:
         for seed, noise in cells:
             yield _cell_task(seed, noise, config)
         return
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    outputs = parallel(delayed(_cell_task)(seed, noise, config) for seed, noise in cells)
+    with contextlib.ExitStack() as stack:
+        if backend == "dask":
+            client = stack.enter_context(_dask_client(n_jobs, scheduler))
+            stack.enter_context(parallel_config(backend="dask", client=client))
+            n_jobs = -1  # every thread of the cluster
+        else:
+            stack.enter_context(parallel_config(backend="loky"))
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        outputs = parallel(delayed(_cell_task)(seed, noise, config) for seed, noise in cells)
+        try:
+            # not `yield from`: that would pass our close() on to joblib's generator outside the
+            # catch_warnings below
+            for output in outputs:  # noqa: UP028
+                yield output
+        finally:
+            with warnings.catch_warnings():
+                # joblib warns that the cancelled tasks were "not used": that is the point here.
+                warnings.simplefilter("ignore")
+                outputs.close()
+
+
+def _import_distributed():
+    """``dask.distributed``, or an ImportError that says which extra to install."""
     try:
-        yield from outputs
-    finally:
-        with warnings.catch_warnings():
-            # joblib warns that the cancelled tasks were "not used": that is the point here.
-            warnings.simplefilter("ignore")
-            outputs.close()
+        import dask.distributed as distributed
+    except ImportError as error:
+        raise ImportError(f"{_DASK_MISSING} ({error})") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def _dask_client(n_workers: int, scheduler: str | None):
+    """A ``dask.distributed.Client`` on ``scheduler``, or on a new quiet ``LocalCluster``.
+
+    The local cluster has ``n_workers`` worker processes of one thread each (the cells are
+    single-threaded), no dashboard, and logs nothing below CRITICAL. The client (and the local
+    cluster) are closed on the way out, whatever ends the block.
+    """
+    distributed = _import_distributed()
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            cluster = stack.enter_context(
+                distributed.LocalCluster(
+                    n_workers=n_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    # the scheduler's HTTP routes (health, metrics) on any free port: on 8787, the
+                    # default, a second cluster on this machine warns that the port is taken
+                    scheduler_kwargs={"dashboard_address": ":0"},
+                    # quiet: a failed cell raises here anyway; a worker that loses the
+                    # scheduler while the cluster closes logs a traceback at ERROR level
+                    silence_logs=logging.CRITICAL,
+                )
+            )
+            client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+        else:
+            try:
+                client = distributed.Client(
+                    scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False
+                )
+            except (OSError, ValueError) as error:  # a timeout is an OSError
+                raise ConnectionError(
+                    f"cannot reach the dask scheduler at {scheduler!r} within "
+                    f"{SCHEDULER_TIMEOUT:g} s ({_first_line(error)}); is `dask scheduler` "
+                    "running there?"
+                ) from None
+            stack.enter_context(client)
+            try:
+                client.wait_for_workers(1, timeout=SCHEDULER_TIMEOUT)
+            except (OSError, ValueError) as error:
+                raise ConnectionError(
+                    f"the dask scheduler at {scheduler!r} has no worker after "
+                    f"{SCHEDULER_TIMEOUT:g} s ({_first_line(error)}); start one with "
+                    f"`dask worker {scheduler} --nthreads 1`"
+                ) from None
+        yield client
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 class _ProgressBar:
@@ -706,6 +824,26 @@ def _code_fingerprint() -> str:
 
 # --------------------------------------------------------------------------------------------
 # Argument checks
+
+
+def _check_backend(backend: str, scheduler: str | None) -> tuple[str, str | None]:
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
+    if scheduler is not None:
+        if not isinstance(scheduler, str) or not scheduler.strip():
+            raise TypeError(
+                f"scheduler must be a dask scheduler address such as 'tcp://HOST:8786', or "
+                f"None; got {scheduler!r}"
+            )
+        if backend != "dask":
+            raise ValueError(
+                f"scheduler is the address of a dask scheduler: it needs backend='dask'; got "
+                f"backend={backend!r} with scheduler={scheduler!r}"
+            )
+        scheduler = scheduler.strip()
+    if backend == "dask":
+        _import_distributed()  # fail before any cell or cache file, not after the cached ones
+    return backend, scheduler
 
 
 def _check_level(level: int) -> int:

@@ -133,6 +133,33 @@ def test_mean_lines_and_bands_follow_the_seeds():
     assert any("Chernoff" in t for t in legend_texts(drawn))
 
 
+def test_a_grid_of_many_seeds_draws_a_percentile_band_and_light_marks_under_the_lines():
+    # With 100 seeds x 81 levels the min-max band was drawn by a few outliers (λ*_EMP from -4.9 to
+    # 5.6 with n_per_class = 40) and 2,453 opaque marks above the mean lines hid them.
+    rows = make_rows(seeds=range(30), n_levels=21)
+    drawn = plot_phase_transition(rows, method="union", lam=0.3)
+    emp = np.array([r["lambda_emp"] for r in rows]).reshape(30, 21)
+    band = drawn.emp_band.get_paths()[0].vertices
+    assert band[:, 1].min() == pytest.approx(np.percentile(emp, 5, axis=0).min())
+    assert band[:, 1].max() == pytest.approx(np.percentile(emp, 95, axis=0).max())
+    assert band[:, 1].max() < emp.max()
+    assert "band: 5–95% of seeds" in drawn.legend.get_title().get_text()
+    for marks in (drawn.type_i, drawn.type_ii):
+        assert marks.get_zorder() < drawn.pre.get_zorder() and marks.get_alpha() < 1
+    panels = plot_predictors(rows, lam=0.3)
+    assert panels.key.get_title().get_text() == "mean of 30 seeds; band: 5–95% of seeds"
+    for marks in (*panels.type_i.values(), *panels.type_ii.values()):
+        assert marks.get_zorder() < 3 and marks.get_alpha() < 1  # the mean lines are at 3
+    few = plot_phase_transition(make_rows(seeds=range(20), n_levels=21), method="union", lam=0.3)
+    assert "band: min–max" in few.legend.get_title().get_text()  # up to CROWDED_SEEDS seeds
+
+
+def test_summary_percentiles_are_checked():
+    rows = make_rows(seeds=(10, 11), n_levels=2)
+    with pytest.raises(ValueError, match=r"spread must be percentages 0 <= p <= q <= 100"):
+        summarize_across_seeds(rows, "lambda_emp", spread=(90.0, 10.0))
+
+
 # --------------------------------------------------------------------------------------------
 # One panel per predictor
 

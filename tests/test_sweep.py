@@ -170,9 +170,10 @@ def test_row_has_every_registry_predictor_and_the_certified_one(reference_rows) 
         assert entry.column in ROW_COLUMNS and f"r1_hat_{entry.name}" in ROW_COLUMNS
         assert COLUMN_RANGES[entry.column] == COLUMN_RANGES[f"r1_hat_{entry.name}"] == (0.0, 1.0)
     assert {"r2_hat", "r2_hat_attractor", "lambda_cert", "lambda_emp_cert"} <= set(ROW_COLUMNS)
-    assert COLUMN_RANGES["lambda_emp_cert"] == (-1.0, 1.0)
+    assert COLUMN_RANGES["lambda_emp_cert"] == COLUMN_RANGES["lambda_emp"]
     for row in reference_rows:
-        assert -1.0 <= row["lambda_emp_cert"] <= 1.0
+        assert math.isfinite(row["lambda_emp_cert"])
+        assert abs(row["lambda_emp"]) * row["rejection_rate"] <= 1.0
         # The valid predictors are ordered: Hunter-Worsley adds pairwise terms to Boole, and the
         # model value is projected above Hunter-Worsley.
         assert row["r1_hat_boole"] <= row["r1_hat_hunter_worsley"] <= row["r1_hat_gaussian_exact"]
@@ -502,7 +503,8 @@ def _edit_base_acc(document, other):
 
 
 def _forge_negative_lambda(document, other):
-    _stored_row(document)["lambda_emp"] = -7.0  # outside [-1, 1] even with a valid checksum
+    # |lambda_emp| > 1/rejection_rate (rejection_rate is 0.129 here) even with a valid checksum
+    _stored_row(document)["lambda_emp"] = -70.0
     _reseal(document)
 
 
@@ -531,7 +533,11 @@ def _forge_other_level(document, other):
     ("tamper", "reason"),
     [
         (_edit_base_acc, "checksum mismatch"),
-        (_forge_negative_lambda, "lambda_emp must be in [-1.0, 1.0]; got -7.0"),
+        (
+            _forge_negative_lambda,
+            "lambda_emp must be in [-1/rejection_rate, 1/rejection_rate] (0 when rejection_rate "
+            "is 0); got -70.0 with rejection_rate",
+        ),
         (_forge_nan, "NaN or infinity"),
         (_forge_string, "rejection_rate must be a float; got '0.5'"),
         (_copy_other_level, "checksum mismatch"),
@@ -539,7 +545,7 @@ def _forge_other_level(document, other):
     ],
 )
 def test_tampered_cache_files_are_recomputed(tmp_path, calls, capsys, tamper, reason) -> None:
-    # Edited values (base_acc = 0.123, lambda_emp = -7), NaN, strings and a row copied from
+    # Edited values (base_acc = 0.123, lambda_emp = -70), NaN, strings and a row copied from
     # another noise level all used to be served from the cache into results.csv.
     first = run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     (victim,) = tmp_path.glob("*noise4.0.json")
@@ -597,6 +603,26 @@ def test_many_bad_cache_files_give_one_summary_line(tmp_path, calls, capsys) -> 
     assert len(calls) == 6
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("sweep: 6 cached cell(s) did not verify") and "and 3 more" in line
+
+
+def test_lambda_emp_below_minus_one_is_a_valid_row() -> None:
+    # A 100-seed x 81-level grid with n_per_class = n_confusion = 40 stopped at this cell:
+    # "lambda_emp must be in [-1.0, 1.0]; got -1.0104529616724738". Phase 3 relabels 8 of the 41
+    # accepted test samples, so its error there (18/41) exceeds phase 1's overall error (14/48)
+    # by more than the rejection rate (7/48): lambda_emp = (14/48 - 18/41) / (7/48).
+    row = run_cell(1, 6.4, SyntheticConfig(n_per_class=40, n_confusion=40))
+    assert row["rejection_rate"] == 7 / 48
+    assert row["lambda_emp"] == pytest.approx((14 / 48 - 18 / 41) / (7 / 48), rel=1e-12)
+    assert row["lambda_emp"] < -1.0
+
+
+@pytest.mark.parametrize(("rejection_rate", "lambda_emp"), [(0.25, 4.5), (0.25, -4.5), (0.0, 0.25)])
+def test_lambda_emp_beyond_one_over_the_rejection_rate_is_refused(rejection_rate, lambda_emp):
+    row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 16, "level": 0}
+    row |= {"rejection_rate": rejection_rate, "lambda_emp": lambda_emp}
+    with pytest.raises(ValueError, match=r"row: lambda_emp must be in \[-1/rejection_rate, 1/"):
+        check_row(row)
+    check_row(row | {"lambda_emp": 4.0 if rejection_rate else 0.0})  # |4.0| * 0.25 = 1 holds
 
 
 def test_a_computed_row_out_of_range_is_refused(monkeypatch) -> None:

@@ -1,0 +1,344 @@
+"""The dask backend of the sweep (issue 9, section 1): same rows, same cache, same results.csv.
+
+The cells run through joblib's dask backend on a ``dask.distributed.LocalCluster`` of 2 worker
+processes, either one shared by the module (its scheduler address is passed as ``scheduler``, as
+a user passes a remote one) or one that :func:`run_sweep` starts and closes itself. A cluster takes
+a few seconds to start, so the grids are tiny (the ``TINY`` protocol of test_sweep.py, 2 seeds x 3
+levels) and there are only two such starts in the module besides the shared one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import distributed
+import pytest
+
+import simulations.sweep as sweep
+from simulations._results import write_csv
+from simulations.cli import main
+from simulations.sweep import run_sweep
+from simulations.synthetic import SyntheticConfig
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = SyntheticConfig(n_per_class=200, n_confusion=200)
+GRID = [0.0, 4.0, 8.0]
+SEEDS = [10, 11]
+LINUX = Path("/proc/self/task").is_dir()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A LocalCluster of 2 single-threaded worker processes, shared by the module's tests."""
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": ":0"},  # not 8787: run_sweep's own cluster may
+        silence_logs=logging.ERROR,
+    ) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def loky_csv(tmp_path_factory) -> bytes:
+    """results.csv of the grid run by loky with 2 jobs, no cache: the bytes dask must give."""
+    rows = run_sweep(GRID, SEEDS, n_jobs=2, config=TINY, progress=False)
+    return write_csv(rows, tmp_path_factory.mktemp("loky") / "results.csv").read_bytes()
+
+
+def _children() -> set[int]:
+    """Live child processes of this process (Linux /proc)."""
+    pids: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            pids.update(int(p) for p in (task / "children").read_text().split())
+        except OSError:
+            continue
+    live = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            live.add(pid)
+    return live
+
+
+def _wait_until_gone(pids: set[int], seconds: float = 10.0) -> set[int]:
+    deadline = time.monotonic() + seconds
+    left = pids & _children()
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = pids & _children()
+    return left
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Same rows, same bytes, same cache
+
+
+@pytest.mark.skipif(not LINUX, reason="counts child processes in /proc")
+def test_local_cluster_gives_loky_bytes_and_leaves_no_process(tmp_path, loky_csv) -> None:
+    before = _children()
+    rows = run_sweep(GRID, SEEDS, n_jobs=2, config=TINY, progress=False, backend="dask")
+    assert write_csv(rows, tmp_path / "results.csv").read_bytes() == loky_csv
+    assert [(t["seed"], t["noise"]) for t in rows.timings] == [
+        (r["seed"], r["noise"]) for r in rows
+    ]
+    assert all(t["seconds"] > 0.0 for t in rows.timings)
+    # the LocalCluster that run_sweep started (2 worker processes) is closed when it returns
+    assert _wait_until_gone(_children() - before) == set()
+
+
+def test_scheduler_resumes_a_cache_written_by_loky(tmp_path, cluster, loky_csv) -> None:
+    cache = tmp_path / "cache"
+    first = run_sweep(GRID, [10], n_jobs=2, cache_dir=cache, config=TINY, progress=False)
+    written = {path.name: path.read_bytes() for path in cache.glob("*.json")}
+    assert len(written) == 3
+    rows = run_sweep(
+        GRID,
+        SEEDS,
+        cache_dir=cache,
+        config=TINY,
+        progress=False,
+        backend="dask",
+        scheduler=cluster.scheduler_address,
+    )
+    assert write_csv(rows, tmp_path / "results.csv").read_bytes() == loky_csv
+    # loky's cells were served from the cache (their files untouched, their wall times reused);
+    # the dask workers computed and cached the other seed's three cells
+    assert {p.name: p.read_bytes() for p in cache.glob("*.json") if p.name in written} == written
+    assert len(list(cache.glob("*.json"))) == 6
+    assert rows.timings[:3] == first.timings
+    # and a loky run now finds every cell in the cache written by dask
+    again = run_sweep(GRID, SEEDS, cache_dir=cache, config=TINY, progress=False)
+    assert again.timings == rows.timings
+
+
+def test_an_interrupted_dask_sweep_resumes(tmp_path, cluster, loky_csv, monkeypatch) -> None:
+    cache = tmp_path / "cache"
+    real_advance = sweep._ProgressBar.advance
+    seen: list[int] = []
+
+    def interrupted_after_two(self):
+        real_advance(self)
+        seen.append(self.done)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep._ProgressBar, "advance", interrupted_after_two)
+    options = dict(config=TINY, progress=False, backend="dask", scheduler=cluster.scheduler_address)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(GRID, SEEDS, cache_dir=cache, **options)
+    assert len(list(cache.glob("*.json"))) == 2
+    monkeypatch.setattr(sweep._ProgressBar, "advance", real_advance)
+    rows = run_sweep(GRID, SEEDS, cache_dir=cache, **options)
+    assert write_csv(rows, tmp_path / "results.csv").read_bytes() == loky_csv
+    # the cluster is still usable: the interrupted client released its cells
+    assert len(cluster.scheduler_info["workers"]) == 2
+
+
+def test_workers_do_not_import_matplotlib_or_the_proofs(tmp_path, cluster) -> None:
+    # The cells need numpy/scipy only; matplotlib and the SymPy proofs cost import time in every
+    # worker process.
+    run_sweep(
+        [0.0, 4.0], [10], config=TINY, progress=False, backend="dask",
+        scheduler=cluster.scheduler_address,
+    )  # fmt: skip
+
+    def heavy_modules():
+        return sorted(
+            name for name in sys.modules if name.split(".")[0] in {"matplotlib", "proofs", "sympy"}
+        )
+
+    with distributed.Client(cluster, set_as_default=False) as client:
+        found = client.run(heavy_modules)
+        ran = client.run(lambda: "simulations.sweep" in sys.modules)
+    assert any(ran.values())  # the cells did run on these workers
+    assert found == {address: [] for address in found}
+
+
+def test_reproduce_on_a_scheduler_writes_the_loky_bytes(tmp_path, capsys, cluster) -> None:
+    small = ["--seeds", "10-11", "--levels", "2", "--quiet"]
+    assert main(["reproduce", "--out", str(tmp_path / "loky"), "--jobs", "1", *small]) == 0
+    argv = ["reproduce", "--out", str(tmp_path / "dask"), "--backend", "dask"]
+    argv += ["--scheduler", cluster.scheduler_address, *small]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"the dask scheduler at {cluster.scheduler_address}" in err
+    loky_bytes = (tmp_path / "loky" / "results.csv").read_bytes()
+    assert (tmp_path / "dask" / "results.csv").read_bytes() == loky_bytes
+    manifest = json.loads((tmp_path / "dask" / "manifest.json").read_text())
+    assert (manifest["backend"], manifest["scheduler"]) == ("dask", cluster.scheduler_address)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input: one line, exit code 2, nothing computed
+
+
+def _reproduce(tmp_path, capsys, *options):
+    try:
+        code = main(["reproduce", "--out", str(tmp_path / "out"), "--seeds", "10",
+                     "--levels", "2", "--quiet", *options])  # fmt: skip
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, err
+
+
+def test_scheduler_without_the_dask_backend_is_refused(tmp_path, capsys) -> None:
+    code, err = _reproduce(tmp_path, capsys, "--scheduler", "tcp://127.0.0.1:8786")
+    assert code == 2
+    assert err == (
+        "gcul reproduce: error: --scheduler 'tcp://127.0.0.1:8786' needs --backend dask "
+        "(got --backend loky)\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_backend_is_refused(tmp_path, capsys) -> None:
+    code, err = _reproduce(tmp_path, capsys, "--backend", "ray")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "argument --backend: invalid choice: 'ray'" in err
+
+
+def test_missing_dask_says_what_to_install(tmp_path, capsys, monkeypatch) -> None:
+    for name in ("dask.distributed", "distributed"):
+        monkeypatch.setitem(sys.modules, name, None)  # `import dask.distributed` fails
+    code, err = _reproduce(tmp_path, capsys, "--backend", "dask")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith(
+        "gcul reproduce: error: --backend dask: the dask backend needs dask.distributed: "
+        "pip install -e '.[dask]'"
+    )
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[dask\]'"):
+        run_sweep(GRID, SEEDS, config=TINY, progress=False, backend="dask")
+
+
+def test_unreachable_scheduler_is_one_line_after_the_timeout(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    start = time.monotonic()
+    code, err = _reproduce(tmp_path, capsys, "--backend", "dask", "--scheduler", address)
+    assert time.monotonic() - start < 30  # the timeout holds (1 s here), not distributed's 30 s
+    assert code == 2
+    assert err.splitlines() == [
+        f"gcul reproduce: 1 seeds x 2 noise levels = 2 cells, the dask scheduler at {address}, "
+        f"cache {tmp_path / 'out' / 'cache'}",
+        f"gcul reproduce: error: --scheduler: cannot reach the dask scheduler at {address!r} "
+        f"within 1 s (Timed out trying to connect to {address} after 1 s); is `dask scheduler` "
+        "running there?",
+    ]
+
+
+def test_scheduler_without_workers_is_reported(monkeypatch) -> None:
+    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    with distributed.LocalCluster(
+        n_workers=0,
+        processes=False,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": ":0"},
+        silence_logs=logging.ERROR,
+    ) as empty:
+        with pytest.raises(
+            ConnectionError, match=r"has no worker after 1 s .*`dask worker \S+ --nthreads 1`"
+        ):
+            run_sweep(
+                GRID, SEEDS, config=TINY, progress=False, backend="dask",
+                scheduler=empty.scheduler_address,
+            )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"backend": "ray"}, ValueError, r"backend must be one of 'loky', 'dask'; got 'ray'"),
+        ({"backend": None}, ValueError, r"backend must be one of .*; got None"),
+        ({"scheduler": "tcp://h:8786"}, ValueError, r"scheduler .* needs backend='dask'"),
+        ({"backend": "dask", "scheduler": ""}, TypeError, r"scheduler must be a dask scheduler"),
+        ({"backend": "dask", "scheduler": 8786}, TypeError, r"scheduler must be .*; got 8786"),
+    ],
+)
+def test_run_sweep_rejects_bad_backends(kwargs, error, match) -> None:
+    with pytest.raises(error, match=match):
+        run_sweep(GRID, SEEDS, config=TINY, progress=False, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# SIGTERM on a LocalCluster run
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LINUX, reason="reads the process table in /proc")
+def test_sigterm_closes_the_local_cluster(tmp_path) -> None:
+    out = tmp_path / "out"
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    argv = [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out)]
+    argv += ["--seeds", "10-29", "--levels", "41", "--jobs", "2", "--backend", "dask"]
+    with open(tmp_path / "stderr", "w") as stderr:
+        proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=stderr, env=env, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while len(list((out / "cache").glob("*.json"))) < 2:  # the workers are computing
+            assert proc.poll() is None, (tmp_path / "stderr").read_text()
+            assert time.monotonic() < deadline, "no cell finished in 120 s"
+            time.sleep(0.05)
+        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while _session_members(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _session_members(proc.pid) == []
+        err = (tmp_path / "stderr").read_text()
+        assert code == 128 + signal.SIGTERM, err
+        assert err.splitlines()[-1] == (
+            f"gcul: interrupted (SIGTERM); finished cells are kept in {out / 'cache'} and a "
+            "rerun resumes"
+        )
+        assert "Traceback" not in err, err
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever survived a failed assertion
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+
+
+def _session_members(session: int) -> list[str]:
+    """Live (non-zombie) processes of a session, as "pid command" strings, read from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # the process ended while we looked
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+        if int(fields[3]) == session and fields[0] != "Z":
+            members.append(f"{entry.name} {command.strip()}")
+    return members
