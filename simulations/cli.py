@@ -1087,7 +1087,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         # error itself keeps the one-line contract on stderr, and the exit code says nothing ran
         parser.print_help()
         print(
-            "gcul: error: a command is required (reproduce, prove or feasibility; listed above)",
+            "gcul: error: a command is required (reproduce, prove, feasibility or demo; listed above)",
             file=sys.stderr,
         )
         return EXIT_USAGE

@@ -281,6 +281,7 @@ def exact_rate_functions():
 # printed expressions past the old rel=1e-12 (gcul_theory was exact here; the reference was not).
 @example(eps=0.5, r1=0.99999, r2=1.0)
 @example(eps=0.982421875, r1=0.99999, r2=1.0)
+@example(eps=0.998046875, r1=0.998046875, r2=0.8355765659660299)  # utility off by 1.5e-14
 def test_rates_and_utility_match_gcul_theory(eps, r1, r2):
     f = exact_rate_functions()
     rho = eps * r1 + (1 - eps) * r2
