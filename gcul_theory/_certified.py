@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
 from ._validation import as_array, as_float_scalar, check_method, shown
 
@@ -249,7 +249,7 @@ class _AsymptoticParts:
         # Influence function of U(λ) = P(bw) - P(aw)/(1 - rho) - λ rho, without the λ term:
         self.f0 = bw - aw / accept - rej * self.eps_sel / accept
         self.rej = rej.astype(float)
-        self.z = stats.norm.isf(delta)
+        self.z = -special.ndtri(delta)  # scipy.stats.norm.isf(delta), without importing stats
         self.upper = upper
 
     def lower(self, lam: np.ndarray) -> np.ndarray:

@@ -108,7 +108,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import log_ndtr, ndtr, ndtri, owens_t
-from scipy.stats import beta, qmc
 
 from ._geometry import Geometry, _scaled, estimate_geometry
 from ._selectivity import _selectivity
@@ -395,6 +394,8 @@ def _sobol_points(dimension: int) -> np.ndarray:
     ``ORTHANT_POINTS`` points of an Owen-scrambled Sobol' sequence seeded with
     ``SeedSequence([ORTHANT_SEED, dimension, r])``; read-only, computed once per dimension.
     """
+    from scipy.stats import qmc  # here, not at import: scipy.stats takes ~1 s to import
+
     log2 = ORTHANT_POINTS.bit_length() - 1
     sets = []
     for r in range(ORTHANT_RANDOMISATIONS):
@@ -701,6 +702,8 @@ class FiniteSampleBound:
 def _clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
     if n == 0 or k >= n:
         return 1.0
+    from scipy.stats import beta  # here, not at import: scipy.stats takes ~1 s to import
+
     return float(beta.ppf(1.0 - alpha, k + 1, n - k))
 
 
