@@ -1479,6 +1479,14 @@ def figure_violations(rows=None, lam: float = 0.15, methods: Sequence[str] | Non
 # --------------------------------------------------------------------------------------------
 
 
+def _shade_region(ax, r1, r2, mask, colour, alpha, hatch, **edge) -> None:
+    """Fill the region where ``mask`` holds (hatched) and draw its boundary with ``edge``."""
+    ax.contourf(
+        r1, r2, mask.astype(float), levels=[0.5, 1.5], colors=[colour], alpha=alpha, hatches=[hatch]
+    )
+    ax.contour(r1, r2, mask.astype(float), levels=[0.5], **edge)
+
+
 def figure_sign_slip(eps: float = 0.1, lam: float = 0.15) -> Figure:
     r"""Where the appendix's "Rearranging terms" line holds, against where rejecting pays.
 
@@ -1525,31 +1533,18 @@ def figure_sign_slip(eps: float = 0.1, lam: float = 0.15) -> Figure:
         _style(ax, grid=False)
         line = holds[key]
         if pays.any():
-            ax.contourf(
-                r1,
-                r2,
-                pays.astype(float),
-                levels=[0.5, 1.5],
-                colors=[pays_colour],
-                alpha=0.45,
-                hatches=["\\\\"],
+            _shade_region(
+                ax, r1, r2, pays, pays_colour, 0.45, "\\\\", colors=[pays_colour], linewidths=3
             )
-            ax.contour(r1, r2, pays.astype(float), levels=[0.5], colors=[pays_colour], linewidths=3)
         if line.any():
-            ax.contourf(
+            _shade_region(
+                ax,
                 r1,
                 r2,
-                line.astype(float),
-                levels=[0.5, 1.5],
-                colors=[line_colour],
-                alpha=0.35,
-                hatches=["//"],
-            )
-            ax.contour(
-                r1,
-                r2,
-                line.astype(float),
-                levels=[0.5],
+                line,
+                line_colour,
+                0.35,
+                "//",
                 colors="black",
                 linewidths=2.5,
                 linestyles="--",
