@@ -1000,8 +1000,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "markdown", "json", "latex"),
         default="text",
-        help="report as plain text, a Markdown table, JSON or a booktabs LaTeX longtable "
-        "(default: %(default)s)",
+        help="report as plain text, a Markdown table, JSON or a booktabs LaTeX longtable; with "
+        "--claim, that claim's derivation in the same format (default: %(default)s)",
     )
     prove.add_argument(
         "--claim",
