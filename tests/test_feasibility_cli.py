@@ -233,6 +233,22 @@ def test_every_per_class_column_is_defined_with_the_papers_label(files, capsys):
         assert f"{name}: {' '.join(meaning.split())}" in flat, name
 
 
+def test_readme_defines_the_per_class_columns_with_the_papers_labels():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("- `gcul feasibility --embeddings") :]
+    section = section[: section.index("\n- `gcul demo")]
+    for name, _ in COLUMN_LEGEND:
+        assert f"`{name}`" in section, name
+    for label in (
+        "eq:p_loss_exact",
+        "eq:chernoff_outlier",
+        "eq:q_contam_exact",
+        "cor:attractor_properties",
+    ):
+        assert f"`{label}`" in section, label
+    assert "geometric verdict:" in section  # and which verdict line comes last
+
+
 def test_with_certify_the_last_verdict_is_the_certified_one(files, capsys):
     # the old last line was the geometric verdict, weaker evidence than the certificate printed
     # above it: here the geometry says "feasible" and the certificate does not
