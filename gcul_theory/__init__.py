@@ -19,6 +19,7 @@ Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)
 Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
 ``thm:gcul_effectiveness_sufficient_condition``, ``cor:attractor_properties``)
     Geometry, estimate_geometry  ε, π_c, ε_c, D_c, σ_mix,c, σ_c (at most 4096 classes)
+    MAX_CLASSES           4096, the largest number of classes estimate_geometry accepts
     capture_rate_bound    r̂1 ∈ [0, 1] of a predictor (``method``, a name in METHODS)
     contamination_rate_bound  r̂2 ∈ [0, 1]
     critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)) ∈ [0, 1]; default method "boole" (valid)
@@ -47,7 +48,7 @@ from ._bounds import (
     critical_lambda,
     structural_existence_confidence,
 )
-from ._geometry import Geometry, estimate_geometry
+from ._geometry import MAX_CLASSES, Geometry, estimate_geometry
 from ._predictors import (
     DEFAULT_METHOD,
     PREDICTORS,
@@ -71,6 +72,7 @@ __all__ = [
     "certified_lambda",
     "utility_confidence_bounds",
     "DEFAULT_METHOD",
+    "MAX_CLASSES",
     "METHODS",
     "PREDICTORS",
     "FeasibilityReport",

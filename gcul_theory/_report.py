@@ -24,13 +24,51 @@ from ._predictors import Predictor, predictor, unsupported
 from ._tails import _chernoff_tail, _gaussian_tail
 from ._validation import as_float_array, check_method
 
-__all__ = ["FeasibilityReport", "feasibility_report", "guarantee_phrase"]
+__all__ = ["COLUMN_LEGEND", "FeasibilityReport", "feasibility_report", "guarantee_phrase"]
 
 _PHRASES = {
     "bound": "valid in expectation under the paper's Gaussian model",
     "paper": "the paper's printed bound, NOT a valid lower bound",
     "model": "a model value under the paper's Gaussian model, not a bound",
 }
+
+
+#: What each column of the per-class table and the ``S_exist`` line mean, as
+#: ``(name, definition)`` pairs, with the labels of the GCUL paper. :meth:`FeasibilityReport.format`
+#: prints them under the table; ``gcul feasibility`` and the README quote them.
+COLUMN_LEGEND: tuple[tuple[str, str], ...] = (
+    ("pi", "share of class c among the labels y"),
+    ("eps_c", "phase-1 error rate within class c"),
+    (
+        "D",
+        "distance from the mean of class c's correctly classified samples to the mean of the "
+        "error pool (the attractor)",
+    ),
+    ("sigma_mix", "spread (standard deviation) of the error pool along that direction"),
+    ("sigma_c", "spread of class c's correctly classified samples along that direction"),
+    (
+        "p_loss",
+        "(1/2) erfc(D / (2 sqrt(2) sigma_mix)): chance that an error-pool sample lies on class "
+        "c's side of the midpoint, i.e. escapes the attractor (boundary loss, eq:p_loss_exact)",
+    ),
+    (
+        "eta_outlier",
+        "exp(-D^2 / (8 sigma_mix^2)): the Chernoff bound on the share of class c's errors that "
+        "are directional outliers (eq:chernoff_outlier); always >= p_loss",
+    ),
+    (
+        "q_contam",
+        "(1/2) erfc(D / (2 sqrt(2) sigma_c)): chance that a correctly classified sample of class "
+        "c lies on the attractor's side of the midpoint, i.e. is captured (contamination, "
+        "eq:q_contam_exact, whose printed event has its sign corrected: gcul prove)",
+    ),
+    (
+        "S_exist >= s",
+        "lower bound 1 - sum_c (pi_c eps_c / eps) eta_outlier_c on the structural existence "
+        "confidence, the share of errors that are not directional outliers "
+        "(cor:attractor_properties)",
+    ),
+)
 
 
 def guarantee_phrase(method: str | Predictor) -> str:
@@ -105,7 +143,8 @@ class FeasibilityReport:
 
         Each row shows the predictor's kind (``paper``: the paper's printed bound, not valid;
         ``bound``: a valid bound; ``model``: a model value), r̂1, r̂2 and λ*_PRE; the row of
-        the verdict's predictor is marked.
+        the verdict's predictor is marked. The per-class table follows, then a legend that
+        defines its columns and ``S_exist`` (:data:`COLUMN_LEGEND`), the notes and the verdict.
         """
         names = METHODS if methods is None else tuple(check_method(m, METHODS) for m in methods)
         lines = [
@@ -119,8 +158,7 @@ class FeasibilityReport:
             entry = predictor(name)
             if name not in self.lambda_pre:  # a method the report could not compute
                 lines.append(
-                    f"  {name:<14} {entry.kind:<6} not computed: "
-                    f"{unsupported(self.geometry, name)}"
+                    f"  {name:<14} {entry.kind:<6} not computed: {unsupported(self.geometry, name)}"
                 )
                 continue
             marker = "  <- verdict" if name == self.method else ""
@@ -155,6 +193,9 @@ class FeasibilityReport:
                 continue
             cells = [f"{int(row['class']):>11d}"] + [f"{row[h]:>11.4g}" for h in header[1:]]
             lines.append("  " + " ".join(cells))
+        lines.append("  columns (labels of the GCUL paper):")
+        width = max(len(name) for name, _ in COLUMN_LEGEND)
+        lines.extend(f"    {name:<{width}}  {meaning}" for name, meaning in COLUMN_LEGEND)
         lines.extend(f"  note: {note}" for note in self.geometry.notes)
         lines.append(f"verdict: {self.verdict}")
         return "\n".join(lines)

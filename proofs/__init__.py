@@ -6,7 +6,7 @@ with status ``"verified"`` (holds as written), ``"erratum"`` (does not hold as w
 corrected statement and a concrete witness are given) or ``"failed"`` (the check could not be
 completed). ``python -m proofs`` prints the table and exits 1 if any claim failed;
 ``--format text|markdown|json|latex`` chooses the report, ``--claim ID`` prints one claim's
-derivation step by step (the same options as ``gcul prove``).
+derivation step by step in that format (the same options as ``gcul prove``).
 
 Results and CLI
 ---------------

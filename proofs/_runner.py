@@ -81,9 +81,25 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
 
 #: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps.
 _MODULES = (
-    _asymptotics, _certified, _chernoff, _conservative, _corollary, _criterion, _fraction,
-    _monotonicity, _numeric, _predictors, _projection, _rate_bounds, _rigorous, _space, _sufficient,
-    _tails, _utility, _variance_proxy, _voronoi,
+    _asymptotics,
+    _certified,
+    _chernoff,
+    _conservative,
+    _corollary,
+    _criterion,
+    _fraction,
+    _monotonicity,
+    _numeric,
+    _predictors,
+    _projection,
+    _rate_bounds,
+    _rigorous,
+    _space,
+    _sufficient,
+    _tails,
+    _utility,
+    _variance_proxy,
+    _voronoi,
 )
 
 FORMATS = ("text", "markdown", "json", "latex")
@@ -268,9 +284,19 @@ def format_json(results: Sequence[ClaimResult], elapsed: float | None = None) ->
 
 
 _LATEX_ESCAPES = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 
@@ -320,8 +346,39 @@ def _pretty(expr: sp.Basic, unicode: bool) -> str:
     return sp.pretty(expr, use_unicode=unicode, wrap_line=False)
 
 
-def format_derivation(result: ClaimResult, steps: Sequence, unicode: bool = False) -> str:
-    """One claim, step by step: statement, the recorded SymPy expressions, verdict, correction."""
+def format_derivation(
+    result: ClaimResult, steps: Sequence, unicode: bool = False, *, fmt: str = "text"
+) -> str:
+    """One claim, step by step: statement, the recorded SymPy expressions, verdict, correction.
+
+    Parameters
+    ----------
+    result : ClaimResult
+    steps : sequence of proofs._trace.Step
+        As returned by :func:`run_one`.
+    unicode : bool, optional
+        Text only: draw the expressions with Unicode box characters (else ASCII).
+    fmt : {"text", "markdown", "latex"}, optional
+        ``"text"``: the expressions as SymPy's 2-D pretty print. ``"markdown"``: a section
+        with the steps as a numbered list and each expression as display math
+        (``$$...$$``, SymPy's LaTeX). ``"latex"``: a fragment (``\\subsection*``, a
+        ``description`` and an ``enumerate`` with ``gather*`` math; needs
+        ``\\usepackage{amsmath}``). JSON is :func:`format_json` plus the steps (the CLI).
+
+    Examples
+    --------
+    >>> result, steps = run_one("criterion.step2_divide")
+    >>> format_derivation(result, steps, fmt="markdown").splitlines()[0]
+    '### `criterion.step2_divide` (`app:criterion_derivation`)'
+    >>> print(format_derivation(result, steps, fmt="latex").splitlines()[1])
+    \\subsection*{\\texttt{criterion.step2\\_divide} (\\texttt{app:criterion\\_derivation})}
+    """
+    if fmt == "markdown":
+        return _derivation_markdown(result, steps)
+    if fmt == "latex":
+        return _derivation_latex(result, steps)
+    if fmt != "text":
+        raise ValueError(f"fmt must be 'text', 'markdown' or 'latex'; got {fmt!r}")
     lines = [
         f"claim:          {result.name}",
         f"reference:      {result.reference}",
@@ -346,6 +403,67 @@ def format_derivation(result: ClaimResult, steps: Sequence, unicode: bool = Fals
     return "\n".join(lines)
 
 
+_MARKDOWN_SPECIALS = "\\`*_[]<>|"
+
+
+def _md(text: str) -> str:
+    """Plain text for Markdown: its punctuation escaped, one line."""
+    escaped = "".join(f"\\{ch}" if ch in _MARKDOWN_SPECIALS else ch for ch in text)
+    return escaped.replace("\n", " ")
+
+
+def _derivation_markdown(result: ClaimResult, steps: Sequence) -> str:
+    lines = [
+        f"### `{result.name}` (`{result.reference}`)",
+        "",
+        f"- **statement (as printed):** {_md(result.statement)}",
+        "",
+    ]
+    if steps:
+        lines += ["**Derivation**", ""]
+        for k, st in enumerate(steps, 1):
+            lines.append(f"{k}. {_md(st.label)}")
+            for expr in st.exprs:
+                lines += ["", f"   $$ {sp.latex(expr)} $$"]
+            lines.append("")
+    lines += [
+        f"- **computed:** {_md(result.established)}",
+        f"- **verdict:** **{result.status}**",
+        f"- **{_evidence_label(result)}:** {_md(result.evidence)}",
+    ]
+    if result.corrected:
+        lines.append(f"- **corrected:** {_md(result.corrected)}")
+    return "\n".join(lines)
+
+
+def _derivation_latex(result: ClaimResult, steps: Sequence) -> str:
+    lines = [
+        "% requires \\usepackage{amsmath}",
+        f"\\subsection*{{\\texttt{{{_tex(result.name)}}} (\\texttt{{{_tex(result.reference)}}})}}",
+        r"\begin{description}",
+        rf"\item[Statement (as printed)] {_tex(result.statement)}",
+        r"\end{description}",
+    ]
+    if steps:
+        lines += [r"\paragraph{Derivation}", r"\begin{enumerate}"]
+        for st in steps:
+            lines.append(rf"\item {_tex(st.label)}")
+            if st.exprs:
+                rows = [sp.latex(expr) for expr in st.exprs]
+                lines += [r"\begin{gather*}", " \\\\\n".join(rows), r"\end{gather*}"]
+        lines.append(r"\end{enumerate}")
+    lines += [
+        r"\begin{description}",
+        rf"\item[Computed] {_tex(result.established)}",
+        rf"\item[Verdict] \textbf{{{result.status}}}",
+        rf"\item[{_evidence_label(result).capitalize()}] {_tex(result.evidence)}",
+    ]
+    if result.corrected:
+        lines.append(rf"\item[Corrected] {_tex(result.corrected)}")
+    lines.append(r"\end{description}")
+    return "\n".join(lines)
+
+
 class _Parser(argparse.ArgumentParser):
     """Argument parser whose errors are one line on stderr and exit code 2."""
 
@@ -363,7 +481,10 @@ def _parser(prog: str = "python -m proofs") -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
-        "--format", choices=FORMATS, default="text", help="report format (default: %(default)s)"
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="format of the report, or of the derivation with --claim (default: %(default)s)",
     )
     parser.add_argument(
         "--claim",
@@ -396,7 +517,7 @@ def _print_one(claim_id: str, fmt: str, prog: str) -> int:
         ]
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
-        print(format_derivation(result, steps, unicode=_unicode_ok()))
+        print(format_derivation(result, steps, unicode=_unicode_ok(), fmt=fmt))
     return 1 if result.status == "failed" else 0
 
 
@@ -408,7 +529,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m proofs") -> i
     argv : sequence of str, optional
         Arguments without the program name; ``sys.argv[1:]`` when None.
         ``--format {text,markdown,json,latex}`` (default text); ``--claim ID`` prints one
-        claim's derivation step by step (as JSON with ``--format json``).
+        claim's derivation step by step, in the format asked for (:func:`format_derivation`;
+        JSON with the steps for ``--format json``).
     prog : str, optional
         Program name in error messages (``gcul prove`` passes its own).
 

@@ -421,6 +421,43 @@ def _read_npy(source: Path, where: str) -> np.ndarray:
         raise CommandError(f"{where}: cannot read the .npy data ({_first_line(exc)})") from None
 
 
+def _header_line(source: Path, delimiter: str | None) -> str | None:
+    """The file's header row, if it has one, else None.
+
+    A header row is the first line that is not blank or a ``#`` comment (``np.loadtxt`` skips
+    those) when a non-empty field of it is not a number *and* every line after it reads as a
+    number table: then the file is a table with a header, and nothing else. It is reported,
+    never skipped: a header of numbers (pandas' default column names 0, 1, ...) cannot be told
+    from data, so skipping only the others would make the meaning of a file depend on the
+    names of its columns.
+    """
+    try:
+        with source.open(encoding="utf-8", errors="replace") as stream:
+            lines = ((n, line.split("#", 1)[0].strip()) for n, line in enumerate(stream, 1))
+            number, content = next(((n, text) for n, text in lines if text), (0, ""))
+        if not content:
+            return None
+        names = [field.strip() for field in content.split(delimiter)]
+        if all(_is_number(field) or not field for field in names):
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a header and nothing else
+            rest = np.loadtxt(
+                source, delimiter=delimiter, ndmin=2, encoding="utf-8", skiprows=number
+            )
+    except (OSError, ValueError):
+        return None
+    return content if rest.size else None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _read_text(source: Path, head: bytes, where: str) -> np.ndarray:
     """Read a text table as a 2-D float64 array (an empty file is an error, not a warning)."""
     if b"\x00" in head:
@@ -432,6 +469,13 @@ def _read_text(source: Path, head: bytes, where: str) -> np.ndarray:
         try:
             array = np.loadtxt(source, delimiter=delimiter, ndmin=2, encoding="utf-8")
         except ValueError as exc:  # including UnicodeDecodeError
+            header = _header_line(source, delimiter)
+            if header is not None:
+                raise CommandError(
+                    f"{where}: its first line is a header ({_shown(header)}); the file must "
+                    "have no header row, only numbers (np.savetxt writes none; with pandas, "
+                    "df.to_csv(path, header=False, index=False))"
+                ) from None
             raise CommandError(
                 f"{where}: cannot read it as a number table: {_first_line(exc)}"
             ) from None
@@ -519,7 +563,12 @@ def _load_labels(path: str, option: str) -> np.ndarray:
 
 
 def _check_classes(y: np.ndarray, y_pred: np.ndarray | None, args: argparse.Namespace) -> None:
-    """Labels (and predictions) together must use exactly 0..C-1: O(distinct labels) work."""
+    """Labels (and predictions) together must use exactly 0..C-1, C <= MAX_CLASSES.
+
+    O(N log N) work, before anything is fitted.
+    """
+    from gcul_theory import MAX_CLASSES
+
     from .gcul import _first_missing
 
     if y_pred is None:
@@ -530,6 +579,13 @@ def _check_classes(y: np.ndarray, y_pred: np.ndarray | None, args: argparse.Name
         classes = np.unique(np.concatenate([y, y_pred]))
     if classes.size < 2:
         raise CommandError(f"{files} {hold} a single class ({classes[0]}); at least two are needed")
+    if classes.size > MAX_CLASSES:
+        # checked before phase 1 is fitted: 10**5 classes spent 28.5 s and 9.6 GB before
+        # "out of memory" in the fit, which the report would have refused afterwards anyway
+        raise CommandError(
+            f"{files} {hold} {classes.size} distinct labels; the feasibility report supports "
+            f"at most {MAX_CLASSES} classes (gcul_theory.MAX_CLASSES)"
+        )
     n_classes = int(classes[-1]) + 1
     n_missing = n_classes - classes.size
     if n_missing:
@@ -673,12 +729,12 @@ def _feasibility(args: argparse.Namespace) -> int:
     Z = _load_embeddings(args.embeddings)
     y = _load_labels(args.labels, "--labels")
     notes: list[str] = []
+    if y.size != Z.shape[0]:
+        raise CommandError(
+            f"--labels {args.labels}: holds {y.size} labels for {Z.shape[0]} rows of "
+            f"--embeddings {args.embeddings}"
+        )
     if args.predictions is None:
-        if y.size != Z.shape[0]:
-            raise CommandError(
-                f"--labels {args.labels}: holds {y.size} labels for {Z.shape[0]} rows of "
-                f"--embeddings {args.embeddings}"
-            )
         _check_classes(y, None, args)
         from .models import LogisticRegression, _single_threaded_blas
 
@@ -692,6 +748,12 @@ def _feasibility(args: argparse.Namespace) -> int:
         predictions = "fitted in-sample"
     else:
         y_pred = _load_labels(args.predictions, "--predictions")
+        if y_pred.size != Z.shape[0]:
+            raise CommandError(
+                f"--predictions {args.predictions}: holds {y_pred.size} predictions for "
+                f"{Z.shape[0]} rows of --embeddings {args.embeddings} (one per row, as in "
+                f"--labels {args.labels})"
+            )
         _check_classes(y, y_pred, args)
         notes.append(
             "phase-1 predictions: read from --predictions; pass phase 1's in-sample predictions "
@@ -759,7 +821,12 @@ def _feasibility(args: argparse.Namespace) -> int:
     text = report.format(methods).splitlines()
     text = [line for line in text if not line.startswith(("  note: ", "verdict: "))]
     text.extend(f"  note: {note}" for note in notes)
-    if certificate is not None:
+    if certificate is None:
+        text.append(f"verdict: {verdict}")
+    else:
+        # the last line is the strongest evidence there is: the certificate; the geometric
+        # verdict (lambda*_PRE from the whole data, before any GCUL is fitted) stays, labelled
+        text.append(f"geometric verdict: {report.verdict}")
         text += [
             f"certificate (GCUL fitted on {certificate['n_fit']} rows, certified on "
             f"n = {certificate['n']} held-out rows: --calibration {args.calibration:g}, "
@@ -769,9 +836,8 @@ def _feasibility(args: argparse.Namespace) -> int:
             f"{certificate['gain_upper']:.4f}] (one-sided {1 - args.delta:g} bounds; together a "
             f"{1 - 2 * args.delta:g} interval)",
             f"  rejected on calibration: {certificate['n_rejected']} of {certificate['n']}",
-            f"certified verdict: {certificate['verdict']}",
+            f"verdict: {certificate['verdict']}",
         ]
-    text.append(f"verdict: {verdict}")
     print("\n".join(text))
     return 0
 
@@ -822,8 +888,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from gcul_theory import METHODS, PREDICTORS
-    from gcul_theory._report import guarantee_phrase
+    from gcul_theory import MAX_CLASSES, METHODS, PREDICTORS
+    from gcul_theory._report import COLUMN_LEGEND, guarantee_phrase
 
     parser = _Parser(
         prog="gcul",
@@ -934,8 +1000,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "markdown", "json", "latex"),
         default="text",
-        help="report as plain text, a Markdown table, JSON or a booktabs LaTeX longtable "
-        "(default: %(default)s)",
+        help="report as plain text, a Markdown table, JSON or a booktabs LaTeX longtable; with "
+        "--claim, that claim's derivation in the same format (default: %(default)s)",
     )
     prove.add_argument(
         "--claim",
@@ -951,11 +1017,17 @@ def _build_parser() -> argparse.ArgumentParser:
         help="will a reject option pay off on your own embeddings? (lambda*_PRE before running "
         "GCUL; --certify to certify it on held-out rows)",
         description="Read embeddings (N x d) and labels (N integers 0..C-1, every class "
-        "present), optionally phase-1 predictions, and print the feasibility report: "
-        "lambda*_PRE of each requested predictor and a verdict naming the predictor and its "
-        "guarantee. The verdict is never 'feasible' when GCUL cannot reject (no training "
-        "error; with --certify, a fitted GCUL with no uncertain cluster or no rejection on "
-        f"the calibration rows). Files: {_FORMATS}. Pickles and .npz archives are refused.",
+        f"present, C <= {MAX_CLASSES}), optionally phase-1 predictions, and print the "
+        "feasibility report: lambda*_PRE of each requested predictor, a per-class table "
+        "(columns defined below and in the report's legend) and a verdict naming the predictor "
+        "and its guarantee. With --certify the last line is the certified verdict, the "
+        "strongest evidence; the one from geometry stays above it as 'geometric verdict:'. "
+        "The verdict is never 'feasible' when GCUL cannot reject (no training error; with "
+        "--certify, a fitted GCUL with no uncertain cluster or no rejection on the calibration "
+        f"rows). Files: {_FORMATS}, with no header row. Pickles and .npz archives are refused.",
+        epilog="Per-class columns (labels of the GCUL paper): "
+        + "; ".join(f"{name}: {meaning}" for name, meaning in COLUMN_LEGEND)
+        + ".",
     )
     feasibility.add_argument(
         "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"

@@ -87,6 +87,12 @@ DPI = 100
 MIN_FONT_SIZE = 14
 """Points: the smallest text on any classroom figure (tick labels, legends, annotations)."""
 
+# The paper's symbols as mathtext, for titles, labels and legends (a plain "λ*_EMP" would print
+# its underscore)
+_EMP = r"$\lambda^*_{\mathrm{EMP}}$"
+_PRE = r"$\lambda^*_{\mathrm{PRE}}$"
+_CERT = r"$\lambda^*_{\mathrm{CERT}}$"
+
 _TEXT = 16  # axis labels, panel titles
 _SMALL = MIN_FONT_SIZE  # ticks, legends, annotations
 _TITLE = 19  # the figure's headline
@@ -464,7 +470,7 @@ def figure_gcul_2d(
         "becomes the rejected region\n"
         f"test split: accuracy {100 * run.base_accuracy:.1f}% → "
         f"{100 * run.selective_accuracy:.1f}% on accepted samples, "
-        f"{100 * run.rejection_rate:.1f}% rejected, λ*_EMP = {run.lambda_emp:.2f}",
+        f"{100 * run.rejection_rate:.1f}% rejected, {_EMP} = {run.lambda_emp:.2f}",
         fontsize=_TEXT + 1,
     )
     handles = [
@@ -778,7 +784,10 @@ def figure_utility_lines(
     )
     ax.set_xlim(0, 1)
     ax.set_xlabel("rejection cost λ", fontsize=_TEXT)
-    ax.set_ylabel("utility U(λ) = ε − ε_clean − λρ", fontsize=_TEXT)
+    ax.set_ylabel(
+        r"utility $U(\lambda) = \varepsilon - \varepsilon_{\mathrm{clean}} - \lambda\rho$",
+        fontsize=_TEXT,
+    )
     _legend(
         ax,
         handles,
@@ -1233,7 +1242,7 @@ def figure_certified_interval(
         marker="s",
         markersize=9,
         linewidth=_LINE,
-        label=f"λ*_CERT (δ = {delta:g})",
+        label=f"{_CERT} (δ = {delta:g})",
     )
     right.axhline(
         true_critical, color="black", linewidth=2, label=f"true critical cost {true_critical:g}"
@@ -1241,8 +1250,8 @@ def figure_certified_interval(
     right.axhline(lam, color="0.4", linestyle=":", linewidth=2, label=f"λ = {lam:g}")
     right.set_ylim(0, 1)
     right.set_xlabel("calibration samples n", fontsize=_TEXT)
-    right.set_ylabel("λ*_CERT", fontsize=_TEXT)
-    right.set_title("λ*_CERT rises towards the truth from below", fontsize=_TEXT)
+    right.set_ylabel(_CERT, fontsize=_TEXT)
+    right.set_title(f"{_CERT} rises towards the truth from below", fontsize=_TEXT)
     _legend(right, *right.get_legend_handles_labels(), loc="center right")
     fig.suptitle(
         "The certified predictor needs data: its interval shrinks roughly like 1/√n",
@@ -1325,7 +1334,7 @@ def _phase_panel(ax: Axes, rows, method: str, lam: float) -> tuple[int, int, lis
         markeredgewidth=1,
     )
     n_i, n_ii = int(type_i.sum()), int(type_ii.sum())
-    name = "λ*_CERT" if method == CERTIFIED else f"λ*_PRE {method}"
+    name = _CERT if method == CERTIFIED else f"{_PRE} {method}"
     ax.set_title(f"{name} ({_kind_word(method)}):\nType-I {n_i}, Type-II {n_ii}", fontsize=_TEXT)
     ax.set_xlabel("noise level σ", fontsize=_TEXT)
     band = Patch(color=blue, alpha=0.2, linewidth=0)
@@ -1333,7 +1342,7 @@ def _phase_panel(ax: Axes, rows, method: str, lam: float) -> tuple[int, int, lis
     handles = [(band, pre_line), (emp_band, emp_line), target, i_marks, ii_marks]
     labels = [
         "predicted λ* (mean; band min–max)",
-        "λ*_EMP on the test split",
+        f"{_EMP} on the test split",
         f"λ = {lam:g}",
         "Type-I: said no, would have paid",
         "Type-II: said yes, did not pay",

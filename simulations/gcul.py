@@ -390,6 +390,15 @@ class GCUL:
         -------
         ndarray of shape (n_samples,)
             Integer labels in ``0..n_classes_``.
+
+        Notes
+        -----
+        A row so large that a phase-3 score overflows float64 (entries near ``1e308``) is
+        still labelled, without a warning: with the class of largest exact score, compared on
+        the row's scores divided by a power of two (see
+        :meth:`simulations.models.LogisticRegression.predict`). The intercepts are then
+        negligible, so such a far point takes the class (or ``UNCERTAIN``) whose phase-3
+        coefficient vector points furthest along it.
         """
         if not hasattr(self, "phase3_"):
             raise AttributeError("This GCUL is not fitted yet; call fit first")

@@ -264,13 +264,26 @@ class _WhitenedMultinomialLoss:
 def _whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(ZT, A, a, mean)``: whitened, centred features as rows of ``ZT``, plus ones.
 
-    ``A = U diag(a)`` with ``Cov(X) = U diag(s) U^T`` and ``a_j = s_j^{-1/2}``, or ``a_j = 1`` on
-    directions of (numerically) zero variance. The covariance comes from ``X^T X / n - m m^T``,
-    or from the explicitly centred data when the mean is so large against the spread that this
-    would cancel badly. Rounding here only affects how well ``A`` conditions the problem, never
-    the objective, which is the same for any invertible ``A``.
+    ``A = U diag(a)`` with ``Cov(X) = U diag(s) U^T`` and ``a_j = s_j^{-1/2}``. With at least
+    as many samples as features (``n >= d``, the synthetic protocol) ``U`` is the full ``d x d``
+    eigenbasis and ``a_j = 1`` on directions of (numerically) zero variance; the covariance
+    comes from ``X^T X / n - m m^T``, or from the explicitly centred data when the mean is so
+    large against the spread that this would cancel badly. Rounding here only affects how well
+    ``A`` conditions the problem, never the objective, which is the same for any invertible
+    ``A``.
+
+    With fewer samples than features (``n < d``, e.g. 100 text embeddings of dimension 20,000)
+    the work is done in the sample space instead (:func:`_wide_whitened_design`): ``U`` holds
+    only the directions the centred samples span, at most ``n - 1`` of them, found by an SVD
+    of the ``n x d`` centred data in ``O(n^2 d)`` time and ``O(n d)`` memory rather than an
+    eigendecomposition of the ``d x d`` covariance (``O(d^3)``, ``O(d^2)``: hours and 3 GB at
+    ``d = 20,000``). The objective is unchanged: a coefficient component orthogonal to every
+    centred sample adds the same constant to every score of a class (absorbed by its
+    intercept) and only increases the penalty, so the optimum has none.
     """
     n, d = X.shape
+    if n < d:
+        return _wide_whitened_design(X)
     mean = np.ones(n) @ X / n
     cov = X.T @ X / n - np.outer(mean, mean)
     if mean @ mean > 1e6 * max(np.trace(cov), np.finfo(np.float64).tiny):
@@ -286,6 +299,36 @@ def _whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     np.dot(A.T, X.T, out=ZT[:d])
     ZT[:d] -= (mean @ A)[:, None]
     ZT[d] = 1.0
+    return ZT, A, a, mean
+
+
+def _wide_whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_whitened_design` for ``n < d``: ``A`` is ``d x r`` with ``r <= n - 1``.
+
+    The thin SVD ``X - mean = P diag(t) Q^T`` gives the covariance's non-zero eigenpairs,
+    ``s_j = t_j^2 / n`` with eigenvectors the rows of ``Q^T``, orthonormal to working
+    precision (so ``A^T A = diag(a^2)``: the penalty metric is exact). Directions with
+    ``s_j <= 1e-10 max(s)`` are dropped, as the ``n >= d`` path leaves them unwhitened; with
+    no spread at all (every row the same) one direction is kept, ``a = 1``, so that the
+    design still has a feature row.
+    """
+    n, d = X.shape
+    mean = np.ones(n) @ X / n
+    X_centred = X - mean
+    _, singular, QT = linalg.svd(X_centred, full_matrices=False, check_finite=False)
+    eigval = singular**2 / n
+    top = eigval[0] if eigval[0] > 0 else 1.0
+    keep = eigval > 1e-10 * top
+    if not keep.any():
+        keep[0] = True
+        a = np.ones(1)
+    else:
+        a = 1.0 / np.sqrt(eigval[keep])
+    A = QT[keep].T * a
+    r = a.size
+    ZT = np.empty((r + 1, n))
+    np.dot(A.T, X_centred.T, out=ZT[:r])
+    ZT[r] = 1.0
     return ZT, A, a, mean
 
 
@@ -394,6 +437,11 @@ class LogisticRegression:
     objective is exactly the one above; the mean folds into the intercept, which is not
     penalised. On the synthetic protocol L-BFGS then needs 2-4 times fewer iterations than on
     raw features, each one a single fused pass (one product each way, a stable log-sum-exp).
+    With fewer samples than features (:math:`n < d`) :math:`U` holds only the at most
+    :math:`n - 1` directions the centred samples span, from an SVD of the :math:`n \times d`
+    centred data: the fit costs :math:`O(n^2 d)` instead of :math:`O(d^3)`, and the optimum is
+    the same, since a coefficient component orthogonal to every centred sample shifts a class's
+    scores by a constant (absorbed by its intercept) and only adds to the penalty.
 
     Both solvers stop near, not at, the common optimum. On the synthetic protocol (seeds 10-19,
     σ = 0, 1, ..., 16, phase 1) scikit-learn's ``gtol=1e-4`` on raw features leaves its
@@ -514,7 +562,11 @@ class LogisticRegression:
         loss = _WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
         options = {"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps}
         result = minimize(
-            loss, np.zeros(n_classes * (n_features + 1)), method="L-BFGS-B", jac=True, options=options
+            loss,
+            np.zeros(n_classes * (n_features + 1)),
+            method="L-BFGS-B",
+            jac=True,
+            options=options,
         )
         theta = result.x.reshape(n_classes, n_features + 1)
         coef_scaled = theta[:, :n_features] @ A.T  # coefficients of X * 2**-exponent
@@ -538,13 +590,31 @@ class LogisticRegression:
         return _check_matrix(X, "X", n_features=self.coef_.shape[1])
 
     def decision_function(self, X) -> np.ndarray:
-        """Linear scores :math:`X W^\\top + b`, shape ``(n_samples, K)``."""
+        """Linear scores :math:`X W^\\top + b`, shape ``(n_samples, K)``.
+
+        A score beyond the float64 range (``X`` near ``1e308``) overflows to ``inf`` with
+        NumPy's warning; :meth:`predict` and :meth:`predict_proba` stay defined there.
+        """
         X = self._check_fitted_input(X)
         return X @ self.coef_.T + self.intercept_
 
     def predict_proba(self, X) -> np.ndarray:
-        """Softmax class probabilities, shape ``(n_samples, K)``, columns ordered as ``classes_``."""
-        scores = self.decision_function(X)
+        """Softmax class probabilities, shape ``(n_samples, K)``, columns ordered as ``classes_``.
+
+        A row whose scores overflow float64 gets the softmax of its exact scores, computed from
+        :meth:`_scaled_scores` (in practice one-hot on the class of largest score: the gaps
+        between scores are then far beyond ``exp``'s range).
+        """
+        X = self._check_fitted_input(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = X @ self.coef_.T + self.intercept_
+            # a score or a gap between two scores beyond the float64 range (NaN from inf - inf)
+            overflowed = ~np.isfinite(scores.max(axis=1) - scores.min(axis=1))
+        if overflowed.any():
+            scaled, shift = self._scaled_scores(X[overflowed])
+            scaled -= scaled.max(axis=1, keepdims=True)
+            with np.errstate(over="ignore"):  # a gap beyond the float64 range is -inf: exp 0
+                scores[overflowed] = np.ldexp(scaled, shift[:, None])
         scores -= scores.max(axis=1, keepdims=True)
         np.exp(scores, out=scores)
         scores /= scores.sum(axis=1, keepdims=True)
@@ -553,15 +623,40 @@ class LogisticRegression:
     def predict(self, X) -> np.ndarray:
         """Most probable label of each row of ``X``, shape ``(n_samples,)``.
 
-        Ties go to the first class in ``classes_``, as with ``np.argmax``.
+        Ties go to the first class in ``classes_``, as with ``np.argmax``. A row so large that
+        a score overflows float64 (entries near ``1e308``) gets the class of largest exact
+        score, compared after dividing the row's scores by a power of two (see
+        :meth:`_scaled_scores`): no warning, no NaN. The intercepts are then negligible, so
+        such a row takes the class whose coefficient vector points furthest along it.
         """
         return self._predict_valid(self._check_fitted_input(X))
 
     def _predict_valid(self, X: np.ndarray) -> np.ndarray:
         """:meth:`predict` of a fitted model on an ``X`` already validated for it."""
-        negative_scores = -(self.coef_ @ X.T)  # shape (K, n): one fast argmin over classes
-        negative_scores -= self.intercept_[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            negative_scores = -(self.coef_ @ X.T)  # shape (K, n): one fast argmin over classes
+            negative_scores -= self.intercept_[:, None]
+        overflowed = ~np.all(np.isfinite(negative_scores), axis=0)
+        if overflowed.any():
+            negative_scores[:, overflowed] = -self._scaled_scores(X[overflowed])[0].T
         return self.classes_[_first_argmin(negative_scores)]
+
+    def _scaled_scores(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of the rows of ``X`` divided by ``2**shift``, per row: ``(scores, shift)``.
+
+        ``scores[i] = (W x_i + b) * 2**-shift[i]`` with ``shift[i] = f + e_i``, where
+        ``2**f`` and ``2**e_i`` bound ``max |W|`` and ``max |x_i|``: computed as
+        ``(W 2**-f)(x_i 2**-e_i) + b 2**-shift[i]``, every scaling exact, every product term
+        below 1 in magnitude, so nothing overflows (for ``d`` below ``1e308`` features) and
+        the order of the scores of a row is that of its exact scores, up to rounding. Used
+        only for rows whose plain scores overflow, where ``shift[i] > 0``.
+        """
+        f = _power_of_two_exponent(self.coef_)
+        e = np.frexp(np.max(np.abs(X), axis=1))[1]
+        shift = f + e
+        scores = np.ldexp(X, -e[:, None]) @ np.ldexp(self.coef_, -f).T
+        scores += np.ldexp(self.intercept_[None, :], -shift[:, None])
+        return scores, shift
 
 
 # ----------------------------------------------------------------------------------------------

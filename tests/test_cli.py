@@ -109,7 +109,9 @@ def test_feasibility_on_files(tmp_path, capsys):
     code, out, err = run([*argv, "--predictions", str(tmp_path / "bad.npy")], capsys)
     assert code == 2
     assert err.strip().splitlines() == [
-        "gcul feasibility: error: y_pred must have one label per row of Z (600); got 10"
+        f"gcul feasibility: error: --predictions {tmp_path / 'bad.npy'}: holds 10 predictions "
+        f"for 600 rows of --embeddings {tmp_path / 'Z.npy'} (one per row, as in --labels "
+        f"{tmp_path / 'y.csv'})"
     ]
 
 

@@ -257,11 +257,40 @@ BAD_INPUTS = [
         "labels",
     ),
     (
-        "mismatched lengths",
+        "mismatched lengths",  # the old message named gcul_theory's y_pred and Z, not the file
         "predictions",
         npy("p10.npy", lambda Z, y, p: p[:10]),
-        r"y_pred must have one label per row of Z \(600\); got 10",
-        None,  # the message of gcul_theory (tests/test_cli.py pins it), naming y_pred and Z
+        r"holds 10 predictions for 600 rows of --embeddings .*Z\.npy \(one per row, as in "
+        r"--labels .*y\.npy\)$",
+        "predictions",
+    ),
+    (
+        "csv with a header row",  # the old message: "could not convert string 'x' to float64"
+        "embeddings",
+        text("Zh.csv", "x,y\n1,2\n3,4\n"),
+        r"Zh\.csv: its first line is a header \('x,y'\); the file must have no header row",
+        "embeddings",
+    ),
+    (
+        "labels with a header row",
+        "labels",
+        text("yh.txt", "# written by hand\n\nlabel\n0\n1\n"),
+        r"yh\.txt: its first line is a header \('label'\); the file must have no header row",
+        "labels",
+    ),
+    (
+        "a bad field below the first line is no header",
+        "labels",
+        text("yb.csv", "0\n1\nx\n"),
+        r"yb\.csv: cannot read it as a number table: could not convert string 'x'",
+        "labels",
+    ),
+    (
+        "a first line of words over a body that is not numbers either is no header",
+        "labels",
+        text("yw.csv", "label\n0\nx\n"),
+        r"yw\.csv: cannot read it as a number table: could not convert string 'label'",
+        "labels",
     ),
     ("negative label", "labels", npy("yn.npy", with_label(-3)), r"row 7 holds -3", "labels"),
     (
@@ -449,7 +478,9 @@ def _subcommands():
 def test_every_option_has_a_help_text():
     parser, subcommands = _subcommands()
     parsers = [("gcul", parser)] + [
-        (name, sub) for name, sub in subcommands.items() if name != "reproduce"  # another module
+        (name, sub)
+        for name, sub in subcommands.items()
+        if name != "reproduce"  # another module
     ]
     for name, each in parsers:
         for action in each._actions:

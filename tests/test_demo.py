@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 import struct
 import sys
 
@@ -132,6 +133,34 @@ def test_figure_is_readable_on_a_projector(written, name):
     assert tuple(fig.get_size_inches() * fig.dpi) == (1280, 720)
     assert layout_problems(fig) == []
     assert fig.get_suptitle()  # every slide states its finding
+
+
+# an underscore after a star or a Greek letter outside mathtext: a subscript that prints literally
+LITERAL_SUBSCRIPT = re.compile(r"[*\u0370-\u03ff]_")
+
+
+def literal_subscripts(fig: Figure) -> list[str]:
+    """Texts that show a subscript as a literal underscore ("λ*_EMP", "ε_clean")."""
+    return [
+        t.get_text()
+        for t in drawn_texts(fig)
+        if LITERAL_SUBSCRIPT.search(re.sub(r"\$[^$]*\$", "", t.get_text()))
+    ]
+
+
+@pytest.mark.parametrize("name", [spec.name for spec in demo.FIGURES])
+def test_symbols_are_typeset_not_spelled_with_underscores(written, name):
+    # the old titles, labels and legends printed "λ*_EMP", "λ*_CERT", "λ*_PRE" and "ε_clean"
+    assert literal_subscripts(written[1][name]) == []
+
+
+def test_literal_subscript_check_catches_them():
+    fig = Figure(figsize=demo.FIGSIZE, dpi=demo.DPI)
+    ax = fig.add_subplot()
+    ax.set_title("λ*_EMP = 0.5")
+    ax.set_xlabel(r"$\lambda^*_{\mathrm{EMP}}$ and hunter_worsley")  # mathtext; a name
+    ax.set_ylabel("ε − ε_clean")
+    assert sorted(literal_subscripts(fig)) == ["ε − ε_clean", "λ*_EMP = 0.5"]
 
 
 def test_layout_check_catches_small_and_overlapping_text():

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from gcul_theory import METHODS, PREDICTORS, feasibility_report
+from gcul_theory import MAX_CLASSES, METHODS, PREDICTORS, feasibility_report
+from gcul_theory._report import COLUMN_LEGEND
 from simulations import cli
 from simulations.cli import main
 
@@ -147,6 +149,129 @@ def test_predictions_omitted_still_checks_labels(tmp_path, capsys):
     ]
 
 
+# --- inputs that exhausted time or memory (issue 14, section 2) ----------------------------------
+
+
+def test_wide_embeddings_factorise_nothing_larger_than_the_rows(tmp_path, capsys, monkeypatch):
+    # 100 x 20,000 embeddings ran past 300 s in an eigendecomposition of the d x d covariance
+    # (12.6 s at d = 4,000). Phase 1 now works in the sample space: no eigendecomposition may
+    # be larger than the number of rows (d = 3,000 keeps the old code's covariance at 72 MB).
+    from simulations import models
+
+    n, d = 60, 3000
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "Z.npy", rng.normal(size=(n, d)))
+    np.save(tmp_path / "y.npy", np.arange(n) % 3)
+    real_eigh = models.linalg.eigh
+
+    def small_eigh(a, *args, **kwargs):
+        assert a.shape[0] <= n, f"eigendecomposition of a {a.shape} matrix for {n} rows"
+        return real_eigh(a, *args, **kwargs)
+
+    monkeypatch.setattr(models.linalg, "eigh", small_eigh)
+    code, out, err = run(base(tmp_path, predictions=False) + ["--json"], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["n"] == n and result["predictions"] == "fitted in-sample"
+
+
+@pytest.mark.parametrize("predictions", [False, True])
+def test_more_classes_than_the_cap_are_refused_before_fitting(
+    tmp_path, capsys, monkeypatch, predictions
+):
+    # 10**5 distinct labels spent 28.5 s and 9.6 GB fitting phase 1 before "out of memory";
+    # the report refuses more than MAX_CLASSES classes anyway, so nothing may be fitted
+    from simulations import models
+
+    n = MAX_CLASSES + 1
+    np.save(tmp_path / "Z.npy", np.random.default_rng(0).normal(size=(n, 2)))
+    np.save(tmp_path / "y.npy", np.arange(n))
+    np.save(tmp_path / "p.npy", np.arange(n)[::-1])
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("phase 1 was fitted")
+
+    monkeypatch.setattr(models.LogisticRegression, "fit", no_fit)
+    code, out, err = run(base(tmp_path, predictions=predictions), capsys)
+    assert code == 2 and out == ""
+    files = f"--labels {tmp_path / 'y.npy'}" + (
+        f" and --predictions {tmp_path / 'p.npy'} hold" if predictions else " holds"
+    )
+    assert err.splitlines() == [
+        f"gcul feasibility: error: {files} {n} distinct labels; the feasibility report "
+        f"supports at most {MAX_CLASSES} classes (gcul_theory.MAX_CLASSES)"
+    ]
+
+
+# --- what the report's words mean (issue 14, section 4) ----------------------------------------
+
+
+def test_every_per_class_column_is_defined_with_the_papers_label(files, capsys):
+    code, out, err = run(base(files), capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    (header,) = [line for line in lines if line.split()[:2] == ["class", "pi"]]
+    (s_exist,) = [line for line in lines if re.fullmatch(r"  S_exist >= [0-9.]+", line)]
+    start = lines.index("  columns (labels of the GCUL paper):")
+    legend = {line.split()[0]: line for line in lines[start + 1 : start + 1 + len(COLUMN_LEGEND)]}
+    for column in header.split()[1:]:
+        assert column in legend, column
+    assert any(line.lstrip().startswith("S_exist >= s  ") for line in legend.values())
+    labels = {
+        "p_loss": "eq:p_loss_exact",
+        "eta_outlier": "eq:chernoff_outlier",
+        "q_contam": "eq:q_contam_exact",
+        "S_exist": "cor:attractor_properties",
+    }
+    for name, label in labels.items():
+        assert label in legend[name], name
+    assert s_exist  # the line the legend's last entry defines
+    # --help carries the same definitions
+    code, text, _ = run(["feasibility", "--help"], capsys)
+    flat = " ".join(text.split())
+    for name, meaning in COLUMN_LEGEND:
+        assert f"{name}: {' '.join(meaning.split())}" in flat, name
+
+
+def test_readme_defines_the_per_class_columns_with_the_papers_labels():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("- `gcul feasibility --embeddings") :]
+    section = section[: section.index("\n- `gcul demo")]
+    for name, _ in COLUMN_LEGEND:
+        assert f"`{name}`" in section, name
+    for label in (
+        "eq:p_loss_exact",
+        "eq:chernoff_outlier",
+        "eq:q_contam_exact",
+        "cor:attractor_properties",
+    ):
+        assert f"`{label}`" in section, label
+    assert "geometric verdict:" in section  # and which verdict line comes last
+
+
+def test_with_certify_the_last_verdict_is_the_certified_one(files, capsys):
+    # the old last line was the geometric verdict, weaker evidence than the certificate printed
+    # above it: here the geometry says "feasible" and the certificate does not
+    argv = base(files) + ["--certify"]
+    code, out, err = run(argv + ["--json"], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["verdict"]["feasible"] is True
+    assert result["certificate"]["feasible"] is False
+    code, text, err = run(argv, capsys)
+    assert code == 0, err
+    lines = text.splitlines()
+    assert lines[-1] == f"verdict: {result['certificate']['verdict']}"
+    assert [line for line in lines if line.startswith("verdict: ")] == [lines[-1]]
+    (geometric,) = [line for line in lines if line.startswith("geometric verdict: ")]
+    assert geometric == f"geometric verdict: {result['verdict']['text']}"
+    assert lines.index(geometric) < lines.index(lines[-1])
+    # without --certify the geometric verdict is the verdict
+    code, text, _ = run(base(files), capsys)
+    assert text.splitlines()[-1] == f"verdict: {result['verdict']['text']}"
+    assert "geometric verdict: " not in text
+
+
 # --- refusal when GCUL cannot reject -------------------------------------------------------------
 
 
@@ -209,7 +334,7 @@ def test_certify_on_a_tiny_dataset(tmp_path, capsys):
     assert head.startswith("certificate (GCUL fitted on 48 rows, certified on n = 12 held-out")
     assert any(line.startswith("  lambda*_CERT = ") for line in lines)
     assert any(line.startswith("  U(0.15) in [") for line in lines)
-    assert any(line.startswith("certified verdict: ") for line in lines)
+    assert any(line.startswith("geometric verdict: ") for line in lines)
     assert lines[-1].startswith("verdict: ")
 
 

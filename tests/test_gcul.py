@@ -325,6 +325,23 @@ def test_huge_features_give_the_same_predictions():
     )
 
 
+def test_predict_on_a_row_of_1e308_is_defined_without_warning():
+    # the old code leaked "overflow encountered in matmul" (an error under this suite's
+    # filterwarnings); the row now gets the label of largest exact phase-3 score. On these
+    # blobs |W| is about 2, so 1e308 * W overflows float64.
+    X, y = _cross_fit_data(n=60)
+    model = GCUL().fit(X, y)
+    assert np.abs(model.phase3_.coef_).max() > 1.8
+    far = np.array([[1e308, 1e308], [1e308, 0.0], [-1e308, 1e308], [0.0, -1e308]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        labels = model.predict(np.vstack([X[:5], far]))
+    W = model.phase3_.coef_
+    np.testing.assert_array_equal(labels[5:], np.argmax(np.ldexp(far, -1024) @ W.T, axis=1))
+    np.testing.assert_array_equal(labels[:5], model.predict(X[:5]))
+    assert set(labels.tolist()) <= set(range(model.n_classes_ + 1))
+
+
 # --- cross-fitted certificate (issue 7, section 2) ---------------------------------------------
 
 

@@ -20,6 +20,7 @@ from simulations.models import (
     _encode_labels,
     _first_argmin,
     _scaled_design,
+    _single_threaded_blas,
     _whitened_design,
     _WhitenedMultinomialLoss,
     kmeans,
@@ -260,6 +261,127 @@ def test_fit_on_a_shared_design_of_a_tiny_x_leaves_the_design_alone():
     shared = LogisticRegression()._fit_design(design, y)
     np.testing.assert_array_equal(design.ZT, before)
     np.testing.assert_array_equal(_bits(shared.coef_), _bits(LogisticRegression().fit(X, y).coef_))
+
+
+# --- fewer samples than features (issue 14, section 2) -----------------------------------------
+
+
+def _wide_problem(seed, n=60, d=150, n_classes=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 3.0, d) + 2.0
+    y = rng.integers(0, n_classes, n)
+    return X, y
+
+
+def test_wide_design_works_in_the_sample_space():
+    # 100 x 20,000 embeddings spent > 300 s in an eigendecomposition of the 20,000 x 20,000
+    # covariance; the design now has one row per direction the centred samples span (<= n - 1)
+    X, _ = _wide_problem(0, n=40, d=300)
+    ZT, A, a, mean = _whitened_design(X)
+    n, d = X.shape
+    assert ZT.shape == (n - 1 + 1, n) and A.shape == (d, n - 1) and a.shape == (n - 1,)
+    np.testing.assert_array_equal(ZT[-1], 1.0)
+    # whitened and centred, like the n >= d design (bounds: sums of 40 products of O(1) terms,
+    # each rounded to 2**-53 relative, times the condition number of the kept spectrum, < 1e3)
+    np.testing.assert_allclose(ZT[:-1].mean(axis=1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.cov(ZT[:-1], bias=True), np.eye(n - 1), atol=1e-10)
+    np.testing.assert_allclose(A.T @ A, np.diag(a**2), rtol=0, atol=1e-10 * a.max() ** 2)
+    # the kept directions span every centred sample (so nothing of the data is dropped)
+    centred = X - mean
+    inside = (centred @ A) @ (A.T / a[:, None] ** 2)
+    np.testing.assert_allclose(inside, centred, atol=1e-9 * np.abs(centred).max())
+
+
+def test_wide_design_of_identical_rows_keeps_one_direction():
+    X = np.tile([[1.0, 2.0, 3.0]], (2, 1))
+    ZT, A, a, _ = _whitened_design(X)
+    assert ZT.shape == (2, 2) and A.shape == (3, 1)
+    np.testing.assert_array_equal(ZT[0], 0.0)
+    np.testing.assert_array_equal(a, 1.0)
+
+
+def _objective_gradient(X, y, W, b, C):
+    """Gradient of mean log-loss + ||W||^2 / (2 C n) in the original coordinates."""
+    n = X.shape[0]
+    scores = X @ W.T + b
+    P = np.exp(scores - logsumexp(scores, axis=1, keepdims=True))
+    P[np.arange(n), y] -= 1.0
+    return P.T @ X / n + W / (C * n), P.sum(axis=0) / n
+
+
+@pytest.mark.parametrize(("seed", "n", "d"), [(0, 60, 150), (1, 30, 400)])
+def test_wide_problem_same_optimum_as_the_full_design(seed, n, d):
+    # Oracle: the same objective solved by the n >= d path. Repeating every row k times with
+    # C / k leaves mean log-loss + ||W||^2 / (2 C n) unchanged, and k n >= d takes the d x d
+    # eigendecomposition (the path tested against scikit-learn above).
+    X, y = _wide_problem(seed, n, d)
+    C, k = 1.0, -(-d // n)
+    ours = LogisticRegression(C=C, tol=1e-10, max_iter=5000).fit(X, y)
+    full = LogisticRegression(C=C / k, tol=1e-10, max_iter=5000).fit(
+        np.tile(X, (k, 1)), np.tile(y, k)
+    )
+    assert ours.converged_ and full.converged_
+    # The objective is mu = 1/(C n)-strongly convex in W and convex in b, so two points whose
+    # b-gradients vanish satisfy ||W1 - W2||_F <= (||grad_W f(1)||_F + ||grad_W f(2)||_F) / mu;
+    # the gradients are measured here (a few 1e-9 per entry), not assumed.
+    gradients = [_objective_gradient(X, y, m.coef_, m.intercept_, C) for m in (ours, full)]
+    for grad_W, grad_b in gradients:
+        assert np.abs(grad_b).max() < 1e-8 and np.abs(grad_W).max() < 1e-7
+    bound = sum(np.linalg.norm(grad_W) for grad_W, _ in gradients) * C * n
+    assert np.linalg.norm(ours.coef_ - full.coef_) <= bound
+    np.testing.assert_array_equal(ours.predict(X), full.predict(X))
+
+
+def test_wide_fit_on_a_shared_design_is_fit_bit_for_bit():
+    X, y = _wide_problem(2, n=50, d=120)
+    with _single_threaded_blas():  # as fit and GCUL.fit build it (an SVD's rounding may
+        design = _scaled_design(X)  # depend on the number of BLAS threads)
+    alone = LogisticRegression().fit(X, y)
+    shared = LogisticRegression()._fit_design(design, y)
+    np.testing.assert_array_equal(_bits(shared.coef_), _bits(alone.coef_))
+
+
+# --- rows whose scores overflow float64 (issue 14, section 2) ---------------------------------
+
+
+FAR_ROWS = np.array(
+    [[1e308, 1e308], [1e308, 0.0], [-1e308, 1e308], [0.0, -1e308], [-1.7e308, -1.7e308]]
+)
+
+
+def _far_model():
+    rng = np.random.default_rng(5)
+    centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
+    X = np.concatenate([rng.normal(c, 1.0, (50, 2)) for c in centres])
+    return LogisticRegression().fit(X, np.repeat([0, 1, 2], 50))
+
+
+def test_predict_on_rows_near_the_float64_limit_is_defined_without_warning():
+    # the old code leaked "overflow encountered in matmul" (an error in this suite) and could
+    # then compare NaN scores; a far row takes the class of largest exact score, i.e. the one
+    # whose coefficients point furthest along it (the intercepts vanish against W x)
+    model = _far_model()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        labels = model.predict(FAR_ROWS)
+        proba = model.predict_proba(FAR_ROWS)
+    directions = np.ldexp(FAR_ROWS, -1024)  # exact: the same order of scores, no intercept
+    expected = model.classes_[np.argmax(directions @ model.coef_.T, axis=1)]
+    np.testing.assert_array_equal(labels, expected)
+    np.testing.assert_array_equal(proba, np.eye(3)[np.argmax(directions @ model.coef_.T, axis=1)])
+
+
+def test_predict_of_ordinary_rows_is_unchanged_beside_a_far_row():
+    model = _far_model()
+    rng = np.random.default_rng(6)
+    ordinary = rng.normal(scale=5.0, size=(40, 2))
+    mixed = np.vstack([ordinary, FAR_ROWS])
+    np.testing.assert_array_equal(model.predict(mixed)[:40], model.predict(ordinary))
+    scores = ordinary @ model.coef_.T + model.intercept_
+    np.testing.assert_array_equal(model.predict(ordinary), np.argmax(scores, axis=1))
+    expected = np.exp(scores - scores.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_array_equal(model.predict_proba(mixed)[:40], expected)
 
 
 @pytest.mark.parametrize("seed", range(4))

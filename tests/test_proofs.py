@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import subprocess
 import sys
 
@@ -573,3 +574,85 @@ def test_python_dash_m_proofs_exits_zero():
     )
     assert done.returncode == 0, done.stderr
     assert "0 failed" in done.stdout
+
+
+# --- --claim in every format, and a reader that stops early (issue 14, section 4) -------------
+
+
+def _balanced_braces(latex: str) -> bool:
+    depth = 0
+    for token in re.findall(r"\\\\|\\[{}]|[{}]", latex):
+        if token in ("{", "}"):
+            depth += 1 if token == "{" else -1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+@functools.cache
+def _every_derivation():
+    return {claim_id: _runner.run_one(claim_id) for claim_id in _runner.claim_ids()}
+
+
+def test_claim_derivation_is_rendered_in_markdown_and_latex(capsys):
+    # the old --claim ID printed the plain-text derivation whatever --format said
+    claim_id = "asymptotics.dispersion_limit"
+    result, steps = _every_derivation()[claim_id]
+    n_expressions = sum(len(st.exprs) for st in steps)
+    assert proofs.main(["--claim", claim_id, "--format", "markdown"]) == 0
+    markdown = capsys.readouterr().out
+    assert markdown.startswith(f"### `{claim_id}` (`{result.reference}`)\n")
+    assert markdown.count("   $$ ") == n_expressions
+    assert f"- **verdict:** **{result.status}**" in markdown
+    assert "step 1:" not in markdown and "⎛" not in markdown  # no text-mode pretty print
+    assert proofs.main(["--claim", claim_id, "--format", "latex"]) == 0
+    latex = capsys.readouterr().out
+    assert latex.startswith("% requires \\usepackage{amsmath}\n\\subsection*{")
+    assert latex.count(r"\begin{gather*}") == latex.count(r"\end{gather*}") > 0
+    assert r"\item[Verdict] \textbf{erratum}" in latex and _balanced_braces(latex)
+    assert r"\frac{" in latex and "⎛" not in latex
+
+
+def test_every_claim_renders_in_every_derivation_format():
+    for claim_id, (result, steps) in _every_derivation().items():
+        n_expressions = sum(len(st.exprs) for st in steps)
+        markdown = _runner.format_derivation(result, steps, fmt="markdown")
+        assert markdown.count("   $$ ") == n_expressions, claim_id
+        assert markdown.count("\n") >= 4, claim_id
+        latex = _runner.format_derivation(result, steps, fmt="latex")
+        assert _balanced_braces(latex), claim_id
+        assert latex.count(r"\begin{gather*}") == sum(1 for st in steps if st.exprs), claim_id
+        text = _runner.format_derivation(result, steps)
+        assert text.startswith(f"claim:          {claim_id}"), claim_id
+    with pytest.raises(ValueError, match="fmt must be 'text', 'markdown' or 'latex'; got 'html'"):
+        _runner.format_derivation(result, steps, fmt="html")
+
+
+def test_gcul_prove_claim_passes_the_format(capsys):
+    from simulations.cli import main as gcul_main
+
+    assert gcul_main(["prove", "--claim", "criterion.step2_divide", "--format", "latex"]) == 0
+    assert capsys.readouterr().out.startswith("% requires \\usepackage{amsmath}")
+    assert gcul_main(["prove", "--claim", "criterion.step2_divide", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.startswith("### `criterion.step2_divide`")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--claim", "criterion.step2_divide"],
+        ["--claim", "criterion.step2_divide", "--format", "latex"],
+    ],
+    ids=["text", "latex"],
+)
+def test_python_dash_m_proofs_with_a_closed_pipe_ends_quietly(argv):
+    # `python -m proofs --claim X | head -1` ended in a BrokenPipeError traceback; here the
+    # reader closes the pipe before anything is written, so every write fails
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proofs", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 1  # as gcul: the Python docs' exit code for SIGPIPE
+    assert err == ""

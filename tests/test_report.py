@@ -13,6 +13,7 @@ import pytest
 import gcul_theory
 from simulations import report
 from simulations.report import (
+    format_seed_table_csv,
     format_seed_table_latex,
     format_seed_table_markdown,
     format_violations_latex,
@@ -385,6 +386,105 @@ def test_seed16_label_matches_paper():
     assert r"\label{tab:synthetic_gcul}" in latex
 
 
+# --- the paper's values beside ours (issue 14, section 4) ---------------------------------------
+
+
+def test_paper_seed16_table_is_transcribed_whole():
+    from fractions import Fraction
+
+    from proofs import _conservative
+
+    table = report.PAPER_SEED16_TABLE
+    assert [row[0] for row in table] == pytest.approx(SIGMAS, abs=1e-12)
+    # the lambda columns against the independent transcription of the proofs package
+    theirs = _conservative.PAPER_TABLES["tab:synthetic_gcul"]
+    assert [(Fraction(str(pre)), Fraction(str(emp))) for *_, pre, emp in table] == [
+        (pre, emp) for _, pre, emp in theirs
+    ]
+    # rows of the paper's table, as printed (sigma, base, selective, rejection, pre, emp)
+    assert table[0] == (0.0, 86.50, 100.0, 16.54, 0.96, 0.82)
+    assert table[15] == (6.0, 80.08, 83.73, 13.21, 0.27, 0.28)
+    assert table[25] == (10.0, 62.38, 64.46, 13.96, 0.00, 0.15)
+    assert table[40] == (16.0, 45.71, 45.61, 16.96, 0.00, -0.01)
+    assert all(
+        0 < base <= 100 and 0 < sel <= 100 and 0 < rej < 100 for _, base, sel, rej, *_ in table
+    )
+
+
+def test_seed16_table_sets_the_papers_values_beside_ours(tmp_path):
+    # the old seed16.{md,tex,csv} had no paper column: a reader saw λ*_PRE 0.06 against the
+    # paper's 0.27 at σ = 6 with no explanation
+    rows = make_rows(seeds=(16, 17))
+    table = seed_table(rows, seed=16)
+    assert table.has_paper_reference and all(row.paper is not None for row in table)
+    six = table.rows[15]
+    assert six.noise == pytest.approx(6.0)
+    assert (six.paper.base_acc, six.paper.lambda_pre, six.paper.lambda_emp) == (0.8008, 0.27, 0.28)
+
+    markdown = format_seed_table_markdown(table)
+    lines = table_lines(markdown)
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    assert header == [
+        "Noise σ", "Base Acc (%)", "paper", "Sel Acc (%)", "paper", "Rej Rate (%)", "paper",
+        "λ*_PRE (union)", "paper", "λ*_EMP", "paper", "λ*_PRE (Gaussian)", "λ*_PRE (Chernoff)",
+    ]  # fmt: skip
+    cells = [cell.strip() for cell in lines[2 + 15].strip("|").split("|")]
+    assert cells[0] == "6.0" and cells[1] == f"{100 * six.base_acc:.2f}"
+    assert cells[2:3] + cells[4:5] + cells[6:7] + cells[8:9] + cells[10:11] == [
+        "80.08", "83.73", "13.21", "0.27", "0.28",
+    ]  # fmt: skip
+    caption = markdown[: markdown.index("|")]
+    for words in ("tab:synthetic_gcul", "clean labels", "subsec:assumptions1", "no deployment"):
+        assert words in caption
+    assert "not computed here" not in markdown
+
+    latex = format_seed_table_latex(table)
+    assert_latex_escaped(latex)
+    assert r"\begin{tabular}{ccccccccccccc}" in latex and "ours & paper" in latex
+    body = [line for line in latex.splitlines() if line.endswith(r"\\") and line[0].isdigit()]
+    assert len(body) == 41 and all(line.count("&") == 12 for line in body)
+    assert body[15].startswith("6.0 & ") and " & 0.27 & " in body[15]
+    assert "clean labels" in latex and "subsec:assumptions1" in latex
+
+    paths = write_seed_table(rows, tmp_path, seed=16)
+    parsed = read_csv(paths[0])
+    assert list(parsed[0])[-5:] == list(report.PAPER_SEED_CSV_COLUMNS)
+    assert float(parsed[15]["paper_lambda_pre_union"]) == 0.27
+    assert float(parsed[15]["paper_base_acc"]) == 0.8008  # fractions, as ours
+    # another seed has no paper column: the paper tabulates seed 16 only
+    other = seed_table(rows, seed=17)
+    assert not other.has_paper_reference
+    assert "| paper |" not in format_seed_table_markdown(other)
+    assert "paper_" not in format_seed_table_csv(other)
+
+
+def test_seed16_table_at_levels_the_paper_lacks_leaves_the_paper_cells_empty():
+    rows = make_rows(seeds=(16,), n_levels=2)
+    rows[1]["noise"] = 0.25  # not a level of the paper's table
+    table = seed_table(rows)
+    assert table.rows[0].paper is not None and table.rows[1].paper is None
+    last = table_lines(format_seed_table_markdown(table))[-1]
+    assert last.startswith("| 0.25 |") and last.count("| — |") == 5
+    assert format_seed_table_csv(table).splitlines()[-1].endswith(",,,,,")
+
+
+def test_violation_tables_explain_the_papers_counts():
+    # the old text said "not computed here" beside the paper's 25 against our 62
+    table = violation_table(make_rows())
+    for text in (
+        format_violations_markdown(table),
+        format_violations_latex(table),
+        format_violations_text(table),
+    ):
+        assert "not computed here" not in text
+        assert "clean labels" in text and "no deployment has" in text
+        assert "subsec:assumptions1" in text and "Where the paper is wrong as written" in text
+    assert_latex_escaped(format_violations_latex(table))
+    # away from the paper's λ there is no paper column and no explanation
+    other = violation_table(make_rows(), lam=0.3)
+    assert "clean labels" not in format_violations_markdown(other)
+
+
 def test_latex_escape():
     assert report._latex_escape("a_b%c&d") == r"a\_b\%c\&d"
 
@@ -393,7 +493,7 @@ def test_text_format_lists_every_method_and_the_paper():
     text = format_violations_text(violation_table(make_rows()))
     for word in (*METHODS, "Type-I", "Type-II", "Overall", "25 / 410", "lambda_emp_cert"):
         assert word in text
-    assert "not computed here" in text and report.validity_line() in text
+    assert "Paper columns: the counts printed" in text and report.validity_line() in text
     rows = [line for line in text.splitlines() if "/ 410" in line]
     assert len(rows) == 3 * N_BLOCKS
     assert len({len(line) for line in rows if line.count("/") == 2}) == 1  # union, with paper
