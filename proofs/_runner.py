@@ -21,6 +21,7 @@ from . import (
     _corollary,
     _criterion,
     _fraction,
+    _joint_utility,
     _monotonicity,
     _numeric,
     _predictors,
@@ -59,6 +60,7 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
     *_utility.CLAIMS_RISK,
     *_criterion.CLAIMS,
     *_utility.CLAIMS_MODEL,
+    *_joint_utility.CLAIMS,
     *_monotonicity.CLAIMS,
     *_voronoi.CLAIMS_REDUCTION,
     *_projection.CLAIMS,
@@ -83,7 +85,7 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
 _MODULES = (
     _asymptotics, _certified, _chernoff, _conservative, _corollary, _criterion, _fraction,
     _monotonicity, _numeric, _predictors, _projection, _rate_bounds, _rigorous, _space, _sufficient,
-    _tails, _utility, _variance_proxy, _voronoi,
+    _tails, _utility, _variance_proxy, _voronoi, _joint_utility,
 )
 
 FORMATS = ("text", "markdown", "json", "latex")
