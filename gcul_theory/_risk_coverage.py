@@ -259,9 +259,8 @@ def selective_risk_at_coverage(
     the expected error rate when the tied samples are accepted in a uniformly random order
     (section "Ties" of the module docstring). The result does not depend on the order of the
     samples (bit for bit) and is invariant under strictly increasing transforms of the scores.
-    Used in the sweep at GCUL's coverage: ``n_accept`` = the number GCUL accepts, so every
-    rejector is compared at the same accepted count (issue "risk–coverage evaluation", DESIGN
-    "Selective-classification evaluation").
+    To compare rejectors at GCUL's coverage, pass ``n_accept`` = the number of samples GCUL
+    accepts: every rejector is then judged on the same accepted count.
 
     Edge cases: ``n_accept = 0`` gives 0.0 by convention (nothing accepted, so no accepted
     sample is wrong; the convention of :func:`gcul_theory.clean_error` at :math:`\rho = 1`), so

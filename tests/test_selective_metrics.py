@@ -694,9 +694,13 @@ MC_CONFIGS = [
     ("overconfident", 300, 0.2),
     ("tied", 200, 0.2),
 ]
-#: Per configuration a false-failure probability of 1e-6 / 8 (4 SGR + 4 fixed-rule checks):
+#: SGR only: the benchmark's negative-control law (R = 0.3 = target above 1/2). SGR without
+#: its union bound violates there at a rate of about 0.28 > delta (benchmark), so this check
+#: fails on that mutation; the real SGR's rate is about 0.04.
+MC_SGR_CONFIGS = [*MC_CONFIGS, ("boundary_0.3", 200, 0.2)]
+#: Per configuration a false-failure probability of 1e-6 / 9 (5 SGR + 4 fixed-rule checks):
 #: the suite fails with probability < 1e-6 if every guarantee holds.
-MC_ALPHA = 1e-6 / 8
+MC_ALPHA = 1e-6 / 9
 
 
 def _critical_count(reps: int, delta: float, alpha: float) -> int:
@@ -714,12 +718,13 @@ def _critical_count(reps: int, delta: float, alpha: float) -> int:
 def test_critical_count_is_the_binomial_tail_quantile():
     c = _critical_count(MC_REPS, 0.2, MC_ALPHA)
     assert special.bdtrc(c, MC_REPS, 0.2) <= MC_ALPHA < special.bdtrc(c - 1, MC_REPS, 0.2)
-    assert 300 < c < 400  # mean 300, sd 15.5: about 5.3 sd above the mean
+    assert 300 < c < 400  # mean 300, sd 15.5: about 5.4 sd above the mean
 
 
-@pytest.mark.parametrize(("law", "n", "delta"), MC_CONFIGS)
+@pytest.mark.parametrize(("law", "n", "delta"), MC_SGR_CONFIGS)
 def test_sgr_guarantee_by_monte_carlo(law, n, delta):
-    count = bench.sgr_violations(bench.LAWS[law], n, delta, MC_REPS, MC_SEED)
+    laws = {**bench.LAWS, bench.NEGATIVE_CONTROL.name: bench.NEGATIVE_CONTROL}
+    count = bench.sgr_violations(laws[law], n, delta, MC_REPS, MC_SEED)
     assert count.violations <= _critical_count(MC_REPS, delta, MC_ALPHA), count
 
 
