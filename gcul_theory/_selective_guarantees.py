@@ -278,10 +278,14 @@ def sgr_threshold(
     our :func:`selective_risk_upper_bound`) at each of the :math:`k` tested thresholds and takes
     a union bound; the tested thresholds are calibration scores chosen by the search, so each
     step is not literally a fixed rule, and we do not prove the adaptive case here. It is
-    checked by Monte Carlo where the assumptions hold and at their edges (small n, risks near 0
-    and 1, a conditional error that is not monotone in the score): benchmarks/
-    selective_guarantees.py and its results file report the violation rates, and
-    tests/test_selective_metrics.py runs a fast version. When no threshold qualifies the
+    checked by Monte Carlo where the assumptions hold and at their edges (n from 20 to 10,000,
+    risks near 0 and 1, laws whose risk equals the target at every high threshold, a
+    conditional error that is not monotone in the score, tied scores; δ = 0.05 and 0.2):
+    over 56 configurations of 10,000 calibration draws each, the largest one-sided 95% upper
+    bound on the violation rate was 0.50 δ, while the same search without the union bound
+    (each test at δ) violated at rates up to 0.32 for δ = 0.2 (benchmarks/
+    selective_guarantees.py, results in benchmarks/selective_guarantees_results.md;
+    tests/test_selective_metrics.py runs a fast version). When no threshold qualifies the
     function refuses: ``feasible`` is False and ``reason`` says how many all-correct accepted
     samples a bound below :math:`r^*` needs at :math:`\delta/k`.
 
