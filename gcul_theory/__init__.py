@@ -38,9 +38,20 @@ Certified predictor (held-out calibration data, beyond the paper)
     certified_lambda           λ*_CERT: largest λ whose (1 - δ) lower bound on U(λ) is positive
     utility_confidence_bounds  one-sided (1 - δ) bounds on U(λ) at one λ
     CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
+
+Selective-classification evaluation (``subsec:selective_exp``; scores: higher = keep)
+    selective_risk_at_coverage  error among the m highest scores ∈ [0, 1], ties by expected
+                                value; 0 when m = 0
+    risk_coverage_curve   RiskCoverageCurve: coverage m/n, selective and generalised risk, m = 1..n
+    aurc                  mean selective risk over m = 1..n ∈ [0, 1] (Geifman et al. 2019)
+    e_aurc                AURC minus the oracle ranking's exact AURC ∈ [0, 1), never negative
+    augrc                 trapezoid area under E(m)/n through (0, 0) ∈ [0, ½] (Traub et al. 2024)
+    joint_utility         U_joint = ε - (1-ρ)ε_sel - λρ ∈ [-1, 1] (Chow), = U + ρ ε_sel
+    selective_risk_upper_bound  (1 - δ) Clopper-Pearson bound on a fixed rule's selective risk
+    sgr_threshold         SGRResult: SGR's threshold with a (1 - δ) risk bound below a target
+                          (Geifman & El-Yaniv 2017), or a refusal with its reason
 """
 
-from ._certified import CERTIFIED_METHODS, certified_lambda, utility_confidence_bounds
 from ._bounds import (
     METHODS,
     capture_rate_bound,
@@ -48,7 +59,9 @@ from ._bounds import (
     critical_lambda,
     structural_existence_confidence,
 )
+from ._certified import CERTIFIED_METHODS, certified_lambda, utility_confidence_bounds
 from ._geometry import MAX_CLASSES, Geometry, estimate_geometry
+from ._joint_utility import joint_utility
 from ._predictors import (
     DEFAULT_METHOD,
     PREDICTORS,
@@ -58,6 +71,15 @@ from ._predictors import (
     predictor,
 )
 from ._report import FeasibilityReport, feasibility_report
+from ._risk_coverage import (
+    RiskCoverageCurve,
+    augrc,
+    aurc,
+    e_aurc,
+    risk_coverage_curve,
+    selective_risk_at_coverage,
+)
+from ._selective_guarantees import SGRResult, selective_risk_upper_bound, sgr_threshold
 from ._selectivity import (
     clean_error,
     empirical_lambda,
@@ -94,4 +116,14 @@ __all__ = [
     "selectivity_score",
     "structural_existence_confidence",
     "utility",
+    "RiskCoverageCurve",
+    "SGRResult",
+    "aurc",
+    "augrc",
+    "e_aurc",
+    "joint_utility",
+    "risk_coverage_curve",
+    "selective_risk_at_coverage",
+    "selective_risk_upper_bound",
+    "sgr_threshold",
 ]

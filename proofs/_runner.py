@@ -21,6 +21,7 @@ from . import (
     _corollary,
     _criterion,
     _fraction,
+    _joint_utility,
     _monotonicity,
     _numeric,
     _predictors,
@@ -59,6 +60,7 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
     *_utility.CLAIMS_RISK,
     *_criterion.CLAIMS,
     *_utility.CLAIMS_MODEL,
+    *_joint_utility.CLAIMS,
     *_monotonicity.CLAIMS,
     *_voronoi.CLAIMS_REDUCTION,
     *_projection.CLAIMS,
@@ -100,6 +102,7 @@ _MODULES = (
     _utility,
     _variance_proxy,
     _voronoi,
+    _joint_utility,
 )
 
 FORMATS = ("text", "markdown", "json", "latex")

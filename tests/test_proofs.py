@@ -47,6 +47,7 @@ EXPECTED_STATUS = {
     "criterion.step8_closed_form": "verified",
     "criterion.equivalence": "verified",
     "utility.conditional_error": "verified",
+    "joint_utility.maximiser": "erratum",
     "monotonicity.part1_derivative": "verified",
     "monotonicity.part1_numerator": "verified",
     "monotonicity.part2_derivative": "verified",
