@@ -273,6 +273,16 @@ def _trivial_bounds(lam: float) -> tuple[float, float]:
     return -1.0 - lam, 1.0
 
 
+def _clip_to_trivial(lower: float, upper: float, lam: float) -> tuple[float, float]:
+    """Both bounds moved into the trivial range [-1 - λ, 1] that holds U(λ) for every law.
+
+    Clipping a valid lower (upper) bound into a range that always holds U(λ) keeps it valid and
+    can only tighten it; small calibration sets otherwise give bounds as wide as [-4, 4].
+    """
+    least, most = _trivial_bounds(lam)
+    return min(max(lower, least), most), min(max(upper, least), most)
+
+
 # --------------------------------------------------------------------------------------------
 # Public functions
 
@@ -308,7 +318,8 @@ def utility_confidence_bounds(
     -------
     lower, upper : float
         ``P(lower > U(λ)) ≤ δ`` and ``P(upper < U(λ)) ≤ δ`` for iid calibration samples, so
-        ``[lower, upper]`` is a (1 − 2δ) interval.
+        ``[lower, upper]`` is a (1 − 2δ) interval. Both lie in the trivial range
+        ``[-1 - lam, 1]``, which holds U(λ) for every law (a bound beyond it is clipped to it).
 
     Raises
     ------
@@ -371,7 +382,7 @@ def utility_confidence_bounds(
     if low_parts.degenerate:
         return _trivial_bounds(lam)
     high_parts = _parts(bw, aw, rej, delta, method, upper=True)
-    return float(low_parts.lower(lam)), float(-high_parts.lower(lam))
+    return _clip_to_trivial(float(low_parts.lower(lam)), float(-high_parts.lower(lam)), lam)
 
 
 def certified_lambda(

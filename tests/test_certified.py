@@ -220,3 +220,49 @@ def test_bisect_stops_early_with_the_plain_result(threshold, hi, seed):
         lambda mu: mu <= threshold or hash((mu, salt)) % 3 == 0,
     ):
         assert _bisect(passes, -3.0, hi) == _plain_bisection(passes, -3.0, hi)
+
+
+# --- the trivial range -1 - lam <= U(lam) <= 1 (issue 14, section 3) ----------------------------
+
+
+def _small_draws(count, seed):
+    """Indicators of ``count`` small calibration sets (2 to 30 rows) of random laws."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(2, 31))
+        rej = rng.random(n) < rng.random()
+        bw = rng.random(n) < rng.random()
+        aw = bw & ~rej & (rng.random(n) < rng.random())
+        yield (bw, aw, rej), float(rng.uniform(0.0, 0.99)), float(rng.uniform(0.01, 0.3))
+
+
+@pytest.mark.parametrize("method", ["betting", "asymptotic"])
+def test_bounds_stay_in_the_trivial_range(method):
+    # Before the fix about two thirds of these draws gave a bound outside [-1 - lam, 1] (as low
+    # as -3.98 and as high as 3.99): with a few rows the confidence margins exceed the range.
+    outside = []
+    for ind, lam, delta in _small_draws(300, 14):
+        if method == "asymptotic" and min(ind[2].sum(), (~ind[2]).sum()) < 2:
+            continue  # the asymptotic bounds refuse such sets (tested below)
+        try:
+            lower, upper = utility_confidence_bounds(*ind, lam=lam, delta=delta, method=method)
+        except ValueError:
+            continue
+        if not -1.0 - lam <= lower <= upper <= 1.0:
+            outside.append((lower, upper, lam))
+    assert not outside, outside[:3]
+
+
+def test_gcul_certificates_stay_in_the_trivial_range():
+    rng = np.random.default_rng(1)
+    centres = np.array([[-3.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+    X = np.concatenate([rng.normal(c, 1.0, (40, 2)) for c in centres]
+                       + [rng.normal(centres.mean(axis=0), 1.0, (40, 2))])
+    y = np.concatenate([np.repeat([0, 1, 2], 40), rng.integers(0, 3, 40)])
+    model = GCUL().fit(X, y)
+    lam = 0.15
+    certificates = [model.certify(X[i : i + 6], y[i : i + 6], lam=lam) for i in range(0, 160, 6)]
+    certificates += list(GCUL().certify_cross_fit(X, y, lam=lam, n_splits=20, seed=3).folds)
+    assert any(c.gain_upper == 1.0 for c in certificates)  # some bounds were clipped
+    for c in certificates:
+        assert -1.0 - lam <= c.gain_lower <= c.gain_upper <= 1.0, c
