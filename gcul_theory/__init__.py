@@ -37,15 +37,21 @@ Certified predictor (held-out calibration data, beyond the paper)
     certified_lambda           λ*_CERT: largest λ whose (1 - δ) lower bound on U(λ) is positive
     utility_confidence_bounds  one-sided (1 - δ) bounds on U(λ) at one λ
     CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
+    ASYMPTOTIC_MIN_COUNT       fewest rejected and accepted samples "asymptotic" accepts (100)
 """
 
-from ._certified import CERTIFIED_METHODS, certified_lambda, utility_confidence_bounds
 from ._bounds import (
     METHODS,
     capture_rate_bound,
     contamination_rate_bound,
     critical_lambda,
     structural_existence_confidence,
+)
+from ._certified import (
+    ASYMPTOTIC_MIN_COUNT,
+    CERTIFIED_METHODS,
+    certified_lambda,
+    utility_confidence_bounds,
 )
 from ._geometry import Geometry, estimate_geometry
 from ._predictors import (
@@ -67,6 +73,7 @@ from ._selectivity import (
 from ._tails import chernoff_tail, gaussian_tail
 
 __all__ = [
+    "ASYMPTOTIC_MIN_COUNT",
     "CERTIFIED_METHODS",
     "certified_lambda",
     "utility_confidence_bounds",
