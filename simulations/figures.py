@@ -28,6 +28,7 @@ from matplotlib.ticker import MaxNLocator
 
 from simulations.report import (
     CERTIFIED,
+    CERTIFIED_NOISY,
     LAMBDA_TARGET,
     Results,
     _check_lam,
@@ -38,6 +39,7 @@ from simulations.report import (
     _noise_key,
     _registry_entry,
     judged_columns,
+    judged_methods,
     violation_masks,
 )
 
@@ -394,7 +396,7 @@ class PredictorsPlot:
 
 def _validity_word(method: str) -> str:
     """What a panel title says of a predictor: from the registry's ``valid`` and ``kind``."""
-    if method == CERTIFIED:
+    if method in (CERTIFIED, CERTIFIED_NOISY):
         return "finite-sample valid"
     if _is_valid(method):
         return "valid"
@@ -434,7 +436,9 @@ def plot_predictors(
         The target rejection cost λ.
     methods : sequence of str, optional
         The predictors, one panel each, in this order; by default every predictor of
-        :data:`gcul_theory.PREDICTORS` (read at call time) and ``"certified"``.
+        :data:`gcul_theory.PREDICTORS` (read at call time), ``"certified"``, and
+        ``"certified_noisy"`` where ``results`` has its column
+        (:func:`simulations.report.judged_methods`).
 
     Returns
     -------
@@ -442,7 +446,7 @@ def plot_predictors(
         The figure, its Axes and the artists drawn; never calls ``show()``.
     """
     lam = _check_lam(lam)
-    methods = _check_methods(methods)
+    methods = _check_methods(judged_methods(results) if methods is None else methods)
     judged = {method: judged_columns(method) for method in methods}
     needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
     cols = _columns(results, needed, "the predictors figure")
