@@ -28,7 +28,6 @@ from matplotlib.ticker import MaxNLocator
 
 from simulations.report import (
     CERTIFIED,
-    CERTIFIED_NOISY,
     LAMBDA_TARGET,
     Results,
     _check_lam,
@@ -396,7 +395,7 @@ class PredictorsPlot:
 
 def _validity_word(method: str) -> str:
     """What a panel title says of a predictor: from the registry's ``valid`` and ``kind``."""
-    if method in (CERTIFIED, CERTIFIED_NOISY):
+    if method == CERTIFIED:
         return "finite-sample valid"
     if _is_valid(method):
         return "valid"

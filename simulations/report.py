@@ -106,7 +106,7 @@ _METHOD_LABELS = {
     "hunter_worsley": "Hunter–Worsley",
     "gaussian_exact": "Gaussian exact",
     CERTIFIED: "Certified",
-    CERTIFIED_NOISY: "Certified (noisy test labels)",
+    CERTIFIED_NOISY: "Certified, noisy labels",
 }
 _KIND_LABELS = {"type_i": "Type-I", "type_ii": "Type-II", "overall": "Overall"}
 
@@ -774,7 +774,7 @@ def _certified_sentence(table: ViolationTable) -> str:
 
 
 _NOISY_SENTENCE = (
-    " Certified (noisy test labels): the same λ*_CERT against λ*_EMP on the test labels flipped "
+    " Certified, noisy labels: the same λ*_CERT against λ*_EMP on the test labels flipped "
     "as the calibration labels are (lambda_emp_cert_noisy), the test of its guarantee."
 )
 

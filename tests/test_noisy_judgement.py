@@ -97,7 +97,7 @@ def test_the_noisy_block_is_judged_on_lambda_emp_cert_noisy():
     )
     assert report.judged_columns("certified_noisy") == ("lambda_cert", "lambda_emp_cert_noisy")
     text = report.format_violations_markdown(table)
-    assert "| Certified (noisy test labels) | yes | Type-II | 1 / 3 |" in text
+    assert "| Certified, noisy labels | yes | Type-II | 1 / 3 |" in text
     assert "lambda_emp_cert_noisy" in text
     assert "certified_noisy" in report.format_violations_text(table)
     assert "noisy" in report.format_violations_latex(table)
@@ -122,5 +122,5 @@ def test_the_predictors_figure_has_a_noisy_panel_when_the_column_exists(monkeypa
     assert list(drawn.axes) == ["certified", "certified_noisy"]
     assert drawn.counts == {"certified": (1, 0), "certified_noisy": (0, 1)}
     title = drawn.axes["certified_noisy"].get_title()
-    assert title.startswith("Certified (noisy test labels) (finite-sample valid)")
+    assert title.startswith("Certified, noisy labels (valid)")
     assert list(plot_predictors(rows(with_noisy=False)).axes) == ["certified"]
