@@ -851,14 +851,15 @@ def finite_sample_lambda(
     dimensions (text embeddings) that bias dominates, and a percentile bootstrap of the
     plug-in reproduces it instead of removing it (C = 2 cores at 3 e_1, 3 e_2 in d = 1000, 300
     each, 300 attractor samples, about 150 errors: the true D is 2.4, the plug-in 3.9, and the
-    plug-in bootstrap violated its promise in 13 of 40 replications at δ = 0.2). So the centre
+    plug-in bootstrap violated its promise in 61 of 200 replications at δ = 0.2). So the centre
     is the geometry of the *unbiased* quadratic forms
     (:func:`~gcul_theory._geometry.quadratic_moments` with
     :func:`~gcul_theory._geometry.covariance_traces`: unbiased for :math:`D_c^2` under any law,
     for :math:`G` and :math:`\Delta_c^\top\Sigma_c\Delta_c` under the Gaussian model), and
     their spread comes from ``n_boot`` random half-samples: each group (the errors, the clean
-    samples of each class) is split in two random halves, the unbiased forms of the two halves
-    are independent and unbiased, and half their difference is added to the full sample's forms.
+    samples of each class) is split in two random halves, whose forms are independent and
+    (corrected with the full sample's traces, which cancel in the difference when the halves
+    have equal sizes) unbiased, and half their difference is added to the full sample's forms.
     That deviation has mean 0 and variance :math:`\operatorname{Var}_{n/2}/2`, at least the full
     sample's :math:`\operatorname{Var}_n` because these variances are sums of terms in
     :math:`1/n` and :math:`1/n^2` with non-negative coefficients (:math:`1/n` alone makes them
@@ -890,17 +891,19 @@ def finite_sample_lambda(
     ``lambda_pre`` for those fractions. The Hoeffding parts are exact. The replicate parts are
     approximate: the centre is unbiased and the spread at least the forms' own, but the shape
     is a normal-like approximation (the forms are skewed at small n) and the coverage is not
-    proved; it was measured by Monte Carlo
-    (``benchmarks/finite_sample_coverage.py``, recorded in ``benchmarks/finite_sample_coverage.md``)
-    from d = 3 to d = 4,000 with about 20 to 2,000 errors, isotropic and anisotropic spreads,
-    2 to 5 classes and capture rates from 0.42 to 0.999: no violation in 1,400 replications
-    (at δ = 0.2 and 0.05), where the bound it replaces broke its promise in up to
-    100% of them (d = 1500 with about 100 errors and an anisotropic pool, the test suite). The
+    proved; it was measured by Monte Carlo (``benchmarks/finite_sample_coverage.py``, recorded
+    in ``benchmarks/finite_sample_coverage.md``) from d = 3 to d = 4,000 with about 20 to 2,000
+    errors, isotropic and anisotropic spreads, 2 to 5 classes and capture rates from 0.42 to
+    0.999: no violation in 1,400 replications (at δ = 0.2 and 0.05), where the bound it
+    replaces broke its promise in 4 of the 9 scenarios (31% to 100% of the replications; 18 of
+    20 at d = 1,500 with about 100 errors and an anisotropic pool, the test suite's case). The
     price of validity is width where d is large against the errors: at d = 1,000 with 150
     errors ``r1_lower`` averaged 0.43 for a true capture of 0.78, at d = 4,000 with 40 errors
-    0.06; in low dimension it matches the bound it replaces (0.80 for 0.97 at d = 3). "voronoi" bounds the probability that a new correct sample falls in the Voronoi cell
-    of the *estimated* centres instead; it is exact for fixed centres and ignores the
-    :math:`O(d/N)` dependence of the centres on the same rows. Nothing is guaranteed about a
+    0.06; in low dimension it matches the bound it replaces (0.80 for 0.97 at d = 3).
+
+    "voronoi" bounds the probability that a new correct sample falls in the Voronoi cell of the
+    *estimated* centres instead; it is exact for fixed centres and ignores the :math:`O(d/N)`
+    dependence of the centres on the same rows. Nothing is guaranteed about a
     GCUL whose phase 3 rejects a region other than the attractor's Voronoi cell.
 
     With fewer than ``FINITE_SAMPLE_MIN_ERRORS`` = 4 errors or no correct sample the bound is
