@@ -14,8 +14,8 @@ Per split, on features standardised with the training mean and spread:
 
 * GCUL (:class:`simulations.gcul.GCUL`) is fitted on the training part;
 * every registry predictor (:data:`gcul_theory.PREDICTORS`) and the finite-sample option
-  (:func:`gcul_theory.finite_sample_lambda`, ``"hunter_worsley"``, δ = 0.05, 100 bootstrap
-  resamples) gives λ*_PRE from the training geometry :func:`gcul_theory.estimate_geometry`, twice:
+  (:func:`gcul_theory.finite_sample_lambda`, ``"hunter_worsley"``, δ = 0.05, 100 half-sample
+  replicates) gives λ*_PRE from the training geometry :func:`gcul_theory.estimate_geometry`, twice:
   with ``y_pred`` = phase 1's in-sample predictions (GCUL's own error pool,
   ``predictions = "in_sample"``) and with stratified 5-fold cross-validated phase-1 predictions
   (``"cross_validated"``);

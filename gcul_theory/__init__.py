@@ -38,6 +38,7 @@ Certified predictor (held-out calibration data, beyond the paper)
     certified_lambda           λ*_CERT: largest λ whose (1 - δ) lower bound on U(λ) is positive
     utility_confidence_bounds  one-sided (1 - δ) bounds on U(λ) at one λ
     CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
+    ASYMPTOTIC_MIN_COUNT       fewest rejected and accepted samples "asymptotic" accepts (100)
 
 Selective-classification evaluation (``subsec:selective_exp``; scores: higher = keep)
     selective_risk_at_coverage  error among the m highest scores ∈ [0, 1], ties by expected
@@ -59,7 +60,12 @@ from ._bounds import (
     critical_lambda,
     structural_existence_confidence,
 )
-from ._certified import CERTIFIED_METHODS, certified_lambda, utility_confidence_bounds
+from ._certified import (
+    ASYMPTOTIC_MIN_COUNT,
+    CERTIFIED_METHODS,
+    certified_lambda,
+    utility_confidence_bounds,
+)
 from ._geometry import MAX_CLASSES, Geometry, estimate_geometry
 from ._joint_utility import joint_utility
 from ._predictors import (
@@ -90,6 +96,7 @@ from ._selectivity import (
 from ._tails import chernoff_tail, gaussian_tail
 
 __all__ = [
+    "ASYMPTOTIC_MIN_COUNT",
     "CERTIFIED_METHODS",
     "certified_lambda",
     "utility_confidence_bounds",

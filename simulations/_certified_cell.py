@@ -9,6 +9,13 @@
     λ*_EMP = (ε − ε_sel)/ρ measured on the test split for that *same* model, so the certified
     predictor is judged against the model it speaks for (the paper's ``lambda_emp`` column is
     measured for the model fitted on the whole training split, which is a different model).
+``lambda_emp_cert_noisy``
+    The same λ*_EMP with the test labels flipped by the protocol's own flip process at that σ
+    (``Dataset.y_test_noisy``). The certificate speaks about the law of its calibration labels,
+    which are flipped; with uniform flips at rate η over K classes the noisy-label utility is
+    (1 − ηK/(K − 1)) times the clean one, so only this column judges the guarantee itself
+    (the same label distribution on both sides); ``lambda_emp_cert`` judges what a user of
+    clean labels would see.
 
 The calibration part is a deterministic function of the seed only: a permutation drawn from
 ``numpy.random.SeedSequence([seed, CALIBRATION_TAG])``. It is the same for every σ of a seed (the
@@ -81,13 +88,15 @@ def certified_indicators(
     Returns a dict of boolean arrays ``{cal,test}_{base_wrong,selective_wrong,rejected}``:
     phase 1 wrong; phase 3 accepted *and* wrong (never true on a rejected sample); phase 3 rejected.
     Labels are the observed ones on the calibration part (a user has no others) and the clean ones
-    on the test split, as for the sweep's ``lambda_emp``.
+    on the test split, as for the sweep's ``lambda_emp``; ``test_noisy_*`` uses the test split's
+    labels flipped as the training labels are (``Dataset.y_test_noisy``).
     """
     model, cal = fit_certified_model(data, seed, model_factory, calibration)
     out: dict[str, np.ndarray] = {}
     for name, X, y in (
         ("cal", data.X_train[cal], data.y_train[cal]),
         ("test", data.X_test, data.y_test),
+        ("test_noisy", data.X_test, data.y_test_noisy),
     ):
         for key, value in indicators(model, X, y).items():
             out[f"{name}_{key}"] = value
@@ -159,7 +168,8 @@ def certified_columns(
     Returns
     -------
     dict
-        ``{"lambda_cert": λ*_CERT, "lambda_emp_cert": λ*_EMP on the test split}``, floats.
+        ``{"lambda_cert": λ*_CERT, "lambda_emp_cert": λ*_EMP on the test split,
+        "lambda_emp_cert_noisy": λ*_EMP on the test split with noisy labels}``, floats.
 
     Examples
     --------
@@ -167,7 +177,7 @@ def certified_columns(
     >>> data = make_dataset(16, 0.0, SyntheticConfig(n_per_class=100, n_confusion=100))
     >>> row = certified_columns(data, 16, 0.0)
     >>> sorted(row), 0.0 <= row["lambda_cert"] < 1.0
-    (['lambda_cert', 'lambda_emp_cert'], True)
+    (['lambda_cert', 'lambda_emp_cert', 'lambda_emp_cert_noisy'], True)
     """
     if not isinstance(data, Dataset):
         raise TypeError(f"data must be a simulations.synthetic.Dataset; got {type(data).__name__}")
@@ -185,7 +195,14 @@ def certified_columns(
     lambda_emp = empirical_lambda_from_indicators(
         ind["test_base_wrong"], ind["test_selective_wrong"], ind["test_rejected"]
     )
-    return {"lambda_cert": float(lambda_cert), "lambda_emp_cert": lambda_emp}
+    lambda_emp_noisy = empirical_lambda_from_indicators(
+        ind["test_noisy_base_wrong"], ind["test_noisy_selective_wrong"], ind["test_noisy_rejected"]
+    )
+    return {
+        "lambda_cert": float(lambda_cert),
+        "lambda_emp_cert": lambda_emp,
+        "lambda_emp_cert_noisy": lambda_emp_noisy,
+    }
 
 
 def _check_int(name: str, value: object, *, minimum: int) -> int:

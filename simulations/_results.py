@@ -71,7 +71,7 @@ def contamination_column(model: str) -> str:
 
 _LAMBDA_PRE, _R1_HAT, _R2_HAT = _predictor_columns()
 
-CERTIFIED_COLUMNS: tuple[str, ...] = ("lambda_cert", "lambda_emp_cert")
+CERTIFIED_COLUMNS: tuple[str, ...] = ("lambda_cert", "lambda_emp_cert", "lambda_emp_cert_noisy")
 """The certified predictor of a cell (:func:`simulations._certified_cell.certified_columns`)."""
 
 ROW_COLUMNS: tuple[str, ...] = (
@@ -130,6 +130,7 @@ COLUMN_RANGES: dict[str, tuple[float, float]] = {
     "lambda_cert": _UNIT,  # λ*_CERT = sup of certified λ in [0, 1); 1 when every λ < 1 is
     # λ*_EMP of the certified model: as lambda_emp (its ρ is not in the row)
     "lambda_emp_cert": (-math.inf, math.inf),
+    "lambda_emp_cert_noisy": (-math.inf, math.inf),  # the same on noisy test labels
 }
 """Closed range ``(low, high)`` of every column; every value is finite (``noise`` < inf).
 

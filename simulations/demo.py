@@ -53,7 +53,13 @@ from matplotlib.patheffects import withStroke
 import gcul_theory
 from simulations.figures import OKABE_ITO, save_figure, summarize_across_seeds
 from simulations.gcul import GCUL
-from simulations.report import CERTIFIED, judged_columns, violation_masks, violation_table
+from simulations.report import (
+    CERTIFIED,
+    judged_columns,
+    predictor_names,
+    violation_masks,
+    violation_table,
+)
 from simulations.synthetic import SyntheticConfig, make_dataset, noise_levels
 
 __all__ = [
@@ -1427,6 +1433,8 @@ def figure_violations(rows=None, lam: float = 0.15, methods: Sequence[str] | Non
     """
     rows = reduced_sweep() if rows is None else _check_rows(rows)
     lam = _check_real("lam", lam, 0.0, 1.0, open_high=True)
+    # The demo's predictors (not the certified_noisy block the sweep rows now allow).
+    methods = predictor_names() if methods is None else methods
     table = violation_table(rows, lam=lam, methods=methods)
     names = list(table.methods)
     type_i = np.array([table[name, "type_i"].count for name in names])

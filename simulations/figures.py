@@ -38,6 +38,7 @@ from simulations.report import (
     _noise_key,
     _registry_entry,
     judged_columns,
+    judged_methods,
     violation_masks,
 )
 
@@ -434,7 +435,9 @@ def plot_predictors(
         The target rejection cost λ.
     methods : sequence of str, optional
         The predictors, one panel each, in this order; by default every predictor of
-        :data:`gcul_theory.PREDICTORS` (read at call time) and ``"certified"``.
+        :data:`gcul_theory.PREDICTORS` (read at call time), ``"certified"``, and
+        ``"certified_noisy"`` where ``results`` has its column
+        (:func:`simulations.report.judged_methods`).
 
     Returns
     -------
@@ -442,7 +445,7 @@ def plot_predictors(
         The figure, its Axes and the artists drawn; never calls ``show()``.
     """
     lam = _check_lam(lam)
-    methods = _check_methods(methods)
+    methods = _check_methods(judged_methods(results) if methods is None else methods)
     judged = {method: judged_columns(method) for method in methods}
     needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
     cols = _columns(results, needed, "the predictors figure")

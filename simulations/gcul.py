@@ -37,7 +37,7 @@ from simulations.models import (
     pca,
 )
 
-__all__ = ["GCUL", "Certificate", "CrossFitCertificate", "stratified_folds", "stratified_split"]
+__all__ = ["GCUL", "Certificate", "CrossFitCertificate", "random_folds", "stratified_split"]
 
 
 class _UncertainLabel:
@@ -467,7 +467,8 @@ class GCUL:
     ) -> CrossFitCertificate:
         r"""Certify by K-fold cross-fitting, for users with no spare calibration data.
 
-        The rows are split into ``n_splits`` stratified folds (seeded by
+        The rows are split into ``n_splits`` folds by a uniformly random partition drawn
+        independently of the data (:func:`random_folds`, seeded by
         ``numpy.random.SeedSequence(seed)``); for each fold k a fresh GCUL with this model's
         hyper-parameters is fitted on the other folds and judged on fold k, which it never saw.
         ``self`` is neither used as a fitted model nor modified.
@@ -477,8 +478,8 @@ class GCUL:
         X : array_like of shape (n_samples, n_features)
             Finite features: all the labelled data there is.
         y : array_like of shape (n_samples,)
-            Labels in ``0..K-1``, every class at least twice (so that every fold's training
-            part holds every class).
+            Labels in ``0..K-1``, every class at least twice; the random partition must leave
+            every class in every fold's training part (else ``ValueError``).
         lam : float, default=0.15
             Relative rejection cost λ ∈ [0, 1).
         delta : float, default=0.05
@@ -486,7 +487,8 @@ class GCUL:
         n_splits : int, default=5
             Number of folds K, at least 2 and at most ``n_samples``.
         seed : int, default=0
-            Seed of the stratified fold assignment, in ``[0, 2**32)``.
+            Seed of the random fold assignment, in ``[0, 2**32)``. Choose it before looking at
+            the result: redrawing the partition until a certificate appears voids the guarantee.
 
         Returns
         -------
@@ -497,11 +499,14 @@ class GCUL:
 
         Notes
         -----
-        What is guaranteed. Let :math:`f_k` be the model fitted without fold k and
-        :math:`U_k(\lambda)` its utility :math:`\varepsilon - \varepsilon_{sel} - \lambda\rho`
-        on the deployment law. Given :math:`f_k`, the rows of fold k are iid draws of that law
-        (the folds partition iid rows, and :math:`f_k` never saw fold k), so
-        :func:`gcul_theory.utility_confidence_bounds` at risk :math:`\delta/K` gives a lower
+        What is guaranteed, for iid rows (features and labels) of the deployment law. Let
+        :math:`f_k` be the model fitted without fold k and :math:`U_k(\lambda)` its utility
+        :math:`\varepsilon - \varepsilon_{sel} - \lambda\rho` on the deployment law. The
+        partition is drawn independently of the data, so given it the rows of fold k are iid
+        draws of that law and independent of the other folds; :math:`f_k` is a function of the
+        other folds only, so given :math:`f_k` the rows of fold k are still iid draws of the
+        law, and :func:`gcul_theory.utility_confidence_bounds` at risk :math:`\delta/K` gives a
+        lower
         bound :math:`L_k(\lambda)` with :math:`P(L_k(\lambda) > U_k(\lambda)) \le \delta/K`.
         By a union bound over the K folds, with probability at least :math:`1 - \delta` every
         :math:`L_k \le U_k`, hence
@@ -512,18 +517,28 @@ class GCUL:
         ``gain_lower`` is :math:`\bar L(\text{lam})`, ``gain_upper`` the same average of the
         upper bounds (so ``[gain_lower, gain_upper]`` is a :math:`1 - 2\delta` interval on
         :math:`\bar U`), and ``lambda_cert`` the largest λ with :math:`\bar L > 0` on
-        :math:`[0, \lambda]` (each :math:`L_k` is a minimum of two affine functions of λ, so
-        :math:`\bar L` is concave). For every fixed λ:
-        :math:`P(\text{lambda\_cert} > \lambda \text{ and } \bar U(\lambda) \le 0) \le \delta`.
+        :math:`[0, \lambda]` (each :math:`L_k`, clipped to the trivial range
+        :math:`[-1-\lambda, 1]`, is non-increasing in λ, and so is :math:`\bar L`). For every
+        fixed λ: :math:`P(\text{lambda\_cert} > \lambda \text{ and } \bar U(\lambda) \le 0)
+        \le \delta`.
+
+        Why the folds are not stratified by label: a stratified assignment is a function of the
+        labels, so a fold's label counts are fixed by the other folds' labels and its rows are
+        no longer an iid sample of the law (given the labels, they are independent but not
+        identically distributed, and the betting bound's argument needs iid rows). A class
+        whose rows the random partition puts all in one fold would be missing from that fold
+        model's training part; that case is refused (``ValueError``), which removes outcomes
+        and so cannot raise the risk above δ.
 
         The K sets of indicators are *not* pooled into one sample: they come from K different
         models, so their union is not an iid sample of any one model's outcomes, and the
         certificate of :meth:`certify` would not apply to it. Each fold is certified alone, at
         δ/K, with n/K samples, which costs tightness against one held-out split of the same
         size (a fold model that cannot reject contributes the trivial bound -1 - λ).
-        On 4,000 rows of the Examples' geometry (1,000 per blob), K = 5 gave λ*_CERT = 0.36
-        against 0.43 for :meth:`certify` on one stratified 20% split (seed 0): cross-fitting
-        does not buy tightness; it serves users who cannot spare rows.
+        On 4,000 rows of the Examples' geometry (1,000 per blob), K = 5 gave λ*_CERT = 0.39
+        against 0.44 for :meth:`certify` on one random 20% split (fold 0 of
+        ``random_folds(4000, 5, seed=0)``): cross-fitting does not buy tightness; it serves
+        users who cannot spare rows.
 
         What is *not* guaranteed: anything about the model refitted on all rows (the one a user
         would deploy), which none of the folds judged. It is usually close to the fold models
@@ -566,7 +581,16 @@ class GCUL:
                 f"y must hold every class at least twice for cross-fitting; class {c} occurs "
                 f"{int(counts[c])} time(s)"
             )
-        folds = stratified_folds(y, int(n_splits), seed)
+        folds = random_folds(n, int(n_splits), seed)
+        for k in range(n_splits):
+            missing = np.setdiff1d(np.arange(n_classes), y[folds != k])
+            if missing.size:
+                c = int(missing[0])
+                raise ValueError(
+                    f"the random fold assignment (seed {seed}) put all {int(counts[c])} rows of "
+                    f"class {c} in fold {k}, so that fold's model could not learn it; use fewer "
+                    "folds (n_splits) or certify on held-out data (GCUL.certify)"
+                )
         fold_delta = delta / n_splits
         bounds, certificates = [], []
         for k in range(n_splits):
@@ -697,24 +721,23 @@ def _seed_sequence(seed) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed))
 
 
-def stratified_folds(y, n_splits: int, seed: int = 0) -> np.ndarray:
-    """Assign each row to one of ``n_splits`` folds, stratified by label; returns fold ids.
+def random_folds(n_samples: int, n_splits: int, seed: int = 0) -> np.ndarray:
+    """Assign each of ``n_samples`` rows to one of ``n_splits`` folds at random; returns fold ids.
 
-    Within each class the rows are shuffled (``default_rng(SeedSequence(seed))``); the classes
-    are then laid end to end and dealt round-robin, so fold sizes differ by at most one and a
-    class of ``m >= 2`` rows lands in at least two folds (every fold's complement holds it).
+    A uniformly random permutation (``default_rng(SeedSequence(seed))``) dealt round-robin:
+    fold sizes differ by at most one, and the assignment does not depend on the data (not even
+    on the labels), so a fold of iid rows is an iid sample (the premise of
+    :meth:`GCUL.certify_cross_fit`).
 
     Examples
     --------
-    >>> folds = stratified_folds(np.repeat([0, 1], [6, 4]), 2, seed=0)
-    >>> np.bincount(folds).tolist(), np.bincount(folds[:6]).tolist()
-    ([5, 5], [3, 3])
+    >>> folds = random_folds(10, 3, seed=0)
+    >>> np.bincount(folds).tolist()
+    [4, 3, 3]
     """
     rng = np.random.default_rng(_seed_sequence(seed))
-    y = np.asarray(y)
-    order = np.concatenate([rng.permutation(np.flatnonzero(y == c)) for c in np.unique(y)])
-    folds = np.empty(y.size, dtype=np.int64)
-    folds[order] = np.arange(y.size) % n_splits
+    folds = np.empty(n_samples, dtype=np.int64)
+    folds[rng.permutation(n_samples)] = np.arange(n_samples) % n_splits
     return folds
 
 
@@ -754,16 +777,23 @@ class _FoldBounds:
             else _parts(base_wrong, selective_wrong, rejected, delta, "betting", upper=True)
         )
 
+    # Both bounds are clipped to the trivial range -1 - lam <= U(lam) <= 1 (which holds for every
+    # law, so a clipped bound stays valid), as utility_confidence_bounds clips them. Clipping
+    # keeps lower() non-increasing in lam and does not move the set where it is positive.
+
     def lower(self, lam: float) -> float:
-        # nothing (or everything) rejected: the trivial bounds -1 - lam <= U(lam) <= 1
-        return -1.0 - lam if self._high is None else float(self._low.lower(lam))
+        # nothing (or everything) rejected: the trivial bounds
+        value = -1.0 - lam if self._high is None else float(self._low.lower(lam))
+        return min(max(value, -1.0 - lam), 1.0)
 
     def upper(self, lam: float) -> float:
-        return 1.0 if self._high is None else float(-self._high.lower(lam))
+        value = 1.0 if self._high is None else float(-self._high.lower(lam))
+        return min(max(value, -1.0 - lam), 1.0)
 
 
 def _last_positive(lower) -> float:
-    """sup{lam in [0, 1): lower > 0 on [0, lam]} for a concave ``lower`` (0 if none, 1 if all)."""
+    """sup{lam in [0, 1): lower > 0 on [0, lam]} for a non-increasing ``lower`` (0 if none, 1 if
+    all)."""
     if not lower(0.0) > 0.0:
         return 0.0
     if lower(1.0) > 0.0:

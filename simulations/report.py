@@ -29,7 +29,10 @@ effective", exactly as the inequalities read.
 The certified block is judged differently: its prediction is ``lambda_cert`` (λ*_CERT of a GCUL
 fitted on 80% of the training split and certified on the other 20%) and it is compared with
 ``lambda_emp_cert``, λ*_EMP of that same model on the test split, not with ``lambda_emp`` (the
-model fitted on the whole training split, which λ*_CERT says nothing about).
+model fitted on the whole training split, which λ*_CERT says nothing about). Where the results
+have ``lambda_emp_cert_noisy`` a second block, ``"certified_noisy"``, judges the same λ*_CERT
+against λ*_EMP on test labels flipped as the calibration labels are: the test of the guarantee
+itself (the certificate speaks about the label law of its calibration data).
 
 Input: a list of dicts (one per cell, the sweep's rows) or a mapping of column name to an array
 of equal length (e.g. a dict of NumPy arrays, or anything with ``keys()`` and ``[name]``).  Only
@@ -53,6 +56,7 @@ import gcul_theory
 
 __all__ = [
     "CERTIFIED",
+    "CERTIFIED_NOISY",
     "LAMBDA_TARGET",
     "PAPER_SEED",
     "PAPER_SEED16_TABLE",
@@ -71,6 +75,7 @@ __all__ = [
     "format_violations_markdown",
     "format_violations_text",
     "judged_columns",
+    "judged_methods",
     "predictor_names",
     "seed_table",
     "violation_masks",
@@ -90,6 +95,10 @@ CERTIFIED = "certified"
 """The block of the certified predictor: ``lambda_cert`` judged against ``lambda_emp_cert``."""
 _CERTIFIED_COLUMNS = ("lambda_cert", "lambda_emp_cert")
 _CERTIFIED_GUARANTEE = "finite-sample valid for the model it certifies"
+CERTIFIED_NOISY = "certified_noisy"
+"""The block judging ``lambda_cert`` against ``lambda_emp_cert_noisy`` (noisy test labels)."""
+_CERTIFIED_NOISY_COLUMNS = ("lambda_cert", "lambda_emp_cert_noisy")
+_CERTIFIED_NOISY_GUARANTEE = "the same, judged on test labels as noisy as its calibration labels"
 
 # Display names in the Markdown and LaTeX tables; a predictor not listed here (a new registry
 # entry) shows as its name with spaces.
@@ -101,6 +110,7 @@ _METHOD_LABELS = {
     "hunter_worsley": "Hunter–Worsley",
     "gaussian_exact": "Gaussian exact",
     CERTIFIED: "Certified",
+    CERTIFIED_NOISY: "Certified, noisy labels",
 }
 _KIND_LABELS = {"type_i": "Type-I", "type_ii": "Type-II", "overall": "Overall"}
 
@@ -322,6 +332,20 @@ def predictor_names() -> tuple[str, ...]:
     return (*(entry.name for entry in gcul_theory.PREDICTORS), CERTIFIED)
 
 
+def judged_methods(results: Results) -> tuple[str, ...]:
+    """The blocks judged by default: :func:`predictor_names`, then :data:`CERTIFIED_NOISY` when
+    ``results`` (a list of rows or a mapping of columns) has ``lambda_emp_cert_noisy``.
+
+    Examples
+    --------
+    >>> judged_methods([{"lambda_emp_cert_noisy": 0.1}])[-2:]
+    ('certified', 'certified_noisy')
+    """
+    results = _materialize(results)
+    noisy = _has_column(results, _CERTIFIED_NOISY_COLUMNS[1])
+    return (*predictor_names(), CERTIFIED_NOISY) if noisy else predictor_names()
+
+
 def _registry_entry(method: str):
     for entry in gcul_theory.PREDICTORS:
         if entry.name == method:
@@ -344,11 +368,13 @@ def judged_columns(method: str) -> tuple[str, str]:
     (method,) = _check_methods((method,))
     if method == CERTIFIED:
         return _CERTIFIED_COLUMNS
+    if method == CERTIFIED_NOISY:
+        return _CERTIFIED_NOISY_COLUMNS
     return _registry_entry(method).column, "lambda_emp"
 
 
 def _is_valid(method: str) -> bool:
-    return method == CERTIFIED or bool(_registry_entry(method).valid)
+    return method in (CERTIFIED, CERTIFIED_NOISY) or bool(_registry_entry(method).valid)
 
 
 def validity_line(methods: Sequence[str] | None = None) -> str:
@@ -368,6 +394,8 @@ def validity_line(methods: Sequence[str] | None = None) -> str:
         entry = _registry_entry(method)
         if method == CERTIFIED:
             key = (True, _CERTIFIED_GUARANTEE)
+        elif method == CERTIFIED_NOISY:
+            key = (True, _CERTIFIED_NOISY_GUARANTEE)
         elif entry.valid:
             key = (True, "in expectation, under the paper's Gaussian model")
         elif entry.kind == "paper":
@@ -392,9 +420,9 @@ def _label(method: str) -> str:
 
 
 def _check_methods(methods: Sequence[str] | None) -> tuple[str, ...]:
-    allowed = predictor_names()
     if methods is None:
-        return allowed
+        return predictor_names()
+    allowed = (*predictor_names(), CERTIFIED_NOISY)
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(methods)
@@ -557,7 +585,8 @@ def violation_table(
     (1, 2)
     """
     lam = _check_lam(lam)
-    methods = _check_methods(methods)
+    results = _materialize(results)
+    methods = _check_methods(judged_methods(results) if methods is None else methods)
     judged = {method: judged_columns(method) for method in methods}
     needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
     cols = _columns(results, needed, "the violation analysis")
@@ -880,7 +909,14 @@ def _certified_sentence(table: ViolationTable) -> str:
     return (
         " Certified: λ*_CERT (fit on 80% of the training split, certified on 20%) against λ*_EMP "
         "of that same model on the test split (lambda_emp_cert)."
+        + (_NOISY_SENTENCE if CERTIFIED_NOISY in table.methods else "")
     )
+
+
+_NOISY_SENTENCE = (
+    " Certified, noisy labels: the same λ*_CERT against λ*_EMP on the test labels flipped "
+    "as the calibration labels are (lambda_emp_cert_noisy), the test of its guarantee."
+)
 
 
 def format_violations_markdown(table: ViolationTable) -> str:
@@ -943,6 +979,8 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
             r"certified on 20\%) against $\lambda^*_{\mathrm{EMP}}$ of that same model on the "
             "test split."
         )
+    if CERTIFIED_NOISY in table.methods:
+        caption += _latex_escape(_NOISY_SENTENCE)
     caption += " " + _latex_escape(validity_line(table.methods))
     if table.has_paper_reference:
         caption += " " + _VIOLATIONS_PAPER_NOTE_TEX
@@ -1042,6 +1080,11 @@ def format_violations_text(table: ViolationTable) -> str:
         lines.append(
             "  certified: λ*_CERT (fit on 80% of the training split, certified on 20%) against "
             "λ*_EMP of that same model (lambda_emp_cert)"
+        )
+    if CERTIFIED_NOISY in table.methods:
+        lines.append(
+            "  certified_noisy: the same λ*_CERT against λ*_EMP on test labels flipped as the "
+            "calibration labels are (lambda_emp_cert_noisy)"
         )
     lines += ["", line(header), *(line(row) for row in body), "", validity_line(table.methods)]
     if paper:

@@ -92,13 +92,14 @@ LAMBDA_METHODS: tuple[str, ...] = tuple(entry.name for entry in gcul_theory.PRED
 """Every predictor of :data:`gcul_theory.PREDICTORS`, reported side by side
 (``lambda_pre_<method>``, ``r1_hat_<method>``)."""
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 """Bump when the meaning of a cached row changes (columns, definitions, file format).
 
 2: no ``seconds`` column in a row (the cell's wall time is stored beside it); identity and SHA-256
 checksum in every cell file.
 3: every registry predictor (``lambda_pre_<name>``, ``r1_hat_<name>``), ``r2_hat_attractor``, and
 the certified fit (``lambda_cert``, ``lambda_emp_cert``).
+4: ``lambda_emp_cert_noisy`` (the certified model's λ*_EMP on noisy test labels).
 """
 
 # Source files that decide a row; their bytes are hashed into the cache key, so editing any of them
@@ -169,7 +170,8 @@ def run_cell(
         Certified predictor (a second fit, on 80% of the training split; see
         :func:`simulations._certified_cell.certified_columns`): ``lambda_cert`` = λ*_CERT
         certified on the other 20% (δ = 0.05) and ``lambda_emp_cert`` = λ*_EMP of that same model
-        on the test split.
+        on the test split (``lambda_emp_cert_noisy``: on its labels flipped as the training
+        labels are).
 
         Plus ``seed``, ``noise``, ``level`` and ``flip_prob``. Every value lies in its range
         in :data:`~simulations._results.COLUMN_RANGES`; the row holds no wall time.

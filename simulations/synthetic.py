@@ -11,6 +11,10 @@ for ``(seed, σ)`` is built from σ-independent base draws (common random number
 - one uniform ``u_i`` and one "other class" offset ``o_i ∈ {1..K-1}`` per sample; a *training*
   label flips to ``(y_i + o_i) mod K`` iff ``u_i < 0.025 σ`` (so a label flipped at σ stays
   flipped, to the same class, at every larger σ). Test labels stay clean.
+- beside them, ``y_test_noisy``: the test labels flipped by the same process (probability
+  0.025 σ, to a uniformly chosen other class, a flip kept at every larger σ) from a stream of
+  its own, so that the certified predictor can be judged on labels distributed as its
+  calibration labels are; no other draw depends on it.
 
 Every stream comes from ``numpy.random.SeedSequence(seed, spawn_key=(stream,))`` — the same child
 ``SeedSequence(seed).spawn(...)`` would produce — so the draws depend on ``(seed, config)`` only:
@@ -48,6 +52,7 @@ _STREAM_SPLIT = 3
 _STREAM_FEATURE_NOISE = 4
 _STREAM_FLIP_UNIFORM = 5
 _STREAM_FLIP_OTHER_CLASS = 6
+_STREAM_TEST_FLIP = 7  # y_test_noisy: a uniform, then an offset, per sample
 
 # Number of base datasets kept in memory (one per (seed, config)); a full-size one is about 2.5 MB.
 _BASE_CACHE_SIZE = 32
@@ -141,8 +146,9 @@ class Dataset(NamedTuple):
     ``X_*`` are ``float64`` arrays of shape ``(n, dim)``; labels are ``int64`` in ``0..K-1``;
     masks are ``bool``. ``y_train`` holds the observed (possibly flipped) training labels,
     ``y_train_clean`` the labels before flipping; ``flipped_train == (y_train != y_train_clean)``.
-    ``is_confusion_*`` marks samples of the confusion population. The arrays are fresh copies that
-    the caller owns.
+    ``is_confusion_*`` marks samples of the confusion population. ``y_test_noisy`` is ``y_test``
+    flipped by the training labels' process at the same σ (independent draws of its own). The
+    arrays are fresh copies that the caller owns.
     """
 
     X_train: np.ndarray
@@ -153,6 +159,7 @@ class Dataset(NamedTuple):
     is_confusion_train: np.ndarray
     is_confusion_test: np.ndarray
     flipped_train: np.ndarray
+    y_test_noisy: np.ndarray
 
 
 class _Base(NamedTuple):
@@ -168,6 +175,8 @@ class _Base(NamedTuple):
     is_confusion_test: np.ndarray
     flip_uniform_train: np.ndarray  # u_i in [0, 1)
     flip_target_train: np.ndarray  # the label a flip turns y_i into (never y_i)
+    flip_uniform_test: np.ndarray  # the test labels' own u_i and flip targets (y_test_noisy)
+    flip_target_test: np.ndarray
 
 
 def noise_levels(n_levels: int = 41, step: float = 0.4) -> np.ndarray:
@@ -223,6 +232,7 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
     X_test = base.X_test + noise * base.G_test
     flipped = base.flip_uniform_train < config.flip_probability(noise)
     y_train = np.where(flipped, base.flip_target_train, base.y_train)
+    flipped_test = base.flip_uniform_test < config.flip_probability(noise)
     return Dataset(
         X_train=X_train,
         y_train=y_train,
@@ -232,6 +242,7 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
         is_confusion_train=base.is_confusion_train.copy(),
         is_confusion_test=base.is_confusion_test.copy(),
         flipped_train=flipped,
+        y_test_noisy=np.where(flipped_test, base.flip_target_test, base.y_test),
     )
 
 
@@ -317,6 +328,9 @@ def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
     flip_u = _rng(seed, _STREAM_FLIP_UNIFORM).random(n_total)
     offset = _rng(seed, _STREAM_FLIP_OTHER_CLASS).integers(1, K, size=n_total, dtype=np.int64)
     flip_target = (y + offset) % K
+    rng_test_flip = _rng(seed, _STREAM_TEST_FLIP)
+    test_flip_u = rng_test_flip.random(n_total)
+    test_flip_target = (y + rng_test_flip.integers(1, K, size=n_total, dtype=np.int64)) % K
 
     order = _rng(seed, _STREAM_SPLIT).permutation(n_total)
     test, train = order[: config.n_test], order[config.n_test :]
@@ -331,6 +345,8 @@ def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
         is_confusion_test=is_conf[test],
         flip_uniform_train=flip_u[train],
         flip_target_train=flip_target[train],
+        flip_uniform_test=test_flip_u[test],
+        flip_target_test=test_flip_target[test],
     )
     for array in arrays:
         array.flags.writeable = False

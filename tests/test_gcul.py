@@ -357,14 +357,14 @@ def _cross_fit_data(n=150, seed=0):
 
 
 def test_cross_fit_is_each_fold_certified_at_delta_over_k_then_averaged():
-    from simulations.gcul import stratified_folds
+    from simulations.gcul import random_folds
 
     X, y = _cross_fit_data()
     model = GCUL()
     cert = model.certify_cross_fit(X, y, lam=0.15, delta=0.06, n_splits=3, seed=4)
     assert not hasattr(model, "phase3_")  # self is not fitted by it
     assert (cert.n, cert.n_splits, cert.seed, cert.delta, cert.lam) == (600, 3, 4, 0.06, 0.15)
-    folds = stratified_folds(y, 3, seed=4)
+    folds = random_folds(y.size, 3, seed=4)
     for k, fold in enumerate(cert.folds):
         held = folds == k
         direct = GCUL().fit(X[~held], y[~held]).certify(X[held], y[held], 0.15, 0.02)
@@ -385,9 +385,9 @@ def test_cross_fit_lambda_cert_is_the_last_positive_average_lower_bound():
     assert 0.0 < cert.lambda_cert < 1.0  # this geometry certifies something
 
     def average_lower(lam):
-        from simulations.gcul import stratified_folds
+        from simulations.gcul import random_folds
 
-        folds = stratified_folds(y, 2, seed=0)
+        folds = random_folds(y.size, 2, seed=0)
         values = []
         for k in range(2):
             held = folds == k
@@ -453,25 +453,30 @@ def test_cross_fit_needs_every_class_twice():
 
 @settings(max_examples=50)
 @given(
-    counts=st.lists(st.integers(2, 30), min_size=2, max_size=5),
+    n_samples=st.integers(2, 200),
     n_splits=st.integers(2, 6),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_stratified_folds_are_balanced_and_leave_every_class_in_every_training_part(
-    counts, n_splits, seed
-):
-    from simulations.gcul import stratified_folds
+def test_random_folds_are_balanced_and_seeded(n_samples, n_splits, seed):
+    from simulations.gcul import random_folds
 
-    y = np.repeat(np.arange(len(counts)), counts)
-    assume(y.size >= n_splits)
-    folds = stratified_folds(y, n_splits, seed)
+    assume(n_samples >= n_splits)
+    folds = random_folds(n_samples, n_splits, seed)
     sizes = np.bincount(folds, minlength=n_splits)
-    assert sizes.max() - sizes.min() <= 1
-    for k in range(n_splits):
-        assert set(y[folds != k]) == set(range(len(counts)))
-    for c in range(len(counts)):  # each class spread as evenly as the round-robin allows
-        per_fold = np.bincount(folds[y == c], minlength=n_splits)
-        assert per_fold.max() - per_fold.min() <= 1
+    assert sizes.max() - sizes.min() <= 1 and sizes.sum() == n_samples
+    assert np.array_equal(folds, random_folds(n_samples, n_splits, seed))
+
+
+def test_cross_fit_refuses_a_partition_that_leaves_a_class_out_of_a_training_part():
+    from simulations.gcul import random_folds
+
+    X, y = _cross_fit_data(n=20)
+    y = y.copy()
+    y[y == 2] = 1
+    folds = random_folds(y.size, 5, seed=0)
+    y[np.flatnonzero(folds == 3)[:2]] = 2  # class 2: two rows, both in fold 3
+    with pytest.raises(ValueError, match="put all 2 rows of class 2 in fold 3"):
+        GCUL().certify_cross_fit(X, y, n_splits=5, seed=0)
 
 
 @settings(max_examples=50)

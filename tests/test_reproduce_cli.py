@@ -208,7 +208,7 @@ def test_every_predictor_has_a_block_and_a_panel(tmp_path, capsys):
     out = tmp_path / "out"
     code, printed, err = run(small(out, "--jobs", "1"), capsys)
     assert code == 0, err
-    names = [entry.name for entry in gcul_theory.PREDICTORS] + ["certified"]
+    names = [entry.name for entry in gcul_theory.PREDICTORS] + ["certified", "certified_noisy"]
     table_rows = [p[0] for p in map(str.split, printed.splitlines()) if p[2:3] == ["Type-I"]]
     assert table_rows == names
     assert "Valid: boole, hunter_worsley" in printed

@@ -125,9 +125,8 @@ def test_cell_matches_an_independent_computation() -> None:
     assert row["r2_hat"] == gcul_theory.contamination_rate_bound(geometry, "union")
     assert row["r2_hat_attractor"] == gcul_theory.contamination_rate_bound(geometry, "boole")
     # The certified predictor: a second fit on 80% of the training split.
-    assert {c: row[c] for c in ("lambda_cert", "lambda_emp_cert")} == certified_columns(
-        data, seed, noise
-    )
+    certified = ("lambda_cert", "lambda_emp_cert", "lambda_emp_cert_noisy")
+    assert {c: row[c] for c in certified} == certified_columns(data, seed, noise)
     assert row["base_acc"] == np.mean(model.phase1_.predict(data.X_test) == data.y_test)
     rejected = model.predict(data.X_test) == model.n_classes_
     assert row["rejection_rate"] == np.mean(rejected)
@@ -575,7 +574,7 @@ def test_cache_file_carries_identity_and_checksum(tmp_path) -> None:
     assert payload["seed"] == 10 and payload["noise"] == 4.0
     assert payload["config"] == dataclasses.asdict(TINY)
     assert payload["code"] == sweep._code_fingerprint()
-    assert payload["cache_version"] == sweep.CACHE_VERSION == 3
+    assert payload["cache_version"] == sweep.CACHE_VERSION == 4
     assert "level" not in payload["row"]  # a cell's row does not depend on the grid
     assert payload["seconds"] > 0.0
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()

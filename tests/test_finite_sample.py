@@ -1,0 +1,159 @@
+"""finite_sample_lambda where it is offered: high dimension, few errors, rates near 0 and 1.
+
+The training samples are drawn exactly from the single-attractor model the function assumes
+(class cores N(gap e_c, I), an attractor N(0, Σ) with uniform labels and predictions), as in
+``benchmarks/finite_sample_coverage.py``. A replication violates the promise when a fresh pool of
+``n_errors`` errors has a capture fraction below ``r1_lower`` (in the Voronoi cell of the
+population centres) or a fresh set of ``n_correct`` correct samples a contamination fraction above
+``r2_upper``. If the promise holds, the number of violations in ``reps`` replications is at most
+Binomial(reps, δ), and every count limit below is the smallest k with P(Binomial(reps, δ) >= k)
+< 1e-7, so each test fails by chance with probability below 1e-7.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from gcul_theory import estimate_geometry, finite_sample_lambda
+from gcul_theory._geometry import covariance_traces, geometry_from_moments, quadratic_moments
+
+
+def binomial_limit(reps: int, delta: float, false_failure: float = 1e-7) -> int:
+    return next(k for k in range(reps + 2) if binom.sf(k - 1, reps, delta) < false_failure)
+
+
+def draw(rng, d, C, gap, n_core, n_att, scale=1.0):
+    """Cores N(gap e_c, I) (labelled and predicted c), attractor N(0, diag(std²)); std = scale on
+    the class directions e_1..e_C and 1 elsewhere."""
+    std = np.ones(d)
+    std[:C] = scale
+    cores = gap * np.eye(C, d)
+    Z = np.vstack(
+        [rng.normal(0, 1, (n_core, d)) + cores[c] for c in range(C)]
+        + [rng.normal(0, 1, (n_att, d)) * std]
+    )
+    y = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
+    y_pred = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
+    return Z, y, y_pred, cores, std
+
+
+def captured(points, centres):
+    scores = -2.0 * points @ centres.T + np.sum(centres * centres, axis=1)[None, :]
+    return np.argmin(scores, axis=1) == 0
+
+
+def violations(seed, reps, d, C, gap, n_core, n_att, scale, delta):
+    rng = np.random.default_rng(seed)
+    n_chance = n_att / C  # expected chance-correct attractor samples
+    # The population centres: 0 and each core pulled to 0 by its n_att / C² chance-correct ones.
+    centres = np.vstack([np.zeros(d), gap * np.eye(C, d) * n_core / (n_core + n_chance / C)])
+    count, lowers = 0, []
+    for _ in range(reps):
+        Z, y, y_pred, cores, std = draw(rng, d, C, gap, n_core, n_att, scale)
+        bound = finite_sample_lambda(Z, y, y_pred, delta=delta, n_boot=20, rng=rng)
+        fresh = rng.normal(0, 1, (bound.n_errors, d)) * std
+        k = rng.binomial(bound.n_correct, n_chance / (C * n_core + n_chance))
+        labels = rng.integers(0, C, bound.n_correct - k)
+        correct = np.vstack(
+            [
+                rng.normal(0, 1, (k, d)) * std,
+                rng.normal(0, 1, (bound.n_correct - k, d)) + cores[labels],
+            ]
+        )
+        count += bool(
+            captured(fresh, centres).mean() < bound.r1_lower
+            or captured(correct, centres).mean() > bound.r2_upper
+        )
+        lowers.append(bound.r1_lower)
+    return count, float(np.mean(lowers))
+
+
+@pytest.mark.slow
+def test_valid_when_the_dimension_exceeds_the_error_pool():
+    # d = 1500 against about 100 errors, the error pool twice as wide along the class
+    # directions as elsewhere (E[r1] = 0.60). The plug-in geometry put D near 5.4 and the
+    # spread along the noisy direction near 1.4 (true 3.2 and 2): the code before this test
+    # violated its promise in 18 of these 20 replications (r1_lower 0.74 on average).
+    reps, delta = 20, 0.2
+    count, mean_lower = violations(14, reps, 1500, 2, 4.0, 150, 200, 2.0, delta)
+    assert count < binomial_limit(reps, delta), (count, mean_lower)  # < 16 of 20
+
+
+@pytest.mark.parametrize(
+    ("d", "C", "gap", "n_core", "n_att", "delta"),
+    [
+        (50, 2, 4.0, 30, 24, 0.2),  # small sample: about 12 errors, d = 50
+        (100, 2, 8.0, 200, 200, 0.2),  # capture near 1 (E[r1] = 0.999)
+        (100, 3, 1.5, 200, 200, 0.2),  # low capture (E[r1] = 0.3), three classes
+        (3, 3, 5.0, 300, 150, 0.05),  # low dimension, small delta
+    ],
+)
+def test_valid_at_the_edges(d, C, gap, n_core, n_att, delta):
+    reps = 20
+    count, _ = violations(d + 7 * C, reps, d, C, gap, n_core, n_att, 1.0, delta)
+    assert count < binomial_limit(reps, delta)
+
+
+def test_quadratic_moments_plug_in_is_the_geometry_of_estimate_geometry():
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(300, 7))
+    y = rng.integers(0, 3, 300)
+    y_pred = np.where(rng.random(300) < 0.3, rng.integers(0, 3, 300), y)
+    expected = estimate_geometry(Z, y, y_pred)
+    got = geometry_from_moments(quadratic_moments(Z, y, y_pred, 3))
+    # Same sums in a different order: a few ulps of each D, sigma and correlation (the
+    # quadratic forms are sums of 300 products, relative rounding <= 300 u ~ 7e-14).
+    for name in ("D", "sigma_mix", "sigma_c", "corr_mix"):
+        np.testing.assert_allclose(getattr(got, name), getattr(expected, name), rtol=1e-12)
+
+
+def test_unbiased_moments_are_unbiased_under_the_gaussian_model():
+    # Anisotropic Gaussian errors and classes, d = 40 against 12 errors: the plug-in forms are
+    # biased by about tr(Sigma)/n (here several times the signal). Over 4,000 samples each
+    # unbiased form's mean must lie within 5.5 standard errors of its true value (a normal
+    # tail of 4e-8 per form, 3e-7 for the eight).
+    rng = np.random.default_rng(11)
+    d, n_e, n_c = 40, 12, (9, 15)
+    A, B = rng.normal(size=(d, d)) / np.sqrt(d), rng.normal(size=(d, d)) / np.sqrt(d)
+    sigma_e, sigma_c = A @ A.T + 0.2 * np.eye(d), B @ B.T + 0.1 * np.eye(d)
+    L_e, L_c = np.linalg.cholesky(sigma_e), np.linalg.cholesky(sigma_c)
+    mus = 0.5 * rng.normal(size=(2, d))
+    truth = np.r_[(mus * mus).sum(axis=1), (mus @ sigma_e @ mus.T).ravel(),
+                  np.einsum("cd,de,ce->c", mus, sigma_c, mus)]  # fmt: skip
+    y = np.r_[np.zeros(n_e + n_c[0], int), np.ones(n_c[1], int)]
+    y_pred = np.r_[np.ones(n_e, int), y[n_e:]]  # the first n_e rows are errors
+    values, plug = [], []
+    for _ in range(4000):
+        Z = np.vstack(
+            [rng.normal(size=(n_e, d)) @ L_e.T]
+            + [rng.normal(size=(n_c[c], d)) @ L_c.T + mus[c] for c in range(2)]
+        )
+        m = quadratic_moments(Z, y, y_pred, 2, covariance_traces(Z, y, y_pred, 2))
+        values.append(np.r_[m.distance2, m.pool.ravel(), m.own])
+        plug.append(quadratic_moments(Z, y, y_pred, 2).distance2)
+    values = np.array(values)
+    z = (values.mean(axis=0) - truth) / (values.std(axis=0) / np.sqrt(len(values)))
+    assert np.all(np.abs(z) < 5.5), z
+    assert np.all(np.mean(plug, axis=0) > truth[:2] + 1.0)  # the plug-in bias is real
+
+
+def test_fewer_than_four_errors_give_the_vacuous_bound():
+    rng = np.random.default_rng(2)
+    Z, y, y_pred, _, _ = draw(rng, 5, 2, 4.0, 30, 0, 1.0)
+    y_pred[:3] = 1 - y_pred[:3]  # three errors
+    bound = finite_sample_lambda(Z, y, y_pred)
+    assert (bound.lambda_pre, bound.r1_lower, bound.r2_upper) == (0.0, 0.0, 1.0)
+    assert bound.n_errors == 3
+
+
+def test_the_unbiased_centre_removes_the_dimension_bias():
+    # The issue's example: C = 2 cores at 3 e1, 3 e2 in R^1000, 300 each, 300 attractor
+    # samples: E[r1] = Phi(1.2)^2 = 0.783, the plug-in gives about 0.95.
+    rng = np.random.default_rng(5)
+    Z, y, y_pred, _, _ = draw(rng, 1000, 2, 3.0, 300, 300)
+    bound = finite_sample_lambda(Z, y, y_pred, method="gaussian_exact", delta=0.2, n_boot=20)
+    assert bound.r1_model > 0.93
+    assert abs(bound.r1_unbiased - 0.783) < 0.1
+    assert bound.r1_lower < 0.783
