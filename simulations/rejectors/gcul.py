@@ -109,11 +109,12 @@ class FittedGCULMargin(FittedRejector):
         exps[best, columns] = 0.0
         rest = exps.sum(axis=0)
         gap = np.abs(delta)
-        ratio = np.where(
-            accept,
-            -np.expm1(-gap) / (2.0 * np.exp(-gap) + rest),
-            np.expm1(-gap) / (2.0 + rest),
-        )
+        with np.errstate(divide="ignore", over="ignore"):  # 1 - M below 1e-308: +inf (ties)
+            ratio = np.where(
+                accept,
+                -np.expm1(-gap) / (2.0 * np.exp(-gap) + rest),
+                np.expm1(-gap) / (2.0 + rest),
+            )
         score = np.log1p(ratio)
         score[~accept & (score >= 0.0)] = _NEGATIVE_TINY
         return score, labels
