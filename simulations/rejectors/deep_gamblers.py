@@ -38,6 +38,15 @@ a_{K+1}`, a strictly increasing transform of :math:`-p_{K+1}` (the reference ran
 natural operating point at a cost λ: the reference chooses the threshold on :math:`p_{K+1}` by
 sorting for a target coverage (``sort_by_abortion_to_find_results``), never from a cost.
 
+Solvers. The sweep uses L-BFGS (``fit``; gradient entries at most 1e-4). The gambler's loss is
+not convex, and where the bettor keeps its whole stake the class outputs get no gradient (only
+the ridge holds them), so at high noise the objective barely determines the class head: on the
+paper-size protocol at σ = 14, L-BFGS and 300 epochs of Adam, both from phase 1, end within
+5e-4 of each other in objective (either one lower), yet their class heads' test errors differ
+by up to 0.05 and their selective risks at GCUL's coverage by up to 5 standard errors; at
+σ ≤ 8 they agree within one (``benchmarks/rejectors.md``). Read this rejector's numbers at high
+noise with that in mind.
+
 References
 ----------
 .. [1] Z. Liu, Z. Wang, P. P. Liang, R. Salakhutdinov, L.-P. Morency and M. Ueda, "Deep
