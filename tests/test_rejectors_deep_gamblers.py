@@ -101,3 +101,5 @@ def test_validation():
         fit_deep_gamblers(X, y, "2")
     with pytest.raises(ValueError, match="solver must be 'adam' or 'lbfgs'"):
         fit_deep_gamblers(X, y, 2.0, solver="newton")
+    with pytest.raises(ValueError, match="gtol must be a finite number > 0"):
+        fit_deep_gamblers(X, y, 2.0, gtol=float("inf"))

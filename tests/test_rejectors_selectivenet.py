@@ -146,3 +146,5 @@ def test_validation():
         fit_selectivenet(X, np.zeros(4, int), 0.5)
     with pytest.raises(TypeError, match="seed must be a SeedSequence or an int >= 0"):
         fit_selectivenet(X, y, 0.5, seed="a")
+    with pytest.raises(ValueError, match="gtol must be a finite number > 0; got 0"):
+        fit_selectivenet(X, y, 0.5, gtol=0)

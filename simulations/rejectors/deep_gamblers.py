@@ -180,6 +180,7 @@ def fit_deep_gamblers(
     n_classes: int | None = None,
     epochs: int = EPOCHS,
     max_iter: int = 500,
+    gtol: float = LBFGS_GTOL,
 ) -> FittedDeepGamblers:
     """Train a linear Deep Gamblers model with payoff ``o`` (module docstring).
 
@@ -203,6 +204,8 @@ def fit_deep_gamblers(
         Adam's epochs.
     max_iter : int, default=500
         L-BFGS's iteration cap.
+    gtol : float, default=1e-4
+        L-BFGS stops when the largest gradient entry is at most ``gtol`` (> 0).
 
     Returns
     -------
@@ -232,6 +235,8 @@ def fit_deep_gamblers(
             f"payoff must be in (1, K) = (1, {K}) (o >= K: abstaining never pays; o <= 1: "
             f"abstaining always pays); got {payoff!r}"
         )
+    if isinstance(gtol, bool) or not isinstance(gtol, (int, float)) or not 0 < gtol < np.inf:
+        raise ValueError(f"gtol must be a finite number > 0; got {gtol!r}")
     if solver not in ("adam", "lbfgs"):
         raise ValueError(f"solver must be 'adam' or 'lbfgs'; got {solver!r}")
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
@@ -263,7 +268,7 @@ def fit_deep_gamblers(
             lambda theta, rows: gamblers_loss(theta, ZT, y, log_payoff, penalty),
             theta0,
             max_iter=max_iter,
-            gtol=LBFGS_GTOL,
+            gtol=gtol,
         )
     return FittedDeepGamblers(
         white, trained.theta, K, float(payoff), solver, trained.n_iter, trained.converged

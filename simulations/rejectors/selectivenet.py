@@ -234,6 +234,7 @@ def fit_selectivenet(
     n_classes: int | None = None,
     epochs: int = EPOCHS,
     max_iter: int = 500,
+    gtol: float = LBFGS_GTOL,
 ) -> FittedSelectiveNet:
     """Train a linear SelectiveNet for ``target_coverage`` (module docstring).
 
@@ -258,6 +259,8 @@ def fit_selectivenet(
         Adam's epochs.
     max_iter : int, default=500
         L-BFGS's iteration cap.
+    gtol : float, default=1e-4
+        L-BFGS stops when the largest gradient entry is at most ``gtol`` (> 0).
 
     Returns
     -------
@@ -283,6 +286,8 @@ def fit_selectivenet(
     X, y, K = check_training_data(X, y, n_classes)
     if isinstance(target_coverage, bool) or not 0.0 < target_coverage <= 1.0:
         raise ValueError(f"target_coverage must be in (0, 1]; got {target_coverage!r}")
+    if isinstance(gtol, bool) or not isinstance(gtol, (int, float)) or not 0 < gtol < np.inf:
+        raise ValueError(f"gtol must be a finite number > 0; got {gtol!r}")
     if solver not in ("adam", "lbfgs"):
         raise ValueError(f"solver must be 'adam' or 'lbfgs'; got {solver!r}")
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
@@ -323,7 +328,7 @@ def fit_selectivenet(
         def full_loss(theta, rows):
             return selective_loss(theta, ZT, y, K, coverage, penalty, auxiliary=False)
 
-        trained = lbfgs(full_loss, theta0, max_iter=max_iter, gtol=LBFGS_GTOL)
+        trained = lbfgs(full_loss, theta0, max_iter=max_iter, gtol=gtol)
     return FittedSelectiveNet(
         white, trained.theta, K, coverage, solver, trained.n_iter, trained.converged
     )
