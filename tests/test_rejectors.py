@@ -82,8 +82,8 @@ def test_bit_for_bit_deterministic_from_the_seed(entry):
 
 
 def test_child_seed_is_spawn_without_the_counter():
-    root = np.random.SeedSequence(123)
-    spawned = np.random.SeedSequence(123).spawn(3)
+    root = np.random.SeedSequence(123, spawn_key=(4,))  # itself a child: keys nest
+    spawned = np.random.SeedSequence(123, spawn_key=(4,)).spawn(3)
     for stream in (2, 0, 1):  # any order
         child = child_seed(root, stream)
         assert child.spawn_key == spawned[stream].spawn_key
