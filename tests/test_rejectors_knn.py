@@ -44,8 +44,8 @@ def test_both_paths_agree_with_brute_force(d):
     reference = brute_kth(X_train, X, 10)
     auto = FittedKNN(X_train, _StubPhase1(), 10)
     assert auto.algorithm_ == ("kd_tree" if d == 3 else "brute")
-    for algorithm in ("kd_tree", "brute"):
-        fitted = FittedKNN(X_train, _StubPhase1(), 10, algorithm=algorithm)
+    for algorithm, leaf_size in (("kd_tree", 128), ("kd_tree", 1), ("brute", 128)):
+        fitted = FittedKNN(X_train, _StubPhase1(), 10, algorithm=algorithm, leaf_size=leaf_size)
         np.testing.assert_allclose(fitted.kth_distance(X), reference, rtol=rtol(d), atol=0)
     # a training point among 20 copies: its 10th neighbour is itself, at distance 0
     assert np.all(FittedKNN(X_train, _StubPhase1(), 10, "brute").kth_distance(X[-5:-4]) == 0.0)
@@ -77,3 +77,5 @@ def test_validation():
         FittedKNN(X, _StubPhase1(), 2.0)
     with pytest.raises(ValueError, match="algorithm must be 'auto', 'kd_tree' or 'brute'"):
         FittedKNN(X, _StubPhase1(), 2, algorithm="ball_tree")
+    with pytest.raises(ValueError, match="leaf_size must be an int >= 1; got 0"):
+        FittedKNN(X, _StubPhase1(), 2, leaf_size=0)

@@ -328,7 +328,9 @@ class Rejector:
     needs_target_coverage : bool
         Whether it is trained for a target coverage (``RejectorContext.target_coverage``).
     fit : callable
-        ``fit(context: RejectorContext) -> FittedRejector``.
+        ``fit(context: RejectorContext) -> FittedRejector``; raises ``ValueError`` naming what
+        the context lacks (``mixture`` for ``needs_truth``, ``target_coverage`` for
+        ``needs_target_coverage``).
     """
 
     name: str

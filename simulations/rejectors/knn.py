@@ -26,13 +26,16 @@ from scipy.spatial.distance import cdist
 
 from simulations.rejectors._base import FittedRejector, Rejector, RejectorContext
 
-__all__ = ["N_NEIGHBORS", "FittedKNN", "REJECTOR", "fit"]
+__all__ = ["LEAF_SIZE", "N_NEIGHBORS", "FittedKNN", "REJECTOR", "fit"]
 
 N_NEIGHBORS = 10
 """k: the rank of the training neighbour whose distance is the score."""
 
+LEAF_SIZE = 128
+"""Points per k-d tree leaf: on the paper-size cell (d = 10) about half the query time of
+``cKDTree``'s default 16 (``benchmarks/bench_rejectors.py``, item ``knn_leaf16``)."""
+
 _CHUNK_DISTANCES = 2**22  # distances held at once by the brute force
-_LEAF_SIZE = 128
 
 
 class FittedKNN(FittedRejector):
@@ -48,11 +51,21 @@ class FittedKNN(FittedRejector):
         k, in ``1..n``.
     algorithm : {"auto", "kd_tree", "brute"}, default="auto"
         ``"auto"``: the k-d tree iff ``2**d <= n``.
+    leaf_size : int, default=LEAF_SIZE
+        Points per leaf of the k-d tree (``cKDTree``'s ``leafsize``); the result does not depend
+        on it, the time does.
     """
 
     name = "knn"
 
-    def __init__(self, X: np.ndarray, phase1, n_neighbors: int = N_NEIGHBORS, algorithm="auto"):
+    def __init__(
+        self,
+        X: np.ndarray,
+        phase1,
+        n_neighbors: int = N_NEIGHBORS,
+        algorithm: str = "auto",
+        leaf_size: int = LEAF_SIZE,
+    ):
         n, d = X.shape
         if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)):
             raise TypeError(f"n_neighbors must be an int in 1..{n}; got {n_neighbors!r}")
@@ -62,6 +75,12 @@ class FittedKNN(FittedRejector):
             )
         if algorithm not in ("auto", "kd_tree", "brute"):
             raise ValueError(f"algorithm must be 'auto', 'kd_tree' or 'brute'; got {algorithm!r}")
+        if (
+            isinstance(leaf_size, bool)
+            or not isinstance(leaf_size, (int, np.integer))
+            or leaf_size < 1
+        ):
+            raise ValueError(f"leaf_size must be an int >= 1; got {leaf_size!r}")
         super().__init__(d, len(phase1.classes_))
         if algorithm == "auto":
             algorithm = "kd_tree" if d < 63 and 2**d <= n else "brute"
@@ -69,11 +88,10 @@ class FittedKNN(FittedRejector):
         self.algorithm_ = algorithm
         self.phase1_ = phase1
         self.X_train_ = X
-        # leaves of 128 points: on the paper-size cell (d = 10) queries cost 55-70 ms at
-        # sigma >= 6 against 100-130 ms with the default 16 (benchmarks/rejectors.md); exact
-        # either way
         self.tree_ = (
-            cKDTree(X, leafsize=_LEAF_SIZE, balanced_tree=False) if algorithm == "kd_tree" else None
+            cKDTree(X, leafsize=int(leaf_size), balanced_tree=False)
+            if algorithm == "kd_tree"
+            else None
         )
 
     def kth_distance(self, X: np.ndarray) -> np.ndarray:
