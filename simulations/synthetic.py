@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Dataset", "SyntheticConfig", "make_dataset", "noise_levels"]
+__all__ = ["Dataset", "Mixture", "SyntheticConfig", "make_dataset", "mixture", "noise_levels"]
 
 # Stream ids of the base draws; ``SeedSequence(seed, spawn_key=(id,))``. Never renumber: it would
 # change every dataset. New streams get new ids.
@@ -246,6 +246,103 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
     )
 
 
+class Mixture(NamedTuple):
+    r"""The law of one sample of a ``(seed, σ)`` dataset: a mixture of ``K + 1`` isotropic normals.
+
+    ``centers[k]`` (shape ``(K, d)``) is the mean of class ``k``; ``confusion_center`` (shape
+    ``(d,)``) that of the confusion population, ``centers.mean(axis=0)``; every component has
+    covariance ``spread**2 * I`` with ``spread = sqrt(radius**2 + noise**2)``. Class ``k`` has
+    weight ``n_per_class / n_total`` and label ``k``; the confusion population has weight
+    ``n_confusion / n_total`` and a label uniform over ``0..K-1``, independent of the features.
+    ``radius`` and ``noise`` are the ``r`` and ``σ`` that make ``spread``. See :func:`mixture`.
+    """
+
+    centers: np.ndarray
+    confusion_center: np.ndarray
+    spread: float
+    n_per_class: int
+    n_confusion: int
+    radius: float
+    noise: float
+
+
+def mixture(seed: int, noise: float, config: SyntheticConfig | None = None) -> Mixture:
+    r"""The data-generating mixture of the ``(seed, σ)`` cell: what the Bayes posterior needs.
+
+    Parameters
+    ----------
+    seed : int
+        Non-negative seed, as in :func:`make_dataset`.
+    noise : float
+        σ ≥ 0, as in :func:`make_dataset`.
+    config : SyntheticConfig, optional
+        Protocol parameters; the paper's by default.
+
+    Returns
+    -------
+    Mixture
+        The centres (the same draws as :func:`make_dataset` makes for this seed: nothing is drawn
+        twice differently, and no other stream is touched), the confusion centre, the common
+        spread and the component sizes.
+
+    Notes
+    -----
+    How :func:`make_dataset` builds a sample, read off the code: the centres ``c_k`` are one draw
+    ``U([-S, S]^d)`` per seed; class ``k`` holds exactly ``n_per_class`` samples ``c_k + r z``,
+    the confusion population ``n_confusion`` samples ``\bar c + r z`` (``\bar c`` the mean of the
+    centres) with labels drawn uniformly from ``0..K-1`` independently of ``z``; every sample, of
+    the training *and* the test split, gets feature noise ``σ g`` with ``g`` standard normal and
+    independent of ``z``; the split is a uniformly random subset of ``n_test`` samples; only
+    training labels are flipped. Hence a test sample is marginally distributed as
+
+    .. math::
+
+        x \sim \sum_k \tfrac{n_{pc}}{N} \mathcal N(c_k, s^2 I)
+        + \tfrac{n_{conf}}{N} \mathcal N(\bar c, s^2 I), \qquad s^2 = r^2 + σ^2,
+
+    and its (clean) label has the posterior
+
+    .. math::
+
+        P(y = k \mid x) \propto n_{pc}\, φ(x; c_k, s^2 I)
+        + \tfrac{n_{conf}}{K}\, φ(x; \bar c, s^2 I).
+
+    This is the law of each sample given the seed's centres. The split draws the test set
+    without replacement from a population with fixed component sizes, so the test samples are
+    exchangeable, not independent: their component counts are hypergeometric, not multinomial.
+    For training samples the observed label is flipped with probability ``flip_per_noise * σ``,
+    which this mixture does not describe.
+
+    Examples
+    --------
+    >>> small = SyntheticConfig(n_per_class=20, n_confusion=20)
+    >>> law = mixture(16, 2.0, small)
+    >>> law.centers.shape, round(law.spread, 6)
+    ((5, 10), 2.5)
+    >>> bool(np.array_equal(law.confusion_center, law.centers.mean(axis=0)))
+    True
+    >>> bool(np.array_equal(mixture(16, 2.0).centers, law.centers))  # sizes do not move centres
+    True
+    """
+    config = _check_config(config)
+    seed = _check_seed(seed)
+    noise = check_noise(noise, config)
+    centers = _draw_centers(seed, config)
+    centers.flags.writeable = False
+    confusion_center = centers.mean(axis=0)
+    confusion_center.flags.writeable = False
+    radius = float(config.radius)
+    return Mixture(
+        centers=centers,
+        confusion_center=confusion_center,
+        spread=math.hypot(radius, noise),
+        n_per_class=int(config.n_per_class),
+        n_confusion=int(config.n_confusion),
+        radius=radius,
+        noise=noise,
+    )
+
+
 def check_noise(noise: float, config: SyntheticConfig) -> float:
     """Validate a noise level for ``config``; return it as a Python float.
 
@@ -304,6 +401,14 @@ def _rng(seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream,)))
 
 
+def _draw_centers(seed: int, config: SyntheticConfig) -> np.ndarray:
+    """The class centres ``c_k ~ U([-S, S]^d)`` of one seed, shape ``(K, d)``: the whole of stream
+    ``_STREAM_CENTERS`` (so they depend on ``seed``, ``n_classes``, ``dim`` and ``center_scale``
+    only)."""
+    K, d, S = config.n_classes, config.dim, config.center_scale
+    return _rng(seed, _STREAM_CENTERS).uniform(-S, S, (K, d))
+
+
 @functools.lru_cache(maxsize=_BASE_CACHE_SIZE)
 def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
     """Draw everything that does not depend on σ, once per ``(seed, config)``."""
@@ -311,7 +416,7 @@ def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
     n_clean, n_conf = K * config.n_per_class, config.n_confusion
     n_total = config.n_total
 
-    centers = _rng(seed, _STREAM_CENTERS).uniform(-config.center_scale, config.center_scale, (K, d))
+    centers = _draw_centers(seed, config)
     y_clean_pop = np.repeat(np.arange(K, dtype=np.int64), config.n_per_class)
     X_clean_pop = centers[y_clean_pop] + r * _rng(seed, _STREAM_CLASS_SAMPLES).standard_normal(
         (n_clean, d)

@@ -1,0 +1,31 @@
+"""Fitted GCULs and rejector contexts on synthetic cells, shared by the test_rejectors_* modules."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from simulations.gcul import GCUL
+from simulations.rejectors import RejectorContext
+from simulations.synthetic import SyntheticConfig, make_dataset, mixture
+
+PAPER = SyntheticConfig()
+SMALL = SyntheticConfig(n_per_class=300, n_confusion=300)
+
+
+@functools.cache
+def cell(seed: int, noise: float, config: SyntheticConfig = PAPER):
+    """``(data, model, context)`` of one cell; the context targets GCUL's test coverage."""
+    data = make_dataset(seed, noise, config)
+    model = GCUL().fit(data.X_train, data.y_train)
+    coverage = float(np.mean(model.predict(data.X_test) != model.n_classes_))
+    context = RejectorContext(
+        data.X_train,
+        data.y_train,
+        model,
+        seed=np.random.SeedSequence([seed, int(round(noise * 10))]),
+        target_coverage=max(coverage, 1.0 / data.y_test.size),
+        mixture=mixture(seed, noise, config),
+    )
+    return data, model, context
