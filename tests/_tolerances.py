@@ -30,6 +30,31 @@ def gamma(k: int) -> float:
     return k * U / (1.0 - k * U)
 
 
+# Accuracy of the tails (gcul_theory._tails). The Gaussian tail is ½erfc(x) for x < ½, else
+# ½erfcx(x)·exp(-x²) with x² carried exactly (error-free products, to 2**-104 relative): its
+# error is that of scipy's erfc/erfcx, S. G. Johnson's Faddeeva package, documented to at least
+# 13 significant digits (1e-13 relative), plus a few roundings (the argument, two exps, three
+# products: gamma(8)). The Chernoff tail exp(-x²) is two exps of exact arguments and one product:
+# gamma(10) allows 4 ulp for each exp (glibc documents 1 ulp) and a reference's own rounding.
+# The worst measured over the suite's draws is 5u for both.
+GAUSSIAN_REL = 1e-13 + gamma(8)
+CHERNOFF_REL = gamma(10)
+
+
+def score_rate_condition(eps: float, r1: float, r2: float) -> float:
+    """``|∂S/∂r1| + |∂S/∂r2|`` bounded: how much S(ε, r1, r2) moves per unit move of its rates.
+
+    S = A(r1 - r2)/Q with A = ε(1 - ε), Q = ρ(1 - ρ), ρ = εr1 + (1 - ε)r2, so the sum of the
+    partial derivatives is at most 2A/Q + A|r1 - r2||1 - 2ρ|/Q² (inf where Q = 0).
+    """
+    rho = eps * r1 + (1.0 - eps) * r2
+    Q = rho * (1.0 - rho)
+    if Q <= 0.0:
+        return math.inf
+    A = eps * (1.0 - eps)
+    return 2.0 * A / Q + A * abs(r1 - r2) * abs(1.0 - 2.0 * rho) / Q**2
+
+
 def binomial_band(p: float, n: int, alpha: float = ALPHA) -> float:
     """Half-width ``b`` with ``P(|X/n - p| > b) <= alpha`` for ``X ~ Binomial(n, p)``.
 

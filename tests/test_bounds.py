@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _tolerances import U, binomial_band, gamma
+from _tolerances import binomial_band, gamma
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -235,9 +235,9 @@ def test_bound_orderings(g):
     assert 0.0 <= contamination_rate_bound(g) <= 1.0
     lam = {m: critical_lambda(g, m) for m in METHODS}
     assert all(0.0 <= v <= 1.0 for v in lam.values())
-    # exact order r1 union <= chernoff <= gaussian; S is monotone in r1 exactly, and the float
-    # S(ε, r1, r2) has a relative error of a few ulp (8u: the bound test_selectivity checks)
-    assert lam["union"] <= lam["chernoff"] <= lam["gaussian"] * (1 + 8 * U) + 8 * U
+    # exact order r1 union <= chernoff <= gaussian; S is monotone in r1 exactly, and each float
+    # S(ε, r1, r2) is within gamma(13) of it (derived and checked in test_selectivity)
+    assert lam["union"] <= lam["chernoff"] <= lam["gaussian"] * (1 + 2 * gamma(13))
     assert union <= structural_existence_confidence(g) <= 1.0
 
 
@@ -245,9 +245,9 @@ def test_bound_orderings(g):
 def test_critical_lambda_grows_with_separation(g, factor):
     wider = Geometry(g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c, corr_mix=g.corr_mix)
     for method in METHODS:
-        # monotone exactly; the two float values each carry <= 8u relative error (the bound that
-        # test_selectivity checks for S), hence the 16u slack relative to λ* <= 1
-        assert critical_lambda(wider, method) >= critical_lambda(g, method) - 16 * U
+        # monotone exactly; the two float values each carry <= gamma(13) relative error (S's
+        # bound, derived and checked in test_selectivity); λ* <= 1
+        assert critical_lambda(wider, method) >= critical_lambda(g, method) - 2 * gamma(13)
 
 
 @given(g=geometries())

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 import pytest
-from _tolerances import ALPHA, U, binomial_band, gamma, t_quantile
+from _tolerances import ALPHA, U, binomial_band, gamma, score_rate_condition, t_quantile
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import integrate
@@ -63,18 +63,11 @@ def band(p: float, n: int = N_MC) -> float:
 
 
 def score_slack(eps: float, r1: float, r2: float, rate_slack: float) -> float:
-    """How far the float λ* = S(ε, r1, r2) may move when r1 and r2 move by ``rate_slack`` each.
-
-    S = A(r1 - r2)/Q with A = ε(1 - ε), Q = ρ(1 - ρ), ρ = εr1 + (1 - ε)r2, so
-    |∂S/∂r1| + |∂S/∂r2| <= 2A/Q + A|r1 - r2||1 - 2ρ|/Q² (the condition of S in its rates),
-    plus 16u for the rounding of two values of S (8u each, test_selectivity's bound).
-    """
-    rho = eps * r1 + (1.0 - eps) * r2
-    Q = rho * (1.0 - rho)
-    if Q <= 0.0:
-        return 1.0  # S is pinned to a corner value there; nothing finer can be said
-    A = eps * (1.0 - eps)
-    return (2.0 * A / Q + A * abs(r1 - r2) * abs(1.0 - 2.0 * rho) / Q**2) * rate_slack + 16 * U
+    """How far the float λ* = S(ε, r1, r2) may move when r1 and r2 move by ``rate_slack`` each:
+    S's condition in its rates times the move, plus the rounding of two values of S
+    (gamma(13) each, test_selectivity's bound)."""
+    condition = score_rate_condition(eps, r1, r2)
+    return min(condition * rate_slack, 1.0) + 2 * gamma(13)
 
 
 def widest_band(p: float, slack: float, n: int = N_MC) -> float:
@@ -403,10 +396,10 @@ def test_boole_le_hunter_worsley_le_exact_le_one(g):
     assert 0.0 <= boole <= hw <= exact <= 1.0
     lam = {m: critical_lambda(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact")}
     assert all(0.0 <= v <= 1.0 for v in lam.values())
-    # S is monotone in r1 in real arithmetic; each float S carries a relative error <= 8u (the
-    # bound test_selectivity checks against exact rationals), so two of them may cross by 16u
+    # S is monotone in r1 in real arithmetic; each float S is within gamma(13) of it (derived
+    # and checked against exact rationals in test_selectivity), so two may cross by 2·gamma(13)
     # (a randomised run found HW 0.4155221576139158 > exact 0.4155221576139157 at C = 2).
-    ulps = 16 * U
+    ulps = 2 * gamma(13)
     assert lam["boole"] <= lam["hunter_worsley"] * (1 + ulps)
     assert lam["hunter_worsley"] <= lam["gaussian_exact"] * (1 + ulps)
     r2 = {m: contamination_rate_bound(g, m) for m in METHODS}
@@ -440,7 +433,7 @@ def test_valid_predictors_are_monotone_in_separation(g, factor):
     # Monotone exactly. Each float r̂1 is within C·1e-13 (C - 1 Owen's T terms of the spanning
     # tree, derived in test_bivariate_orthant_matches_quadrature; the Boole part to gamma(C + 4)),
     # so two of them may cross by 2e-12 at C <= 6, and λ* by that times S's sensitivity to its
-    # rates, plus S's own 16u (score_slack).
+    # rates, plus S's own rounding (score_slack).
     rate_slack = 2e-12
     for method in ("boole", "hunter_worsley"):
         assert capture_rate_bound(wider, method) >= capture_rate_bound(g, method) - rate_slack
