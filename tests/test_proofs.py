@@ -19,7 +19,15 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import assume, example, given
+from _tolerances import (
+    CHERNOFF_REL,
+    GAUSSIAN_REL,
+    U,
+    binomial_band,
+    gamma,
+    score_rate_condition,
+)
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import gcul_theory as gt
@@ -262,6 +270,25 @@ def rate_functions():
 
 
 @functools.cache
+def third_derivative_functions():
+    """∂³S/∂r1³ and ∂³S/∂r2³ of the closed form, for mpmath interval arithmetic."""
+    S = proofs.selectivity_closed_form(EPS, R1, R2)
+    return tuple(sp.lambdify((EPS, R1, R2), sp.diff(S, r, 3), "mpmath") for r in (R1, R2))
+
+
+def third_derivative_bounds(eps: float, r1: float, r2: float, h: float) -> tuple[float, float]:
+    """Upper bounds on |∂³S/∂r1³| over r1 ± h and |∂³S/∂r2³| over r2 ± h (interval enclosures)."""
+    iv = mpmath.iv
+    out = []
+    for index, derivative in enumerate(third_derivative_functions()):
+        args = [iv.mpf(eps), iv.mpf(r1), iv.mpf(r2)]
+        args[index + 1] = iv.mpf([(r1, r2)[index] - h, (r1, r2)[index] + h])
+        enclosure = derivative(*args)
+        out.append(float(max(abs(enclosure.a), abs(enclosure.b))))
+    return out[0], out[1]
+
+
+@functools.cache
 def exact_rate_functions():
     """The symbolic rates evaluated in 60-digit mpmath arithmetic, the reference for the floats.
 
@@ -284,19 +311,27 @@ def exact_rate_functions():
 @example(eps=0.5, r1=0.99999, r2=1.0)
 @example(eps=0.982421875, r1=0.99999, r2=1.0)
 @example(eps=0.998046875, r1=0.998046875, r2=0.8355765659660299)  # utility off by 1.5e-14
+@example(eps=0.5, r1=2.225073858507e-311, r2=0.0)  # the 60-digit reference lost U = 5.6e-312
 def test_rates_and_utility_match_gcul_theory(eps, r1, r2):
     f = exact_rate_functions()
     rho = eps * r1 + (1 - eps) * r2
     assume(rho < 1 - 1e-9)
+    # The references are exact but for their final rounding (u) and, for U, the 60 digits that
+    # the cancellation ε - ε_clean of terms <= 1 leaves: 1e-59 absolute (U = 5.6e-312 at
+    # r1 = 2.2e-311 came out 0); gcul_theory's ρ, ε_clean and U(λ) are within gamma(3),
+    # gamma(7) and gamma(10)·(|ε - ε_clean| + λρ) (derived in test_selectivity, S_ROUNDINGS).
     with mpmath.workdps(60):
         exact = [mpmath.mpf(v) for v in (eps, r1, r2)]
-        assert gt.rejection_rate(eps, r1, r2) == pytest.approx(float(f["rho"](*exact)), rel=1e-14)
+        reference_rho = float(f["rho"](*exact))
+        assert gt.rejection_rate(eps, r1, r2) == pytest.approx(reference_rho, rel=gamma(4), abs=0)
         assert gt.clean_error(eps, r1, r2) == pytest.approx(
-            float(f["clean"](*exact)), rel=1e-12, abs=1e-15
+            float(f["clean"](*exact)), rel=gamma(8), abs=0
         )
         for lam in (0.0, 0.15, 0.9):
+            reference = float(f["utility"](mpmath.mpf(lam), *exact))
+            scale = abs(reference + lam * reference_rho) + lam * reference_rho
             assert gt.utility(lam, eps, r1, r2) == pytest.approx(
-                float(f["utility"](mpmath.mpf(lam), *exact)), rel=1e-12, abs=1e-14
+                reference, rel=0, abs=gamma(11) * scale + 1e-59
             )
 
 
@@ -308,13 +343,25 @@ def test_selectivity_printed_and_factored_match_gcul_theory(eps, r1, r2, lam):
     rho = eps * r1 + (1 - eps) * r2
     assume(1e-3 < rho < 1 - 1e-3)
     s = gt.selectivity_score(eps, r1, r2)
-    assert s <= 1 + 1e-12  # used by sufficient_condition.domain: lambda* > 1 certifies nothing
-    assert f["S_closed"](eps, r1, r2) == pytest.approx(s, rel=1e-10, abs=1e-12)
-    assert f["S_printed"](eps, r1, r2) == pytest.approx(s, rel=1e-7, abs=1e-9)
-    # U(lambda) = rho (S - lambda), hence S > lambda <=> U > 0 (criterion.equivalence).
+    # clamped to 1 (gcul_theory._selectivity): used by sufficient_condition.domain, where
+    # lambda* > 1 would certify nothing
+    assert s <= 1.0
+    # gcul_theory's S is within gamma(13) (test_selectivity). The closed form evaluated naively
+    # in floats rounds 8 times and its 1 - ρ cancels, by u·ρ/(1 - ρ) relative; the printed form's
+    # denominator is five terms (<= 9 roundings each) that cancel by sum|terms|/|sum|.
+    closed = gamma(8) + gamma(4) * rho / (1 - rho)
+    assert f["S_closed"](eps, r1, r2) == pytest.approx(s, rel=closed + gamma(13), abs=0)
+    a = 1 - eps
+    terms = [eps * r1**2, r1 * r2 * (2 - 2 * eps), r1, r2**2 * a**2 / eps, r2 * a / eps]
+    condition = sum(abs(t) for t in terms) / abs(rho * (1 - rho) / eps)
+    printed = gamma(9) * condition + gamma(4)
+    assert f["S_printed"](eps, r1, r2) == pytest.approx(s, rel=printed + gamma(13), abs=0)
+    # U(lambda) = rho (S - lambda), hence S > lambda <=> U > 0 (criterion.equivalence). U is
+    # within gamma(10)(ρS + λρ); ρ(S - λ) in floats within gamma(15)ρ(S + λ) (S's gamma(13), the
+    # subtraction and the product).
     u = gt.utility(lam, eps, r1, r2)
-    assert u == pytest.approx(rho * (s - lam), rel=1e-9, abs=1e-12)
-    if abs(s - lam) > 1e-9:
+    assert u == pytest.approx(rho * (s - lam), rel=0, abs=2 * gamma(15) * rho * (s + lam))
+    if abs(s - lam) > 2 * gamma(13) * max(s, lam) and abs(u) > 2 * gamma(15) * rho * (s + lam):
         assert (s > lam) == (u > 0)
 
 
@@ -333,9 +380,15 @@ def test_gradient_matches_finite_differences_of_gcul_theory(eps, r1, r2):
     s = gt.selectivity_score
     fd1 = (s(eps, r1 + h, r2) - s(eps, r1 - h, r2)) / (2 * h)
     fd2 = (s(eps, r1, r2 + h) - s(eps, r1, r2 - h)) / (2 * h)
-    scale = 1 + abs(g1) + abs(g2)
-    assert fd1 == pytest.approx(g1, abs=1e-5 * scale, rel=1e-4)
-    assert fd2 == pytest.approx(g2, abs=1e-5 * scale, rel=1e-4)
+    # Central differences: truncation h²/6·max|∂³S| over [r - h, r + h] (an interval enclosure
+    # of the third derivative, mpmath.iv); rounding: two values of S, each within gamma(13),
+    # divided by 2h; and the step itself: r ± h round by u|r ± h| each, so the difference
+    # quotient is that of a step off by up to 2u(|r| + h), a relative error of u(|r| + h)/h.
+    third = third_derivative_bounds(eps, r1, r2, h)
+    rounding = 2 * gamma(13) * s(eps, r1, r2) * 1.01 / (2 * h)  # S varies by < 1% over 2h
+    for fd, g, r, bound in ((fd1, g1, r1, third[0]), (fd2, g2, r2, third[1])):
+        step = abs(g) * 1.01 * U * (abs(r) + h) / h
+        assert fd == pytest.approx(g, rel=gamma(10), abs=h * h / 6 * bound + rounding + step)
 
 
 def test_selectivity_score_refuses_r2_above_r1():
@@ -361,18 +414,25 @@ sigmas = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infini
 @given(D=distances, sigma=sigmas)
 @example(D=0.0, sigma=1.0)
 @example(D=4.0, sigma=1.0)
+@example(D=25.5, sigma=0.3359375)  # subnormal tail: 1.7e-315 here, 0 in the naive form
 def test_tails_match_gcul_theory(D, sigma):
     f = tail_functions()
     gauss = gt.gaussian_tail(D, sigma)
     chern = gt.chernoff_tail(D, sigma)
     # erfc's relative condition number at x = D/(2 sqrt2 sigma) is about 2x^2: the two
     # evaluations round the argument differently (gcul_theory is the accurate one, see below).
+    # Both sides use erfc to GAUSSIAN_REL (_tolerances); the naive side rounds its argument three
+    # times, amplified by erfc's condition 2x² + 1 (and exp's, 2x²).
+    # Below 2**-1022 (subnormal) float64 has no relative precision, and one side may underflow
+    # to 0 (D = 25.5, σ = 0.336: 1.7e-315 against 0): there the tolerance is that threshold.
     x = D / (2 * math.sqrt(2) * sigma)
-    rel = 1e-15 * (4 + 2 * x * x)
-    assert f["gauss"](D, sigma) == pytest.approx(gauss, rel=rel, abs=1e-300)
-    assert f["chernoff"](D, sigma) == pytest.approx(chern, rel=1e-15 * (4 + 2 * x * x), abs=1e-300)
-    # chernoff.dominates_gaussian: exp(-x^2) >= erfc(x) = 2 * gaussian tail.
-    assert chern >= 2 * gauss * (1 - 1e-12)
+    normal = 2.0**-1022
+    rel = 2 * GAUSSIAN_REL + gamma(4) * (1 + 2 * x * x)
+    assert f["gauss"](D, sigma) == pytest.approx(gauss, rel=rel, abs=normal)
+    rel = 2 * CHERNOFF_REL + gamma(4) * (1 + 2 * x * x)
+    assert f["chernoff"](D, sigma) == pytest.approx(chern, rel=rel, abs=normal)
+    # chernoff.dominates_gaussian: exp(-x^2) >= erfc(x) = 2 * gaussian tail (equal at x = 0)
+    assert chern >= 2 * gauss * (1 - GAUSSIAN_REL - CHERNOFF_REL)
 
 
 @pytest.mark.parametrize("snr", [0.5, 4.0, 12.0, 30.0, 50.0, 52.0])
@@ -382,7 +442,7 @@ def test_gaussian_tail_deep_tail_against_mpmath(snr):
     #   mpf('2.0038...e-138')  (D/sigma = 50)
     with mpmath.workdps(50):
         exact = tail_functions()["gauss_mp"](mpmath.mpf(snr), mpmath.mpf(1))
-    assert gt.gaussian_tail(snr, 1.0) == pytest.approx(float(exact), rel=1e-13)
+    assert gt.gaussian_tail(snr, 1.0) == pytest.approx(float(exact), rel=GAUSSIAN_REL, abs=0)
 
 
 @st.composite
@@ -440,15 +500,24 @@ def test_rate_bounds_match_gcul_theory(g, method):
     args = _geometry_args(g)
     r1 = gt.capture_rate_bound(g, method)
     r2 = gt.contamination_rate_bound(g, method)
-    assert f[("r1", method)](*args) == pytest.approx(r1, abs=1e-12)
-    assert f["r2"](*args) == pytest.approx(r2, abs=1e-12)
-    assert f["exist"](*args) == pytest.approx(gt.structural_existence_confidence(g), abs=1e-12)
-    # critical_lambda = max(0, S(clip r1_hat, clip r2_hat)) away from rho_hat in {0, 1}.
+    # Sums of at most 3 weighted tails in [0, 1], each tail to GAUSSIAN_REL on both sides (the
+    # naive exp's argument error times x² times exp(-x²) is <= 3u/e), about 12 roundings, and
+    # a division by 1 - ε whose rounding is relative u/(1 - ε): the rates agree to
+    rate_error = 2 * GAUSSIAN_REL + gamma(12) / (1 - float(g.eps))
+    assert f[("r1", method)](*args) == pytest.approx(r1, rel=0, abs=rate_error)
+    assert f["r2"](*args) == pytest.approx(r2, rel=0, abs=rate_error)
+    existence = gt.structural_existence_confidence(g)
+    assert f["exist"](*args) == pytest.approx(existence, rel=0, abs=rate_error)
+    # critical_lambda = max(0, S(clip r1_hat, clip r2_hat)) away from rho_hat in {0, 1}: S's
+    # condition in its rates times their difference, plus each side's rounding of S (the naive
+    # closed form: gamma(8) + gamma(4)/min(ρ, 1 - ρ), as in the test above).
     rho_hat = g.eps * r1 + (1 - g.eps) * r2
     assume(1e-6 < rho_hat < 1 - 1e-6)
-    assert f[("lambda", method)](*args) == pytest.approx(
-        gt.critical_lambda(g, method), rel=1e-9, abs=1e-10
-    )
+    lam = gt.critical_lambda(g, method)
+    condition = score_rate_condition(float(g.eps), r1, r2)
+    naive = gamma(8) + gamma(4) / min(rho_hat, 1 - rho_hat)
+    tolerance = condition * 2 * rate_error + (naive + gamma(13)) * lam
+    assert f[("lambda", method)](*args) == pytest.approx(lam, rel=0, abs=tolerance)
 
 
 def test_critical_lambda_does_not_certify_the_domain_witness():
@@ -462,14 +531,18 @@ def test_critical_lambda_does_not_certify_the_domain_witness():
         sigma_mix=[1.0, 1.0],
         sigma_c=[2.5631031310892 / 0.5066942062716] * 2,
     )
-    assert gt.capture_rate_bound(g, "gaussian") == pytest.approx(0.9, abs=1e-9)
+    # D is given to 13 decimals (5e-14), and r̂1 moves by at most φ/2 <= 0.2 per unit of D
+    assert gt.capture_rate_bound(g, "gaussian") == pytest.approx(0.9, rel=0, abs=1e-13)
+    # D/σ_c from two 13-decimal constants: within 1e-13 relative, moving q = Q(D/2σ_c) by
+    # <= 0.2·1e-13 and q/(1 - ε) = 5q by 1e-13, plus the tail's GAUSSIAN_REL of 2
     unclipped = float(sum(g.pi * gt.gaussian_tail(g.D, g.sigma_c)) / (1 - g.eps))
-    assert unclipped == pytest.approx(2.0, abs=1e-9)
+    assert unclipped == pytest.approx(2.0, rel=0, abs=1e-13 + 2 * GAUSSIAN_REL)
     unclipped_score = proofs.selectivity_closed_form(sp.Rational(4, 5), sp.Rational(9, 10), 2)
     assert unclipped_score > sp.Rational(3, 20)  # the paper's lambda* would certify ...
     assert gt.critical_lambda(g, "gaussian") == 0.0  # ... the package's clipped one does not
 
 
+@settings(max_examples=50)  # 2 Monte Carlo checks each: 100 of the suite's < 1,000
 @given(
     seed=st.integers(min_value=0, max_value=2**32 - 1),
     snr=st.tuples(*[st.floats(1.0, 5.0, allow_nan=False)] * 2),
@@ -487,14 +560,18 @@ def test_paper_r1_hat_overestimates_capture_under_its_own_model(seed, snr):
     p = gt.gaussian_tail(np.asarray(snr), 1.0)
     exact = float(np.prod(1 - p))
     r1_hat = gt.capture_rate_bound(g, "gaussian")
-    assert r1_hat - exact == pytest.approx(0.5 * p[0] * (1 - p[1]) + 0.5 * p[1] * (1 - p[0]))
+    # an identity in reals; r̂1 and exact are within gamma(10) of values near 1 (tails to
+    # GAUSSIAN_REL), and their difference cancels: absolute bound
+    identity = 0.5 * p[0] * (1 - p[1]) + 0.5 * p[1] * (1 - p[0])
+    assert r1_hat - exact == pytest.approx(identity, rel=0, abs=2 * (gamma(10) + GAUSSIAN_REL))
     n = 20_000
     points = np.random.default_rng(seed).standard_normal((n, 2))
     centres = -np.diag(np.asarray(snr))
     r1_mc = float(proofs.nearest_centre_capture(points, np.zeros(2), centres).mean())
-    se = math.sqrt(max(exact * (1 - exact), 1e-4) / n)
-    assert abs(r1_mc - exact) < 6 * se
-    assert r1_mc >= 1 - p.sum() - 6 * se  # the corrected (Boole) bound
+    # iid standard normals, orthogonal boundaries: r1_mc ~ Binomial(n, exact)/n exactly
+    band = binomial_band(exact, n)
+    assert abs(r1_mc - exact) <= band
+    assert r1_mc >= 1 - p.sum() - band  # the corrected (Boole) bound, <= exact
 
 
 @functools.cache
@@ -522,8 +599,14 @@ def test_voronoi_rule_with_the_corrected_sign(x, mu_mix, mu_c):
     assume(abs(margin) > 1e-6)
     margin_fn, projection_fn = voronoi_functions()
     z = projection_fn(*x, *mu_mix, *mu_c)
-    assert z == pytest.approx(float((xa - m) @ d / dist), rel=1e-9, abs=1e-9)
-    assert margin_fn(*x, *mu_mix, *mu_c) == pytest.approx(margin, rel=1e-9, abs=1e-9)
+    # z = (x - m)·d/|d|: each evaluation within gamma(8)|x - m| (Cauchy-Schwarz on the dot
+    # product); the margin, a difference of two sums of 3 squares, within gamma(5) of their sum
+    a_norm = float(np.linalg.norm(xa - m))
+    squares = float(np.sum((xa - c) ** 2) + np.sum((xa - m) ** 2))
+    assert z == pytest.approx(float((xa - m) @ d / dist), rel=0, abs=2 * gamma(8) * a_norm)
+    assert margin_fn(*x, *mu_mix, *mu_c) == pytest.approx(margin, rel=0, abs=2 * gamma(5) * squares)
+    # |margin| > 1e-6 puts z at least 1e-6/(2|d|) >= 1.4e-8 from -|d|/2, far beyond the
+    # rounding above (<= 1e-13): the comparison is exact
     assert (margin > 0) == (z > -dist / 2)  # voronoi.reduction, corrected statement
 
 

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from _tolerances import ALPHA, binomial_band, gamma, normal_quantile
+from scipy.stats import chi2
 
 from simulations import synthetic
 from simulations.synthetic import Dataset, SyntheticConfig, make_dataset, noise_levels
@@ -21,9 +23,17 @@ def _all_features(data: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return X, y, conf
 
 
-def _binomial_band(n: int, p: float, z: float = 5.0) -> float:
-    """Half-width of a z-sigma band for a binomial share (at least one count)."""
-    return z * math.sqrt(p * (1 - p) / n) + 1 / n
+def _binomial_band(n: int, p: float) -> float:
+    """Half-width of the exact binomial band at a false-failure probability of 1e-9 (shares of a
+    random split are hypergeometric, whose tails are at most the binomial ones: Hoeffding 1963)."""
+    return binomial_band(p, n)
+
+
+def _spread_band(dof: int) -> float:
+    """Relative half-width for a sample standard deviation: (dof)s²/σ² is chi²(dof), 1e-9."""
+    return max(
+        1 - math.sqrt(chi2.ppf(ALPHA / 2, dof) / dof), math.sqrt(chi2.isf(ALPHA / 2, dof) / dof) - 1
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,8 +122,8 @@ def test_flips_go_to_another_class_uniformly() -> None:
     assert counts[0] == 0
     expected = data.y_train.size / (K - 1)
     p = 1 / (K - 1)
-    band = 5 * math.sqrt(data.y_train.size * p * (1 - p))
-    assert np.all(np.abs(counts[1:] - expected) < band), counts
+    band = data.y_train.size * _binomial_band(data.y_train.size, p)  # each count is binomial
+    assert np.all(np.abs(counts[1:] - expected) <= band), counts
 
 
 def test_confusion_labels_are_uniform() -> None:
@@ -129,17 +139,24 @@ def test_populations_have_the_protocol_geometry() -> None:
     X, y, conf = _all_features(data)
     K, r = PAPER.n_classes, PAPER.radius
     class_means = np.array([X[(y == k) & ~conf].mean(axis=0) for k in range(K)])
-    # Centres are uniform in [-S, S]^d: class means lie inside, up to sampling error.
-    slack = 5 * r / math.sqrt(PAPER.n_per_class)
+    # Centres are uniform in [-S, S]^d: class means lie inside, up to sampling error (normal,
+    # standard error r/√n, at 1e-9: z = 6.11).
+    z = normal_quantile()
+    slack = z * r / math.sqrt(PAPER.n_per_class)
     assert np.all(np.abs(class_means) <= PAPER.center_scale + slack)
-    # Spread around each centre is r in every direction.
+    # Spread around each centre is r in every direction: K·n - K degrees of freedom (the class
+    # means estimated), and std's ddof = 0 divides by K·n, a bias of sqrt((Kn - K)/(Kn)).
     within = np.concatenate([X[(y == k) & ~conf] - class_means[k] for k in range(K)])
-    np.testing.assert_allclose(within.std(axis=0), r, rtol=0.05)
+    dof = within.shape[0] - K
+    bias = 1 - math.sqrt(dof / within.shape[0])
+    np.testing.assert_allclose(within.std(axis=0), r, rtol=_spread_band(dof) + bias)
     # The confusion blob sits at the mean of the centres, with the same radius.
     conf_mean = X[conf].mean(axis=0)
     se = r * math.sqrt(1 / PAPER.n_confusion + 1 / (K * PAPER.n_per_class))
-    assert np.all(np.abs(conf_mean - class_means.mean(axis=0)) < 5 * se)
-    np.testing.assert_allclose(X[conf].std(axis=0), r, rtol=0.1)
+    assert np.all(np.abs(conf_mean - class_means.mean(axis=0)) <= z * se)
+    n_conf = int(conf.sum())
+    bias = 1 - math.sqrt((n_conf - 1) / n_conf)
+    np.testing.assert_allclose(X[conf].std(axis=0), r, rtol=_spread_band(n_conf - 1) + bias)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,11 +167,17 @@ def test_feature_noise_is_sigma_times_one_fixed_matrix() -> None:
     base = make_dataset(21, 0.0, SMALL)
     unit = make_dataset(21, 1.0, SMALL)
     G_train, G_test = unit.X_train - base.X_train, unit.X_test - base.X_test
-    assert abs(G_train.std() - 1) < 0.05
+    # every entry of G is a standard normal: the std of N of them within the chi² band
+    assert abs(G_train.std() - 1) <= _spread_band(G_train.size - 1) + 1 / G_train.size
     for sigma in (0.4, 7.2, 16.0):
         data = make_dataset(21, sigma, SMALL)
-        np.testing.assert_allclose(data.X_train - base.X_train, sigma * G_train, atol=1e-12 * sigma)
-        np.testing.assert_allclose(data.X_test - base.X_test, sigma * G_test, atol=1e-12 * sigma)
+        for X, X0, G in ((data.X_train, base.X_train, G_train), (data.X_test, base.X_test, G_test)):
+            # X = X0 + σG rounds once, the difference once more; G = (X0 + G) - X0 was rounded
+            # the same way, an error σ times as large here
+            slack = gamma(3) * (np.abs(X0) + sigma * np.abs(G)) + sigma * gamma(2) * (
+                np.abs(X0) + np.abs(G)
+            )
+            assert np.all(np.abs((X - X0) - sigma * G) <= slack)
 
 
 def test_flips_are_nested_in_sigma() -> None:
