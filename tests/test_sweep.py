@@ -11,6 +11,7 @@ import os
 import random
 import stat
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -714,7 +715,7 @@ def test_unwritable_cache_dir_is_refused_before_any_cell(tmp_path, calls, monkey
     def read_only(*args, **kwargs):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(sweep.tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
     with pytest.raises(ValueError, match="is not a writable directory: Read-only file system"):
         run_sweep([0.0], [10], cache_dir=tmp_path / "cache", config=TINY, progress=False)
     assert calls == []
