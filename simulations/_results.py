@@ -441,7 +441,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     >>> import os, tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     folder = pathlib.Path(tmp)
-    ...     (folder / "victim").write_text("keep me")
+    ...     _ = (folder / "victim").write_text("keep me")
     ...     os.symlink(folder / "victim", folder / "out.txt")
     ...     _ = atomic_write_bytes(folder / "out.txt", b"new")
     ...     (folder / "victim").read_text(), (folder / "out.txt").is_symlink()
@@ -471,7 +471,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` (UTF-8, newlines as given) to ``path`` with :func:`atomic_write_bytes`.
+    r"""Write ``text`` (UTF-8, newlines as given) to ``path`` with :func:`atomic_write_bytes`.
 
     Examples
     --------
