@@ -565,3 +565,28 @@ def test_quiet_prints_nothing_on_stderr(tmp_path, capsys):
     # --quiet still printed the header.
     code, out, err = run(small(tmp_path / "out", "--jobs", "1"), capsys)
     assert code == 0 and err == "" and "wrote:" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. The writer itself
+
+
+def test_a_writer_that_dies_mid_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    import errno
+
+    import simulations._results as results
+
+    target = tmp_path / "phase_transition.pdf"
+    target.write_bytes(b"the old figure")
+    real = results._write_all
+
+    def half_then_disk_full(fd, data):
+        real(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(results, "_write_all", half_then_disk_full)
+    with pytest.raises(OSError) as info:
+        results.atomic_write_bytes(target, b"x" * 10_000)
+    assert (info.value.errno, info.value.filename) == (errno.ENOSPC, str(target))
+    assert target.read_bytes() == b"the old figure"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["phase_transition.pdf"]
