@@ -49,6 +49,7 @@ import numpy as np
 
 GRID = ["--seeds", "10-11", "--levels", "9"]
 VOLATILE = {"timings.csv", "manifest.json"}  # wall times: differ between any two runs
+SAME = ("results.csv", "violations.csv", "phase_transition.png", "predictors.pdf")  # a sample
 PLANTED = ("violations.md", "phase_transition.pdf", "results.csv")  # links to victims
 
 
@@ -254,9 +255,16 @@ def main() -> int:
         if any(victim.read_bytes() != before for victim, before in contents.items()):
             problems.append("a victim outside --out was written")
         stale = sorted(p.name for p in out.glob(".*.tmp"))
+        written = (
+            all(n in present and (out / n).read_bytes() == clean[n] for n in SAME)
+            and "manifest.json" in present
+            and manifest_ok(out, set(PLANTED))
+        )
         phase = (
             "finished"
             if not alive
+            else "after the last write (exiting)"
+            if written
             else "writing outputs"
             if stale or (over and "manifest.json" not in present) or (not over and present)
             else f"start-up or sweep ({n_cells}/18 cells cached)"
