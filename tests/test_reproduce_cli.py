@@ -93,9 +93,7 @@ class _RecordingParallel:
         ([], 3, None),  # the default: all usable cores (it was a fixed 2)
     ],
 )
-def test_jobs_are_capped_at_the_usable_cores(
-    tmp_path, capsys, monkeypatch, jobs, workers, notice
-):
+def test_jobs_are_capped_at_the_usable_cores(tmp_path, capsys, monkeypatch, jobs, workers, notice):
     # `--jobs 999` on a 2-core machine started ~975 worker processes and exhausted memory.
     monkeypatch.setattr(simulations.sweep, "usable_cores", lambda: 3, raising=False)
     monkeypatch.setattr(simulations.sweep, "Parallel", _RecordingParallel)
@@ -453,9 +451,7 @@ def test_sigterm_leaves_no_worker_behind(tmp_path):
     argv = [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out)]
     argv += ["--seeds", "10-29", "--levels", "41", "--jobs", "2"]  # 820 cells: minutes of work
     with open(tmp_path / "stdout", "w") as stdout, open(tmp_path / "stderr", "w") as stderr:
-        proc = subprocess.Popen(
-            argv, stdout=stdout, stderr=stderr, env=env, start_new_session=True
-        )
+        proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr, env=env, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while len(list((out / "cache").glob("*.json"))) < 2:  # the first cells are done
