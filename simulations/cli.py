@@ -8,11 +8,14 @@ prints the version. Output cut short by its reader (``| head``) ends quietly wit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import math
 import os
 import platform
+import re
+import stat
 import sys
 import time
 import warnings
@@ -162,15 +165,68 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _reproduce(args: argparse.Namespace) -> int:
-    import os
-    import signal
-    import tempfile
-    import threading
+OUT_LOCK = ".gcul-reproduce.lock"
+"""The lock file ``gcul reproduce`` holds in ``--out`` while it runs (removed when it ends)."""
 
-    from . import figures, report
-    from ._results import atomic_write_text, check_row, write_csv, write_timings_csv
-    from .sweep import _check_backend, _resolve_n_jobs, run_sweep
+_SEED_TABLE = re.compile(r"seed\d+\.(?:csv|md|tex)")
+
+
+def _kind(path: Path) -> str | None:
+    """What is at ``path`` without following a link ("a folder", "a FIFO (named pipe)", ...);
+    None if nothing is there."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    for test, kind in (
+        (stat.S_ISREG, "a file"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _check_folder(path: Path, option: str, writable: bool) -> None:
+    """``path`` is a folder (``writable`` if asked), or can be created as one. Nothing is made."""
+    if path.is_symlink() and not path.exists():
+        raise CommandError(
+            f"{option}: {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not "
+            f"exist; create that folder or choose another {option}"
+        )
+    if path.exists():
+        if not path.is_dir():
+            raise CommandError(f"{option}: {str(path)!r} is {_kind(path)}, not a folder")
+        if writable and not os.access(path, os.W_OK | os.X_OK):
+            raise CommandError(f"{option}: folder {str(path)!r} is not writable")
+        return
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise CommandError(
+            f"{option}: cannot create {str(path)!r}: {str(ancestor)!r} is "
+            f"{_kind(ancestor)}, not a folder"
+        )
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise CommandError(
+            f"{option}: cannot create {str(path)!r}: folder {str(ancestor)!r} is not writable"
+        )
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from ._results import (
+        FolderInUseError,
+        check_writable,
+        lock_folder,
+        remove_stale_temporaries,
+    )
+    from .sweep import _check_backend, _resolve_n_jobs
     from .synthetic import SyntheticConfig, noise_levels
 
     # 1. Every argument is checked before anything is created on disk.
@@ -183,6 +239,11 @@ def _reproduce(args: argparse.Namespace) -> int:
         _check_backend(args.backend, args.scheduler)
     except ImportError as exc:
         raise CommandError(f"--backend dask: {_first_line(exc)}") from None
+    if args.levels < 2:
+        raise CommandError(
+            f"--levels {args.levels} is a single noise level (sigma = 0); the figures draw every "
+            "quantity as a curve over sigma, so --levels must be at least 2"
+        )
     config = SyntheticConfig()
     step = 0.4
     top = round(step * (args.levels - 1), 10)
@@ -208,61 +269,85 @@ def _reproduce(args: argparse.Namespace) -> int:
         names += [f"{stem}.csv", f"{stem}.md", f"{stem}.tex"]
     names += ["phase_transition.png", "phase_transition.pdf", "predictors.png", "predictors.pdf"]
 
-    # 2. --out and the cache must be writable folders (or creatable ones), and no output file may
-    #    be a folder: checked now, not after every cell has run. Nothing is created until all
-    #    paths pass.
-    def check_folder(path: Path, option: str) -> None:
-        if path.exists():
-            if not path.is_dir():
-                raise CommandError(f"{option}: {str(path)!r} is a file, not a folder")
-            if not os.access(path, os.W_OK | os.X_OK):
-                raise CommandError(f"{option}: folder {str(path)!r} is not writable")
-            return
-        ancestor = path.parent
-        while not ancestor.exists() and ancestor != ancestor.parent:
-            ancestor = ancestor.parent
-        if not ancestor.is_dir():
-            raise CommandError(
-                f"{option}: cannot create {str(path)!r}: {str(ancestor)!r} is a file, not a folder"
-            )
-        if not os.access(ancestor, os.W_OK | os.X_OK):
-            raise CommandError(
-                f"{option}: cannot create {str(path)!r}: folder {str(ancestor)!r} is not writable"
-            )
-
-    check_folder(out, "--out")
-    check_folder(cache, "--cache")
+    # 2. --out must be a writable folder (or a creatable one), the cache a folder (writable only
+    #    if a cell is missing from it: run_sweep checks that), and each output name free for a
+    #    file: checked now, not after every cell has run. Nothing is created until all pass.
+    #    An output that is a symbolic link is replaced by the file (never written through).
+    _check_folder(out, "--out", writable=True)
+    if args.cache is None and cache.is_symlink():
+        raise CommandError(
+            f"--out: {str(cache)!r} is a symbolic link (to {os.readlink(cache)!r}); the cache "
+            f"goes inside --out unless --cache names it: remove the link, or pass --cache "
+            f"{os.readlink(cache)}"
+        )
+    _check_folder(cache, "--cache", writable=False)
     for name in names:
-        if (out / name).exists() and not (out / name).is_file():
-            raise CommandError(f"--out: {str(out / name)!r} is a folder where a file goes")
+        kind = _kind(out / name)
+        if kind not in (None, "a file", "a symbolic link"):
+            raise CommandError(f"--out: {str(out / name)!r} is {kind} where a file goes")
     for path, option in ((out, "--out"), (cache, "--cache")):
         try:
             path.mkdir(parents=True, exist_ok=True)
-            fd, probe = tempfile.mkstemp(dir=path, prefix=".gcul-write-test-")
-            os.close(fd)
-            os.unlink(probe)
+            if path == out:
+                check_writable(out)
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
             raise CommandError(
                 f"{option}: cannot create or write in {str(path)!r}: {reason}"
             ) from None
 
-    if args.scheduler is not None:
-        where = f"the dask scheduler at {args.scheduler}"
-    elif args.backend == "dask":
-        where = f"a dask LocalCluster of {n_jobs} worker(s)"
-    else:
-        where = f"{n_jobs} job(s)"
-    print(
-        f"gcul reproduce: {len(args.seeds)} seeds x {len(levels)} noise levels = {n_cells} "
-        f"cells, {where}, cache {cache}",
-        file=sys.stderr,
-    )
+    # 3. One run at a time in --out: a second is refused, naming the holder. The kernel drops
+    #    the lock when this process ends, however it ends, so a lock never outlives its run.
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(lock_folder(out, OUT_LOCK, "gcul reproduce"))
+        except FolderInUseError as exc:
+            raise CommandError(
+                f"--out {str(out)!r} is in use by {exc.holder}; wait for it to end or choose "
+                "another --out"
+            ) from None
+        # what a run killed while writing left behind (no other run writes here: we hold the lock)
+        remove_stale_temporaries(out, lambda name: name in names or _SEED_TABLE.fullmatch(name))
+        return _run_reproduce(args, out, cache, names, table_seed, levels, config, n_jobs, capped)
+
+
+def _run_reproduce(args, out, cache, names, table_seed, levels, config, n_jobs, capped) -> int:
+    """The sweep and the outputs of ``gcul reproduce``, in ``out`` locked by the caller."""
+    import signal
+    import threading
+
+    from . import figures, report
+    from ._results import atomic_write_text, check_row, write_csv, write_timings_csv
+    from .sweep import SweepError, run_sweep
+
     if capped:
         print(f"gcul reproduce: --jobs {capped.removeprefix('n_jobs=')}", file=sys.stderr)
+    plan: dict[str, int] = {}
 
-    # 3. SIGTERM stops the run as Ctrl-C does: the KeyboardInterrupt closes joblib's generator,
-    #    which terminates the worker processes (no orphans); finished cells stay in the cache.
+    def announce(n_cached: int, n_compute: int) -> None:
+        """The header, once the cache has been read: what runs, and where."""
+        plan.update(cached=n_cached, computed=n_compute)
+        if args.quiet:
+            return
+        workers = min(n_jobs, n_compute)
+        if n_compute == 0:
+            where = "all in the cache: nothing to compute"
+        elif args.scheduler is not None:
+            where = f"{n_compute} to compute on the dask scheduler at {args.scheduler}"
+        elif args.backend == "dask":
+            where = f"{n_compute} to compute on a dask LocalCluster of {workers} worker(s)"
+        else:
+            where = f"{n_compute} to compute with {workers} job(s)"
+        cached = f"{n_cached} in the cache, " if n_cached and n_compute else ""
+        print(
+            f"gcul reproduce: {len(args.seeds)} seeds x {len(levels)} noise levels = "
+            f"{n_cached + n_compute} cells, {cached}{where}; cache {cache}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    # SIGTERM stops the run as Ctrl-C does: the KeyboardInterrupt closes joblib's generator,
+    # which terminates the worker processes (no orphans); finished cells stay in the cache.
     received: list[int] = []
 
     def on_sigterm(signum: int, frame: object) -> None:
@@ -282,12 +367,17 @@ def _reproduce(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             backend=args.backend,
             scheduler=args.scheduler,
+            on_start=announce,
         )
         elapsed = time.perf_counter() - start
         timings = rows.timings
-        # 4. Every row verifies before the first output file is written.
+        # Every row verifies before the first output file is written.
         rows = [check_row(row, f"cell (seed={row['seed']}, noise={row['noise']})") for row in rows]
 
+        # The manifest goes first and comes back last: while it exists, every file it lists has
+        # the hash it gives. Each output is written atomically (a temporary file, then a rename),
+        # so a run killed here leaves whole files, old or new, and no manifest; a rerun repairs.
+        (out / "manifest.json").unlink(missing_ok=True)
         written = [write_csv(rows, out / "results.csv")]
         written.append(write_timings_csv(timings, out / "timings.csv"))
         written += report.write_violations(rows, out, lam=args.lam)
@@ -297,6 +387,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         panels = figures.plot_predictors(rows, lam=args.lam)
         written += figures.save_figure(panels.figure, out / "predictors")
 
+        computed = plan.get("computed", 0)
         manifest = {
             "command": "gcul reproduce",
             "argv": sys.argv[1:],
@@ -305,8 +396,11 @@ def _reproduce(args: argparse.Namespace) -> int:
             "lambda_target": args.lam,
             "figure_method": args.method,
             "n_jobs": n_jobs,
-            "backend": args.backend,
-            "scheduler": args.scheduler,
+            # where this run computed its cells; null when every cell came from the cache
+            "backend": args.backend if computed else None,
+            "scheduler": args.scheduler if computed else None,
+            "cells_computed": computed,
+            "cells_cached": plan.get("cached", 0),
             "config": {key: getattr(config, key) for key in config.__dataclass_fields__},
             "n_cells": len(rows),
             "elapsed_seconds": round(elapsed, 3),
@@ -325,6 +419,8 @@ def _reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 128 + signal.SIGTERM if received else EXIT_INTERRUPTED
+    except SweepError as exc:  # a worker died, a local cluster did not start
+        raise CommandError(_first_line(exc)) from None
     except ConnectionError as exc:  # the dask scheduler (an OSError, but not a file's)
         option = "--scheduler" if args.scheduler is not None else "--backend dask"
         raise CommandError(f"{option}: {_first_line(exc)}") from None
@@ -920,7 +1016,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--out",
         default="results",
         metavar="DIR",
-        help="output folder, created if needed; must be writable (default: %(default)s)",
+        help="output folder, created if needed; must be writable. One run at a time: a second "
+        "run on the same folder is refused while the first runs (default: %(default)s)",
     )
     reproduce.add_argument(
         "--jobs",
@@ -944,8 +1041,9 @@ def _build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=41,
         metavar="L",
-        help="noise levels sigma = 0.4 i for i < L; at most 101, where the label-flip "
-        "probability 0.025 sigma reaches 1 (default: %(default)s)",
+        help="noise levels sigma = 0.4 i for i < L; at least 2 (the figures draw curves over "
+        "sigma), at most 101, where the label-flip probability 0.025 sigma reaches 1 "
+        "(default: %(default)s)",
     )
     reproduce.add_argument(
         "--method",
@@ -984,7 +1082,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "its workers run the cells and --jobs is not used; every worker needs gcul installed)",
     )
     reproduce.add_argument(
-        "--quiet", action="store_true", help="no progress lines on stderr (errors still show)"
+        "--quiet",
+        action="store_true",
+        help="no header and no progress lines on stderr (warnings and errors still show)",
     )
     reproduce.set_defaults(handler=_reproduce)
 
@@ -1175,8 +1275,12 @@ def _run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    except (CommandError, ValueError, TypeError) as exc:
+    except BrokenPipeError:
+        raise  # main() ends quietly
+    except (CommandError, ValueError, TypeError, OSError) as exc:
         message = _first_line(exc)
+        if isinstance(exc, OSError) and exc.strerror:  # a file or the system: name the file
+            message = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
         if len(message) > _MAX_MESSAGE:
             message = message[: _MAX_MESSAGE - 3] + "..."
         print(f"gcul {args.command}: error: {message}", file=sys.stderr)

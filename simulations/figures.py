@@ -12,6 +12,7 @@ reads in greyscale.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from simulations._results import atomic_write_bytes
 from simulations.report import (
     CERTIFIED,
     LAMBDA_TARGET,
@@ -157,6 +159,11 @@ def save_figure(
     Raster output uses ``dpi`` (200); PDF embeds TrueType fonts (``pdf.fonttype`` 42, as journals
     ask) and carries no creation date, so re-saving an unchanged figure gives the same file.
     Parent directories are created.
+
+    Each file is drawn into memory and written atomically
+    (:func:`simulations._results.atomic_write_bytes`): a process killed while saving leaves the
+    previous file whole (it left truncated PDFs), and a symbolic link at the destination is
+    replaced by the file, never written through.
     """
     path = Path(path)
     suffix = path.suffix.lower().lstrip(".")
@@ -176,9 +183,10 @@ def save_figure(
         target.parent.mkdir(parents=True, exist_ok=True)
         fmt = target.suffix.lower().lstrip(".")
         metadata = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(fmt)
+        buffer = io.BytesIO()
         with matplotlib.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.hashsalt": "gcul"}):
-            fig.savefig(target, dpi=dpi, metadata=metadata)
-        written.append(target)
+            fig.savefig(buffer, format=fmt, dpi=dpi, metadata=metadata)
+        written.append(atomic_write_bytes(target, buffer.getvalue()))
     return written
 
 

@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
+from simulations._results import atomic_write_text
 
 __all__ = [
     "CERTIFIED",
@@ -1261,14 +1262,11 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
 
 
 def _write(out_dir: str | Path, stem: str, texts: Mapping[str, str]) -> list[Path]:
+    """Write ``stem.<suffix>`` for each text, atomically (a temporary file and a rename: never
+    a half-written table, never through a symbolic link at the destination)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for suffix, text in texts.items():
-        path = out / f"{stem}.{suffix}"
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
-    return paths
+    return [atomic_write_text(out / f"{stem}.{suffix}", text) for suffix, text in texts.items()]
 
 
 def write_violations(

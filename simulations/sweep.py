@@ -25,8 +25,10 @@ References
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import importlib
 import json
@@ -34,11 +36,14 @@ import logging
 import math
 import numbers
 import os
+import re
+import stat
 import sys
-import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +59,10 @@ from simulations._results import (
     ROW_COLUMNS,
     atomic_write_text,
     check_row,
+    check_writable,
     contamination_column,
+    lock_folder,
+    remove_stale_temporaries,
 )
 from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
@@ -70,7 +78,9 @@ from simulations.synthetic import (
 __all__ = [
     "BACKENDS",
     "CACHE_VERSION",
+    "CELL_MAX_BYTES",
     "LAMBDA_METHODS",
+    "SweepError",
     "SweepRows",
     "run_cell",
     "run_sweep",
@@ -84,7 +94,26 @@ BACKENDS: tuple[str, ...] = ("loky", "dask")
 ``"dask"`` (joblib's dask backend on a ``dask.distributed`` cluster; needs the ``dask`` extra)."""
 
 SCHEDULER_TIMEOUT = 10.0
-"""Seconds to wait for a dask scheduler to answer, and then for its first worker to join."""
+"""Seconds to wait for a dask scheduler to answer (connect and handshake), and then for its first
+worker to join."""
+
+CELL_MAX_BYTES = 1 << 20
+"""Largest cache cell file that is read (1 MiB; a cell file is about 2 KB). A larger file, or
+anything that is not a regular file (a folder, a FIFO, a device, a symbolic link), is not read: it
+is reported and the cell recomputed."""
+
+CACHE_LOCK = ".gcul-cache.lock"
+"""The lock file a sweep keeps in its cache folder (see :func:`run_sweep`)."""
+
+_PARENT_POLL = 0.2  # seconds between two checks, in a worker process, that its parent lives
+
+
+class SweepError(RuntimeError):
+    """The cells could not be run: a worker process died, or the dask cluster did not start.
+
+    Every cell that finished before is in the cache (with ``cache_dir``), so a rerun resumes.
+    """
+
 
 _DASK_MISSING = "the dask backend needs dask.distributed: pip install -e '.[dask]'"
 
@@ -230,9 +259,12 @@ class SweepRows(list):
         One ``{"seed", "noise", "seconds"}`` dict per cell, in the order of the rows: the wall time
         of :func:`run_cell` when the cell was computed (for a cell served from the cache, the time
         it took when it was computed and cached). Not part of the rows, which hold no timing.
+    cached : int
+        How many of the rows were served from the cache (the others were computed by this call).
     """
 
     timings: list[dict[str, int | float]]
+    cached: int
 
 
 def run_sweep(
@@ -244,6 +276,7 @@ def run_sweep(
     progress: bool = True,
     backend: str = "loky",
     scheduler: str | None = None,
+    on_start: Callable[[int, int], object] | None = None,
 ) -> SweepRows:
     """Run :func:`run_cell` on every ``(seed, σ)`` of a grid; one row per cell.
 
@@ -261,11 +294,16 @@ def run_sweep(
         (one process each, one thread per process, even for ``n_jobs=1``); with a ``scheduler``
         the cluster's own workers run the cells and ``n_jobs`` is not used.
     cache_dir : path, optional
-        Directory for the per-cell cache (created if needed; it must be writable). Every finished
-        cell is written there at once (one small JSON file, atomically), so an interrupted sweep
-        resumes where it stopped. A cell is reused only if its file verifies: its SHA-256 checksum,
-        its identity (seed, σ, the config, the code that computes it) and the range of every
-        value; any other file is recomputed and overwritten, with one summary line on stderr.
+        Directory for the per-cell cache (created if needed). Every finished cell is written there
+        at once (one small JSON file, atomically: a temporary file and a rename), so an
+        interrupted sweep, even one killed with ``kill -9``, resumes where it stopped. A cell is
+        reused only if its file verifies: a regular file (never a link followed, a FIFO or a
+        device opened) of at most :data:`CELL_MAX_BYTES`, its SHA-256 checksum, its identity
+        (seed, σ, the config, the code that computes it) and the range of every value; any other
+        file is recomputed and replaced, with one summary line on stderr. The folder must be
+        writable unless it already holds every cell of the grid (a read-only cache serves it).
+        While the sweep runs it holds a shared lock on the folder (:data:`CACHE_LOCK`); a sweep
+        that finds no other holder removes the temporary files a killed sweep left there.
     config : SyntheticConfig, optional
         Protocol parameters; the paper's by default.
     progress : bool, optional
@@ -282,27 +320,44 @@ def run_sweep(
     scheduler : str, optional
         Address of a running dask scheduler (``tcp://HOST:8786``), only with ``backend="dask"``.
         Every worker must import this package at the same version (the cache key of a row holds
-        the code of this machine). It must answer, and a worker must join it, within
-        :data:`SCHEDULER_TIMEOUT` seconds.
+        the code of this machine). It must answer as a dask scheduler (connect, handshake and an
+        ``identity`` call), and a worker must join it, each within :data:`SCHEDULER_TIMEOUT`
+        seconds. It is not contacted when every cell is cached.
+    on_start : callable, optional
+        Called once as ``on_start(n_cached, n_to_compute)`` when the cache has been read, before
+        any cell is computed or any worker or cluster is started (e.g. to print what will run).
 
     Returns
     -------
     SweepRows
         A list of rows sorted by ``(seed, noise)``; ``level`` is the index of σ in the sorted
-        noise grid. ``.timings`` holds the wall time of each cell.
+        noise grid. ``.timings`` holds the wall time of each cell, ``.cached`` the number of
+        cells served from the cache.
 
     Raises
     ------
     TypeError, ValueError
         For a bad argument (the message names it): an empty or repeated grid or seed list, a
         negative or non-finite σ, a σ whose flip probability exceeds 1, ``n_jobs == 0``, a
-        ``cache_dir`` that is a file or is not writable, an unknown ``backend``, a ``scheduler``
-        without ``backend="dask"``.
+        ``cache_dir`` that is not a folder, or is not writable while some cell is not in it, an
+        unknown ``backend``, a ``scheduler`` without ``backend="dask"``.
     ImportError
         ``backend="dask"`` without dask.distributed installed (the message says what to install).
     ConnectionError
-        The ``scheduler`` did not answer, or no worker joined it, within
+        The ``scheduler`` did not answer as a dask scheduler, or no worker joined it, within
         :data:`SCHEDULER_TIMEOUT` seconds.
+    SweepError
+        A worker process died (e.g. killed), or a local dask cluster did not start; the cells
+        finished before are in the cache.
+    OSError
+        A cache file cannot be written (``filename`` names it).
+
+    Notes
+    -----
+    Worker processes that this call starts on this machine (loky's, a local cluster's) end within
+    seconds when this process dies, however it dies (``kill -9`` included): each watches its
+    parent process, every 0.2 s once it has started (a worker still importing checks when it is
+    done: 1.9 s at most after 30 kills at random instants).
 
     Examples
     --------
@@ -321,7 +376,9 @@ def run_sweep(
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool; got {progress!r}")
     backend, scheduler = _check_backend(backend, scheduler)
-    cache = None if cache_dir is None else _CellCache(_check_cache_dir(cache_dir), config)
+    if on_start is not None and not callable(on_start):
+        raise TypeError(f"on_start must be a callable or None; got {on_start!r}")
+    directory = None if cache_dir is None else _check_cache_dir(cache_dir)
     if notice:
         print(f"sweep: {notice}", file=sys.stderr, flush=True)
 
@@ -329,33 +386,50 @@ def run_sweep(
     cells = [(seed, noise) for seed in seed_list for noise in grid]
     rows: dict[tuple[int, float], dict[str, int | float]] = {}
     seconds: dict[tuple[int, float], float] = {}
-    if cache is not None:
+    with contextlib.ExitStack() as stack:
+        cache = None
         rejected: list[tuple[Path, str]] = []
-        for cell in cells:
-            cached = cache.load(*cell)
-            if isinstance(cached, str):
-                rejected.append((cache.path(*cell), cached))
-            elif cached is not None:
-                rows[cell], seconds[cell] = cached
+        if directory is not None:
+            cache = _CellCache(directory, config)
+            unwritable = _unwritable(directory)
+            if unwritable is None:
+                lock = lock_folder(directory, CACHE_LOCK, "a gcul sweep", shared=True)
+                if stack.enter_context(lock):  # no other sweep uses this cache: clean it
+                    remove_stale_temporaries(directory, _is_cell_name)
+            for cell in cells:
+                cached = cache.load(*cell)
+                if isinstance(cached, str):
+                    rejected.append((cache.path(*cell), cached))
+                elif cached is not None:
+                    rows[cell], seconds[cell] = cached
+        todo = [cell for cell in cells if cell not in rows]
+        if todo and directory is not None and unwritable is not None:
+            raise ValueError(
+                f"cache_dir {str(directory)!r} is not a writable directory: {unwritable}; "
+                f"{len(todo)} of the {len(cells)} cells are not in it (a read-only cache serves "
+                "only a grid whose every cell it holds)"
+            )
+        if on_start is not None:
+            on_start(len(rows), len(todo))
         if rejected:
             print(_describe_rejected(rejected), file=sys.stderr, flush=True)
-    todo = [cell for cell in cells if cell not in rows]
 
-    bar = _ProgressBar(total=len(cells), done=len(rows), enabled=progress)
-    finished = _run_cells(todo, config, n_jobs, backend, scheduler)
-    try:
-        for seed, noise, row, elapsed in finished:
-            row = check_row(row, f"cell (seed={seed}, noise={noise!r})")  # before caching it
-            rows[seed, noise], seconds[seed, noise] = row, elapsed
-            if cache is not None:
-                cache.store(row, elapsed)
-            bar.advance()
-    finally:
-        finished.close()  # now, not when collected: stops the workers (and a local cluster)
-        bar.close()
+        bar = _ProgressBar(total=len(cells), done=len(rows), enabled=progress, workers=n_jobs)
+        finished = _run_cells(todo, config, n_jobs, backend, scheduler, bar)
+        try:
+            for seed, noise, row, elapsed in finished:
+                row = check_row(row, f"cell (seed={seed}, noise={noise!r})")  # before caching it
+                rows[seed, noise], seconds[seed, noise] = row, elapsed
+                if cache is not None:
+                    cache.store(row, elapsed)
+                bar.advance(elapsed)
+        finally:
+            finished.close()  # now, not when collected: stops the workers (and a local cluster)
+            bar.close()
 
     result = SweepRows()
     result.timings = []
+    result.cached = len(cells) - len(todo)
     for seed, noise in cells:
         row = dict(rows[seed, noise])
         row["level"] = level_of[noise]
@@ -483,23 +557,30 @@ def _cell_task(seed: int, noise: float, config: SyntheticConfig):
 
 
 def _run_cells(
-    cells, config, n_jobs, backend="loky", scheduler=None
+    cells, config, n_jobs, backend="loky", scheduler=None, bar=None
 ) -> Iterator[tuple[int, float, dict, float]]:
     """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
 
     One call site runs every backend: ``joblib.parallel_config`` chooses it around the same
     ``Parallel(return_as="generator_unordered")``, and :func:`_cell_task` does not know which
-    one runs it. With loky and one job the cells run in this process, in order.
+    one runs it. With loky and one job the cells run in this process, in order. ``bar`` (a
+    :class:`_ProgressBar`) is told how many cells run at once.
 
     When the consumer stops early (an exception, KeyboardInterrupt or SIGTERM turned into one),
     the joblib generator is closed at once, which makes loky terminate its worker processes
     instead of leaving them to run out their idle timeout; a dask client is closed too, and a
     local cluster with it (its worker processes end), while a remote scheduler forgets the
-    cells of this client.
+    cells of this client. When this process dies without a word (``kill -9``), each loky worker
+    ends by itself (:func:`_watch_parent`), as a local cluster's workers do (dask's nannies
+    watch their parent).
+
+    A worker that dies (killed, out of memory) raises :class:`SweepError`.
     """
     if not cells:
         return
     n_jobs = min(n_jobs, len(cells))
+    if bar is not None:
+        bar.workers = n_jobs
     if backend == "loky" and n_jobs == 1:
         for seed, noise in cells:
             yield _cell_task(seed, noise, config)
@@ -509,20 +590,56 @@ def _run_cells(
             client = stack.enter_context(_dask_client(n_jobs, scheduler))
             stack.enter_context(parallel_config(backend="dask", client=client))
             n_jobs = -1  # every thread of the cluster
+            if bar is not None and scheduler is not None:
+                bar.workers = max(1, sum(client.nthreads().values()))
         else:
-            stack.enter_context(parallel_config(backend="loky"))
+            stack.enter_context(
+                parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),))
+            )
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
         outputs = parallel(delayed(_cell_task)(seed, noise, config) for seed, noise in cells)
+        killed = _import_distributed().KilledWorker if backend == "dask" else BrokenExecutor
         try:
             # not `yield from`: that would pass our close() on to joblib's generator outside the
             # catch_warnings below
             for output in outputs:  # noqa: UP028
                 yield output
+        except (BrokenExecutor, killed) as error:  # a worker process died
+            if isinstance(error, BrokenExecutor):  # loky
+                codes = re.search(r"exit codes of the workers are (\{.*?\})", str(error))
+                what = "a worker process ended unexpectedly" + (
+                    f" (exit codes {codes[1]})" if codes else ""
+                )
+            else:  # dask, after its retries on other workers
+                what = f"dask workers died while running a cell ({_first_line(error)})"
+            raise SweepError(
+                f"{what}: killed, or out of memory; the cells finished before are cached and a "
+                "rerun resumes"
+            ) from None
         finally:
             with warnings.catch_warnings():
                 # joblib warns that the cancelled tasks were "not used": that is the point here.
                 warnings.simplefilter("ignore")
                 outputs.close()
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: end this worker process within :data:`_PARENT_POLL` seconds of the
+    death of ``parent``, the process that runs the sweep.
+
+    loky's workers otherwise outlive a parent killed with ``kill -9`` by up to their idle timeout
+    (300 s), computing and holding the caller's stderr open (19 of 25 kills left 2 workers and 2
+    resource trackers, which end when the workers do). A thread polls ``os.getppid()``, which
+    changes when the parent dies (the orphan is adopted), on every platform; ``PR_SET_PDEATHSIG``
+    is not used, since on Linux it fires when the parent *thread* that started the worker ends.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        os._exit(1)  # no cleanup to run: the parent that wanted the result is gone
+
+    threading.Thread(target=watch, name="gcul-watch-parent", daemon=True).start()
 
 
 def _import_distributed():
@@ -545,8 +662,8 @@ def _dask_client(n_workers: int, scheduler: str | None):
     distributed = _import_distributed()
     with contextlib.ExitStack() as stack:
         if scheduler is None:
-            cluster = stack.enter_context(
-                distributed.LocalCluster(
+            try:
+                cluster = distributed.LocalCluster(
                     n_workers=n_workers,
                     threads_per_worker=1,
                     processes=True,
@@ -558,9 +675,16 @@ def _dask_client(n_workers: int, scheduler: str | None):
                     # scheduler while the cluster closes logs a traceback at ERROR level
                     silence_logs=logging.CRITICAL,
                 )
-            )
+            except Exception as error:  # e.g. "Nanny failed to start." (a worker was killed)
+                raise SweepError(
+                    f"the dask LocalCluster of {n_workers} worker(s) did not start "
+                    f"({_first_line(error)}); the cells finished before are cached and a rerun "
+                    "resumes"
+                ) from None
+            stack.enter_context(cluster)
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
         else:
+            _probe_scheduler(scheduler, SCHEDULER_TIMEOUT)
             try:
                 client = distributed.Client(
                     scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False
@@ -583,6 +707,66 @@ def _dask_client(n_workers: int, scheduler: str | None):
         yield client
 
 
+def _probe_scheduler(scheduler: str, timeout: float) -> None:
+    """Check within about ``timeout`` seconds that a dask scheduler answers at ``scheduler``.
+
+    ``distributed.Client(address, timeout=...)`` bounds only the TCP connect: its handshake waits
+    forever on a listener that accepts and never answers (an HTTP server, a stray socket: 1,258 s
+    measured before it was stopped). Here the connect, the handshake and an ``identity`` call each
+    run under a deadline, in a thread with its own event loop (so this works whether or not the
+    caller runs one). A ConnectionError says what went wrong.
+    """
+    from distributed.comm import connect
+
+    async def identity() -> object:
+        # connect() retries a refused connection until `timeout`, then says so: its own message
+        # is the clearest, so the deadline around it (which also bounds its handshake) is later
+        comm = await asyncio.wait_for(connect(scheduler, timeout=timeout), timeout + 1.0)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await asyncio.wait_for(comm.read(), timeout)
+        finally:
+            comm.abort()
+
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["reply"] = asyncio.run(identity())
+        except BaseException as error:  # reported below, in the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="gcul-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join(2 * timeout + 5.0)  # the deadlines above end it sooner
+    error = outcome.get("error")
+    reply = outcome.get("reply")
+    if isinstance(error, (asyncio.TimeoutError, TimeoutError)) or thread.is_alive():
+        raise ConnectionError(
+            f"{scheduler!r} accepted the connection but did not answer as a dask scheduler "
+            f"within {timeout:g} s; is it a dask scheduler (`dask scheduler` listens on "
+            "tcp://HOST:8786)?"
+        )
+    if isinstance(error, OSError) and "Timed out trying to connect" in str(error):
+        raise ConnectionError(
+            f"cannot reach the dask scheduler at {scheduler!r} within {timeout:g} s "
+            f"({_first_line(error)}); is `dask scheduler` running there?"
+        )
+    if isinstance(error, Exception):
+        raise ConnectionError(
+            f"no dask scheduler answered at {scheduler!r} ({type(error).__name__}: "
+            f"{_first_line(error)}); is `dask scheduler` running there?"
+        )
+    if error is not None:  # KeyboardInterrupt, SystemExit
+        raise error
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind != "Scheduler":
+        raise ConnectionError(
+            f"{scheduler!r} answered, but not as a dask scheduler (as {kind or 'something else'}); "
+            "give the scheduler's address, e.g. tcp://HOST:8786"
+        )
+
+
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
@@ -594,16 +778,30 @@ class _ProgressBar:
     On a terminal, one self-overwriting line (``\\r``), redrawn at most every 0.2 s. Otherwise
     (a file, a pipe, a CI log) plain lines: the first state, then whenever another 10% of the
     cells is done or 5 s have passed, and the final state exactly once.
+
+    The ETA leaves out what happens once: starting the worker processes, and the first cell of
+    each worker, which pays for its imports and first calls (1.7 s against 0.15 s for the next
+    ones, measured with 2 workers). The elapsed time over the cells done, which it was, said
+    11m36s after the first cell of a 50 s run. So it is "?" until a cell after the first
+    ``workers`` ends; then the remaining cells, in rounds of ``workers`` at once, times the mean
+    time those later cells took in their workers; from ``11 * workers`` cells on, the remaining
+    cells over the rate at which cells have ended since the first ``workers`` ended (which also
+    counts the time spent between cells: dispatch, the cache, a machine shared with other work;
+    it waits for ``10 * workers`` cells in that window because workers that end cells together
+    make the rate of a short window low by up to one cell).
     """
 
     _MIN_INTERVAL = 0.2  # seconds between redraws on a terminal
     _LOG_INTERVAL = 5.0  # seconds between plain lines in a log ...
     _LOG_STEPS = 10  # ... or one line per tenth of the cells
 
-    def __init__(self, total: int, done: int, enabled: bool) -> None:
+    def __init__(self, total: int, done: int, enabled: bool, workers: int = 1) -> None:
         self.total, self.done, self.enabled = total, done, enabled
         self.cached = done
+        self.workers = max(1, workers)  # cells computed at once
+        self.cell_seconds = 0.0  # summed over the computed cells after the first `workers`
         self.start = time.perf_counter()
+        self.steady: float | None = None  # when the first `workers` computed cells had ended
         isatty = getattr(sys.stderr, "isatty", None)
         self.tty = bool(isatty and isatty())
         self.last_draw = -np.inf
@@ -612,8 +810,13 @@ class _ProgressBar:
         self.width = 0
         self._draw(force=True)
 
-    def advance(self) -> None:
+    def advance(self, seconds: float = 0.0) -> None:
         self.done += 1
+        computed = self.done - self.cached
+        if computed > self.workers:
+            self.cell_seconds += seconds
+        elif computed == self.workers:
+            self.steady = time.perf_counter()
         self._draw(force=self.done == self.total and self.tty)
 
     def close(self) -> None:
@@ -655,8 +858,12 @@ class _ProgressBar:
         remaining = self.total - self.done
         if remaining == 0:
             eta = "0s"
-        elif computed:
-            eta = _format_seconds(elapsed / computed * remaining)
+        elif computed >= 11 * self.workers and self.steady is not None and now > self.steady:
+            rate = (computed - self.workers) / (now - self.steady)  # cells a second, steady state
+            eta = _format_seconds(remaining / rate)
+        elif computed > self.workers:
+            rounds = math.ceil(remaining / self.workers)
+            eta = _format_seconds(rounds * self.cell_seconds / (computed - self.workers))
         else:
             eta = "?"
         cached = f" ({self.cached} cached)" if self.cached else ""
@@ -708,22 +915,24 @@ class _CellCache:
     def path(self, seed: int, noise: float) -> Path:
         return self.directory / f"cell-{self.key[:16]}-seed{seed}-noise{noise!r}.json"
 
-    def load(
-        self, seed: int, noise: float
-    ) -> tuple[dict[str, int | float], float] | str | None:
+    def load(self, seed: int, noise: float) -> tuple[dict[str, int | float], float] | str | None:
         """``(row, seconds)`` of a verified cached cell; None if there is no file; else the reason
         the file was not trusted (a short phrase)."""
-        path = self.path(seed, noise)
+        data = _read_cell_file(self.path(seed, noise))
+        if data is None or isinstance(data, str):
+            return data
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as error:
-            return f"unreadable ({type(error).__name__})"
-        try:
-            document = json.loads(text)
+            return self._verify(json.loads(data.decode("utf-8")), seed, noise)
+        except UnicodeDecodeError:
+            return "not UTF-8 text"
         except ValueError:
             return "not valid JSON"
+        except RecursionError:  # '[' * 100000 + ']' * 100000 raised it on every rerun
+            return "not a gcul cell file (nested too deeply)"
+
+    def _verify(
+        self, document: object, seed: int, noise: float
+    ) -> tuple[dict[str, int | float], float] | str:
         if not isinstance(document, dict) or set(document) != {"sha256", "payload"}:
             return "not a gcul cell file"
         payload = document["payload"]
@@ -776,7 +985,86 @@ class _CellCache:
         }
         canonical = _canonical_json(payload)
         document = {"sha256": hashlib.sha256(canonical).hexdigest(), "payload": payload}
-        atomic_write_text(self.path(seed, noise), json.dumps(document, indent=1) + "\n")
+        path = self.path(seed, noise)
+        if path.is_dir() and not path.is_symlink():  # os.replace cannot replace a folder
+            try:
+                path.rmdir()  # an empty folder in the way of the cell: nothing is lost
+            except OSError:
+                raise IsADirectoryError(
+                    errno.EISDIR,
+                    "a folder that is not empty is where this cell goes; remove it",
+                    str(path),
+                ) from None
+        atomic_write_text(path, json.dumps(document, indent=1) + "\n")
+
+
+def _read_cell_file(path: Path) -> bytes | str | None:
+    """The bytes of a cache cell file; None if there is none; else why it is not read.
+
+    Only a regular file of at most :data:`CELL_MAX_BYTES` is read, opened without following a
+    symbolic link and without blocking: a FIFO cell hung ``read_text`` forever, a cell linked to
+    ``/dev/zero`` was read to 2.46 GB, and a 1 GB cell was read whole.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"unreadable ({error.strerror or type(error).__name__})"
+    kind = _file_kind(info.st_mode)
+    if kind != "a regular file":
+        return f"{kind}, not a cell file"
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a symbolic link, not a cell file"
+        return f"unreadable ({error.strerror or type(error).__name__})"
+    try:
+        info = os.fstat(fd)  # what was opened (it may have been swapped since the lstat)
+        kind = _file_kind(info.st_mode)
+        if kind != "a regular file":
+            return f"{kind}, not a cell file"
+        if info.st_size > CELL_MAX_BYTES:
+            return f"too large ({info.st_size} bytes; a cell file is at most {CELL_MAX_BYTES})"
+        chunks, size = [], 0
+        while size <= CELL_MAX_BYTES:
+            chunk = os.read(fd, CELL_MAX_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > CELL_MAX_BYTES:  # it grew while being read
+            return f"too large (over {CELL_MAX_BYTES} bytes)"
+        return b"".join(chunks)
+    except OSError as error:
+        return f"unreadable ({error.strerror or type(error).__name__})"
+    finally:
+        os.close(fd)
+
+
+def _file_kind(mode: int) -> str:
+    """What a file is, from its ``st_mode``: "a regular file", "a folder", "a FIFO", ..."""
+    for test, kind in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _is_cell_name(name: str) -> bool:
+    """Whether ``name`` is the name of a cache cell file (see :meth:`_CellCache.path`)."""
+    return name.startswith("cell-") and name.endswith(".json")
 
 
 def _canonical_json(payload: dict) -> bytes:
@@ -791,8 +1079,7 @@ def _describe_rejected(rejected: list[tuple[Path, str]]) -> str:
     shown = "; ".join(f"{path.name}: {reason}" for path, reason in rejected[:3])
     more = f"; and {len(rejected) - 3} more" if len(rejected) > 3 else ""
     return (
-        f"sweep: {len(rejected)} cached cell(s) did not verify and are recomputed "
-        f"({shown}{more})"
+        f"sweep: {len(rejected)} cached cell(s) did not verify and are recomputed ({shown}{more})"
     )
 
 
@@ -830,7 +1117,9 @@ def _code_fingerprint() -> str:
 
 def _check_backend(backend: str, scheduler: str | None) -> tuple[str, str | None]:
     if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}")
+        raise ValueError(
+            f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}"
+        )
     if scheduler is not None:
         if not isinstance(scheduler, str) or not scheduler.strip():
             raise TypeError(
@@ -915,18 +1204,31 @@ def _resolve_n_jobs(n_jobs: int) -> tuple[int, str | None]:
 
 
 def _check_cache_dir(cache_dir: str | os.PathLike[str]) -> Path:
-    """Create the cache directory if needed and check that a file can be created in it."""
+    """Create the cache directory if needed (its writability is checked by :func:`run_sweep`,
+    only when a cell is missing from it)."""
     if not isinstance(cache_dir, (str, os.PathLike)):
         raise TypeError(f"cache_dir must be a path or None; got {cache_dir!r}")
     path = Path(cache_dir)
+    if path.is_symlink() and not path.exists():
+        raise ValueError(
+            f"cache_dir {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not "
+            "exist; create that folder or give another cache_dir"
+        )
     if path.exists() and not path.is_dir():
-        raise ValueError(f"cache_dir must be a directory; {str(path)!r} is a file")
+        kind = _file_kind(path.stat().st_mode)
+        raise ValueError(f"cache_dir must be a directory; {str(path)!r} is {kind}")
     try:
         path.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=path, prefix=".gcul-write-test-")
-        os.close(fd)
-        os.unlink(probe)
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise ValueError(f"cache_dir {str(path)!r} is not a writable directory: {reason}") from None
     return path
+
+
+def _unwritable(folder: Path) -> str | None:
+    """None if a file can be created in ``folder``, else the reason (e.g. "Permission denied")."""
+    try:
+        check_writable(folder)
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    return None

@@ -9,16 +9,20 @@ levels) and there are only two such starts in the module besides the shared one.
 
 from __future__ import annotations
 
+import http.server
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import dask
 import distributed
 import pytest
 
@@ -137,8 +141,8 @@ def test_an_interrupted_dask_sweep_resumes(tmp_path, cluster, loky_csv, monkeypa
     real_advance = sweep._ProgressBar.advance
     seen: list[int] = []
 
-    def interrupted_after_two(self):
-        real_advance(self)
+    def interrupted_after_two(self, seconds=0.0):
+        real_advance(self, seconds)
         seen.append(self.done)
         if len(seen) == 2:
             raise KeyboardInterrupt
@@ -176,13 +180,15 @@ def test_workers_do_not_import_matplotlib_or_the_proofs(tmp_path, cluster) -> No
 
 
 def test_reproduce_on_a_scheduler_writes_the_loky_bytes(tmp_path, capsys, cluster) -> None:
-    small = ["--seeds", "10-11", "--levels", "2", "--quiet"]
-    assert main(["reproduce", "--out", str(tmp_path / "loky"), "--jobs", "1", *small]) == 0
+    small = ["--seeds", "10-11", "--levels", "2"]
+    assert (
+        main(["reproduce", "--out", str(tmp_path / "loky"), "--jobs", "1", "--quiet", *small]) == 0
+    )
     argv = ["reproduce", "--out", str(tmp_path / "dask"), "--backend", "dask"]
     argv += ["--scheduler", cluster.scheduler_address, *small]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert f"the dask scheduler at {cluster.scheduler_address}" in err
+    assert f"4 to compute on the dask scheduler at {cluster.scheduler_address}" in err
     loky_bytes = (tmp_path / "loky" / "results.csv").read_bytes()
     assert (tmp_path / "dask" / "results.csv").read_bytes() == loky_bytes
     manifest = json.loads((tmp_path / "dask" / "manifest.json").read_text())
@@ -241,8 +247,6 @@ def test_unreachable_scheduler_is_one_line_after_the_timeout(tmp_path, capsys, m
     assert time.monotonic() - start < 30  # the timeout holds (1 s here), not distributed's 30 s
     assert code == 2
     assert err.splitlines() == [
-        f"gcul reproduce: 1 seeds x 2 noise levels = 2 cells, the dask scheduler at {address}, "
-        f"cache {tmp_path / 'out' / 'cache'}",
         f"gcul reproduce: error: --scheduler: cannot reach the dask scheduler at {address!r} "
         f"within 1 s (Timed out trying to connect to {address} after 1 s); is `dask scheduler` "
         "running there?",
@@ -342,3 +346,143 @@ def _session_members(session: int) -> list[str]:
         if int(fields[3]) == session and fields[0] != "Z":
             members.append(f"{entry.name} {command.strip()}")
     return members
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile addresses, a fully cached folder, a worker killed at start-up (issue 14)
+
+
+class _SilentListener:
+    """A loopback TCP listener that accepts every connection and never answers."""
+
+    def __init__(self) -> None:
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.port = self.socket.getsockname()[1]
+        self.accepted: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:  # closed
+                return
+            self.accepted.append(connection)
+
+    def close(self) -> None:
+        self.socket.close()
+        for connection in self.accepted:
+            connection.close()
+
+
+@pytest.fixture
+def silent_listener():
+    listener = _SilentListener()
+    yield listener
+    listener.close()
+
+
+@pytest.fixture
+def http_server():
+    """`python3 -m http.server` on loopback, in a thread (its request log silenced)."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def _reproduce_in_a_thread(tmp_path, capsys, *options, seconds=120.0):
+    """`gcul reproduce` as _reproduce does it, in a thread: a hang fails the test, not the suite."""
+    result: dict[str, object] = {}
+    thread = threading.Thread(
+        target=lambda: result.update(code=_reproduce(tmp_path, capsys, *options)), daemon=True
+    )
+    start = time.monotonic()
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"gcul reproduce {' '.join(options)} hangs"
+    code, err = result["code"]
+    return code, err, time.monotonic() - start
+
+
+@pytest.mark.parametrize("scheme", ["tcp://", ""])
+def test_a_listener_that_never_answers_is_one_line_after_the_timeout(
+    tmp_path, capsys, monkeypatch, silent_listener, scheme
+):
+    # A listener that accepts and never answers (or an address without tcp://) printed
+    # `0/60 cells` and hung for 1,258 s in distributed.Client.__init__: the 10 s timeout covered
+    # only the TCP connect, not the handshake.
+    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    address = f"{scheme}127.0.0.1:{silent_listener.port}"
+    code, err, seconds = _reproduce_in_a_thread(
+        tmp_path, capsys, "--backend", "dask", "--scheduler", address
+    )
+    assert code == 2 and seconds < 30
+    assert err.splitlines() == [
+        f"gcul reproduce: error: --scheduler: {address!r} accepted the connection but did not "
+        "answer as a dask scheduler within 1 s; is it a dask scheduler (`dask scheduler` listens "
+        "on tcp://HOST:8786)?"
+    ]
+    assert silent_listener.accepted  # it did connect
+
+
+def test_an_http_server_is_not_a_scheduler(tmp_path, capsys, monkeypatch, http_server):
+    # `--scheduler tcp://127.0.0.1:PORT` where PORT is `python3 -m http.server` hung the same way.
+    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    address = f"tcp://127.0.0.1:{http_server}"
+    code, err, seconds = _reproduce_in_a_thread(
+        tmp_path, capsys, "--backend", "dask", "--scheduler", address
+    )
+    assert code == 2 and seconds < 30
+    (line,) = err.splitlines()
+    assert line.startswith(f"gcul reproduce: error: --scheduler: {address!r} ")
+    assert "dask scheduler" in line
+
+
+def test_a_fully_cached_run_names_no_scheduler(tmp_path, capsys) -> None:
+    # `--backend dask --scheduler tcp://127.0.0.1:9` into a fully cached folder exited 0 and
+    # named the scheduler as the one used, in the header and in the manifest.
+    assert _reproduce(tmp_path, capsys, "--jobs", "1")[0] == 0
+    out = tmp_path / "out"
+    argv = ["reproduce", "--out", str(out), "--seeds", "10", "--levels", "2"]
+    assert main([*argv, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"]) == 0
+    err = capsys.readouterr().err
+    header = (
+        "gcul reproduce: 1 seeds x 2 noise levels = 2 cells, all in the cache: nothing to "
+        f"compute; cache {out / 'cache'}"
+    )
+    assert err.splitlines()[0] == header and "127.0.0.1:9" not in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (manifest["backend"], manifest["scheduler"]) == (None, None)
+    assert (manifest["cells_computed"], manifest["cells_cached"]) == (0, 2)
+
+
+@pytest.mark.skipif(not LINUX, reason="counts child processes in /proc")
+def test_a_worker_killed_while_the_local_cluster_starts_is_one_line(tmp_path, capsys) -> None:
+    # A dask worker killed during LocalCluster start-up gave `RuntimeError: Nanny failed to
+    # start.` as a traceback. Here each worker process kills itself (SIGKILL) as it starts.
+    preload = tmp_path / "die_at_start.py"
+    preload.write_text("import os, signal\n\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    before = _children()
+    with dask.config.set({"distributed.worker.preload": [str(preload)]}):
+        code, err = _reproduce(tmp_path, capsys, "--backend", "dask", "--jobs", "2")
+    assert code == 2
+    (line,) = err.splitlines()
+    assert re.fullmatch(
+        r"gcul reproduce: error: the dask LocalCluster of 2 worker\(s\) did not start \(.+\); the "
+        r"cells finished before are cached and a rerun resumes",
+        line,
+    ), line
+    assert _wait_until_gone(_children() - before) == set()
+    code, err = _reproduce(tmp_path, capsys, "--backend", "dask", "--jobs", "2")  # the rerun
+    assert code == 0, err

@@ -9,8 +9,11 @@ import json
 import math
 import os
 import random
+import re
 import stat
 import sys
+import tempfile
+import types
 
 import numpy as np
 import pytest
@@ -731,7 +734,7 @@ def test_unwritable_cache_dir_is_refused_before_any_cell(tmp_path, calls, monkey
     def read_only(*args, **kwargs):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(sweep.tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
     with pytest.raises(ValueError, match="is not a writable directory: Read-only file system"):
         run_sweep([0.0], [10], cache_dir=tmp_path / "cache", config=TINY, progress=False)
     assert calls == []
@@ -814,3 +817,46 @@ def test_a_model_without_train_pred_gives_the_same_row() -> None:
             return self
 
     assert run_cell(11, 2.0, TINY, model_factory=WithoutTrainPred) == run_cell(11, 2.0, TINY)
+
+
+def _seconds(text: str) -> int:
+    """Seconds of a progress-bar duration such as ``1h02m03s``, ``2m05s`` or ``49s``."""
+    match = re.fullmatch(r"(?:(\d+)h)?(?:(\d+)m)?(\d+)s", text)
+    assert match, text
+    hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    return 3600 * hours + 60 * minutes + seconds
+
+
+def test_eta_leaves_out_the_start_up_of_the_workers(monkeypatch) -> None:
+    # The first ETA said 11m36s for a 50 s run: elapsed time over the cells done counted the
+    # start of the worker processes (here 1 s) and the first cell of each worker (1.7 s more than
+    # the others: its imports and first calls) once per cell.
+    start_up, first_cell, cell_seconds, workers, total = 1.0, 1.7, 0.24, 2, 410
+    clock = [0.0]  # a fake clock: the test does not sleep
+    monkeypatch.setattr(sweep, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(sweep, "usable_cores", lambda: workers)
+
+    def two_workers(cells, *args, **kwargs):
+        clock[0] += start_up
+        for index, (seed, noise) in enumerate(cells):
+            seconds = cell_seconds + (first_cell if index < workers else 0.0)
+            if index % workers == 0:  # the two workers each end a cell every 0.24 s
+                clock[0] += seconds
+            yield seed, noise, _fake_cell(seed, noise, TINY), seconds
+
+    monkeypatch.setattr(sweep, "_run_cells", two_workers)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    grid = [round(0.4 * i, 10) for i in range(41)]
+    run_sweep(grid, list(range(10, 20)), n_jobs=workers, config=TINY, progress=True)
+    states = re.findall(r"sweep: (\d+)/410 cells \| elapsed \S+ \| ETA (\S+)", terminal.getvalue())
+    checked = 0
+    for done, eta in states:
+        remaining = total - int(done)
+        if int(done) <= workers:
+            assert eta == "?", (done, eta)  # only the first cells, which pay for the start
+            continue
+        truth = math.ceil(remaining / workers) * cell_seconds
+        assert abs(_seconds(eta) - truth) <= 0.1 * truth + 1.0, (done, eta, truth)
+        checked += 1
+    assert checked >= 100 and states[2][0] == "3"  # from the first cell after them on
