@@ -9,6 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
+from simulations.figures.phase_transition import SINGLE_LEVEL_WINDOW
 from simulations.figures.save import save_figure
 from simulations.figures.style import (
     ACCURACY_STYLES,
@@ -41,8 +42,9 @@ def plot_accuracy(
     """Base accuracy, selective accuracy and rejection rate (across-seed means, %) against σ.
 
     A companion panel to :func:`plot_phase_transition`: the selective gain closes as σ grows
-    while the rejection rate stays near the confusion share.  Saves to ``path`` like
-    :func:`save_figure` when given; never calls ``show()``.
+    while the rejection rate stays near the confusion share. With a single noise level each
+    mean is drawn as a marker. Saves to ``path`` like :func:`save_figure` when given; never
+    calls ``show()``.
     """
     cols = result_columns(
         results,
@@ -52,14 +54,15 @@ def plot_accuracy(
     ax = new_axes(ax)
     style_axes(ax)
     lines = {}
-    for column, (label, colour, style) in ACCURACY_STYLES.items():
+    for column, (label, colour, style, marker) in ACCURACY_STYLES.items():
         summary = summarize_across_seeds(cols, column)
+        point = {"marker": marker, "markersize": 5} if len(summary.noise) == 1 else {}
         (lines[column],) = ax.plot(
             summary.noise, 100 * summary.mean, color=colour, linestyle=style,
-            linewidth=LINE_WIDTH, label=label,
+            linewidth=LINE_WIDTH, label=label, **point,
         )  # fmt: skip
     lo, hi = float(cols["noise"].min()), float(cols["noise"].max())
-    pad = 0.015 * (hi - lo) if hi > lo else 0.5
+    pad = 0.015 * (hi - lo) if hi > lo else SINGLE_LEVEL_WINDOW
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(0, 102)
     ax.set_xlabel(r"Noise level $\sigma_{\mathrm{noise}}$", fontsize=FONT_SIZE)

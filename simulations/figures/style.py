@@ -171,12 +171,13 @@ PANEL_PHASE_STYLE = PhaseTransitionStyle(
 """The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each)."""
 
 ACCURACY_STYLES = {
-    # column: (label, colour, line style)
-    "base_acc": ("Base accuracy", OKABE_ITO["black"], "-"),
-    "selective_acc": ("Selective accuracy", OKABE_ITO["green"], _EMP_DASHES),
-    "rejection_rate": ("Rejection rate", OKABE_ITO["purple"], (0, (1, 1.2))),
+    # column: (label, colour, line style, marker of a single noise level)
+    "base_acc": ("Base accuracy", OKABE_ITO["black"], "-", "o"),
+    "selective_acc": ("Selective accuracy", OKABE_ITO["green"], _EMP_DASHES, "s"),
+    "rejection_rate": ("Rejection rate", OKABE_ITO["purple"], (0, (1, 1.2)), "^"),
 }
-"""The three lines of :func:`simulations.figures.plot_accuracy`."""
+"""The three lines of :func:`simulations.figures.plot_accuracy`; with one noise level a line
+through one point is invisible, so each mean is drawn as its marker instead."""
 
 
 def new_axes(ax: Axes | None) -> Axes:
