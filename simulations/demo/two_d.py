@@ -200,6 +200,20 @@ def figure_gcul_2d(
     regions3 = model.predict(points).reshape(gx.shape)
     light = ListedColormap([CLASS_COLOURS[k] for k in range(K)] + ["white"])
 
+    def shade(ax, regions):
+        """Light class regions over the grid (NaN: left blank)."""
+        ax.pcolormesh(
+            gx,
+            gy,
+            regions,
+            cmap=light,
+            vmin=-0.5,
+            vmax=K + 0.5,
+            alpha=0.18,
+            shading="auto",
+            rasterized=True,
+        )
+
     fig = new_figure()
     axes = fig.subplots(1, 3, sharex=True, sharey=True)
     for ax in axes:
@@ -210,17 +224,7 @@ def figure_gcul_2d(
 
     # Phase 1: regions, samples, error pool, initial centres.
     ax = axes[0]
-    ax.pcolormesh(
-        gx,
-        gy,
-        regions1,
-        cmap=light,
-        vmin=-0.5,
-        vmax=K + 0.5,
-        alpha=0.18,
-        shading="auto",
-        rasterized=True,
-    )
+    shade(ax, regions1)
     for k in range(K):
         mine = y == k
         ax.scatter(
@@ -308,17 +312,7 @@ def figure_gcul_2d(
 
     # Phase 3: regions with the rejected area hatched, and the test samples.
     ax = axes[2]
-    ax.pcolormesh(
-        gx,
-        gy,
-        np.where(regions3 == K, np.nan, regions3),
-        cmap=light,
-        vmin=-0.5,
-        vmax=K + 0.5,
-        alpha=0.18,
-        shading="auto",
-        rasterized=True,
-    )
+    shade(ax, np.where(regions3 == K, np.nan, regions3))
     rejected_area = (regions3 == K).astype(float)
     if rejected_area.any():
         ax.contourf(

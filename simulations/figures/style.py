@@ -112,63 +112,53 @@ class PhaseTransitionStyle:
 _BLUE, _VERMILLION = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
 _EMP_DASHES = (0, (4, 1.5))
 
-PAPER_PHASE_STYLE = PhaseTransitionStyle(
-    pre_band=_frozen(color=_BLUE, alpha=BAND_ALPHA, linewidth=0, zorder=1),
-    emp_band=_frozen(color=_VERMILLION, alpha=BAND_ALPHA, linewidth=0, zorder=1),
-    target=_frozen(color=OKABE_ITO["black"], linestyle=":", linewidth=1.3, zorder=2),
-    pre_line=_frozen(color=_BLUE, linestyle="-", linewidth=LINE_WIDTH, zorder=3),
-    emp_line=_frozen(color=_VERMILLION, linestyle=_EMP_DASHES, linewidth=LINE_WIDTH, zorder=3),
-    type_i=_frozen(
-        linestyle="none",
-        marker="o",
-        markersize=3.5,
-        markerfacecolor="none",
-        markeredgecolor=OKABE_ITO["black"],
-        markeredgewidth=0.8,
-        zorder=4,
-    ),
-    type_ii=_frozen(
-        linestyle="none",
-        marker="x",
-        markersize=4,
-        markeredgecolor=OKABE_ITO["purple"],
-        markeredgewidth=1.2,
-        zorder=4,
-    ),
-    crowded_marks=_frozen(alpha=0.35, zorder=2.5),
-    pre_point=_frozen(marker="s", markersize=5),
-    emp_point=_frozen(marker="D", markersize=4.5),
+
+def _paper_look(
+    line: float,
+    target: float,
+    circle: tuple[float, float],
+    cross: tuple[float, float],
+    point: float,
+) -> PhaseTransitionStyle:
+    """The paper's look of the panel at one size: widths of the means and the target, (size,
+    edge width) of the Type-I circles and the Type-II crosses, and the size of a mean's marker."""
+    return PhaseTransitionStyle(
+        pre_band=_frozen(color=_BLUE, alpha=BAND_ALPHA, linewidth=0, zorder=1),
+        emp_band=_frozen(color=_VERMILLION, alpha=BAND_ALPHA, linewidth=0, zorder=1),
+        target=_frozen(color=OKABE_ITO["black"], linestyle=":", linewidth=target, zorder=2),
+        pre_line=_frozen(color=_BLUE, linestyle="-", linewidth=line, zorder=3),
+        emp_line=_frozen(color=_VERMILLION, linestyle=_EMP_DASHES, linewidth=line, zorder=3),
+        type_i=_frozen(
+            linestyle="none",
+            marker="o",
+            markersize=circle[0],
+            markerfacecolor="none",
+            markeredgecolor=OKABE_ITO["black"],
+            markeredgewidth=circle[1],
+            zorder=4,
+        ),
+        type_ii=_frozen(
+            linestyle="none",
+            marker="x",
+            markersize=cross[0],
+            markeredgecolor=OKABE_ITO["purple"],
+            markeredgewidth=cross[1],
+            zorder=4,
+        ),
+        crowded_marks=_frozen(alpha=0.35, zorder=2.5),  # under the means, over the bands
+        pre_point=_frozen(marker="s", markersize=point),
+        emp_point=_frozen(marker="D", markersize=point - 0.5),
+    )
+
+
+PAPER_PHASE_STYLE = _paper_look(
+    line=LINE_WIDTH, target=1.3, circle=(3.5, 0.8), cross=(4, 1.2), point=5
 )
 """The paper's figure (``fig:synthetic_dynamics``): :func:`simulations.figures.plot_phase_transition`."""
 
-PANEL_PHASE_STYLE = PhaseTransitionStyle(
-    pre_band=_frozen(color=_BLUE, alpha=BAND_ALPHA, linewidth=0),
-    emp_band=_frozen(color=_VERMILLION, alpha=BAND_ALPHA, linewidth=0),
-    target=_frozen(color=OKABE_ITO["black"], linestyle=":", linewidth=1.0, zorder=2),
-    pre_line=_frozen(color=_BLUE, linestyle="-", linewidth=1.4, zorder=3),
-    emp_line=_frozen(color=_VERMILLION, linestyle=_EMP_DASHES, linewidth=1.4, zorder=3),
-    type_i=_frozen(
-        linestyle="none",
-        marker="o",
-        markersize=3,
-        markerfacecolor="none",
-        markeredgecolor=OKABE_ITO["black"],
-        markeredgewidth=0.7,
-        zorder=4,
-    ),
-    type_ii=_frozen(
-        linestyle="none",
-        marker="x",
-        markersize=3.5,
-        markeredgecolor=OKABE_ITO["purple"],
-        markeredgewidth=1.0,
-        zorder=4,
-    ),
-    crowded_marks=_frozen(alpha=0.35, zorder=2.5),
-    pre_point=_frozen(marker="s", markersize=4),
-    emp_point=_frozen(marker="D", markersize=3.5),
-)
-"""The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each)."""
+PANEL_PHASE_STYLE = _paper_look(line=1.4, target=1.0, circle=(3, 0.7), cross=(3.5, 1.0), point=4)
+"""The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
+paper's look, smaller."""
 
 ACCURACY_STYLES = {
     # column: (label, colour, line style, marker of a single noise level)
