@@ -145,10 +145,13 @@ def gaussian_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
     Examples
     --------
     At :math:`D = 2\sigma` the midpoint is one standard deviation away: :math:`\Phi(-1)`.
+    Both sides are as accurate as SciPy's error functions (1e-13 relative, the Faddeeva
+    package's documented 13 significant digits) plus a few roundings, so they agree to
+    :math:`2 \cdot 10^{-13} + 16u < 3 \cdot 10^{-13}` relative:
 
     >>> from scipy.stats import norm
     >>> from gcul_theory import gaussian_tail
-    >>> bool(abs(gaussian_tail(2.0, 1.0) - norm.sf(1.0)) < 1e-16)
+    >>> bool(abs(gaussian_tail(2.0, 1.0) - norm.sf(1.0)) <= 3e-13 * norm.sf(1.0))
     True
     >>> gaussian_tail(0.0, 3.0)
     0.5
