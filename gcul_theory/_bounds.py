@@ -33,17 +33,19 @@ References
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._geometry import Geometry
 from ._predictors import DEFAULT_METHOD, METHODS, capture, contamination, critical
-from ._tails import _chernoff_tail
-from ._validation import as_output, check_method
+from ._tails import chernoff_tail_unchecked
+from ._validation import as_float_array, as_output, broadcast, check_method
 
 __all__ = [
     "METHODS",
     "capture_rate_bound",
     "contamination_rate_bound",
     "critical_lambda",
+    "critical_lambda_from_rates",
     "structural_existence_confidence",
 ]
 
@@ -54,14 +56,6 @@ def _check_geometry(geometry: object) -> Geometry:
             f"geometry must be a gcul_theory.Geometry (see estimate_geometry); got {type(geometry).__name__}"
         )
     return geometry
-
-
-def _capture(geometry: Geometry, method: str) -> np.ndarray:
-    return capture(geometry, method)
-
-
-def _contamination(geometry: Geometry, method: str = "gaussian") -> np.ndarray:
-    return contamination(geometry, method)
 
 
 def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> float | np.ndarray:
@@ -125,7 +119,7 @@ def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> floa
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
-    return as_output(_capture(geometry, method))
+    return as_output(capture(geometry, method))
 
 
 def contamination_rate_bound(
@@ -183,7 +177,7 @@ def contamination_rate_bound(
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
-    return as_output(_contamination(geometry, method))
+    return as_output(contamination(geometry, method))
 
 
 def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float | np.ndarray:
@@ -212,9 +206,10 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
     :math:`S(r_1, r_2) \ge S(\hat r_1, \hat r_2) = \lambda^*` when :math:`r_1 \ge \hat r_1` and
     :math:`r_2 \le \hat r_2`, so :math:`\lambda^* > \lambda` is sufficient for
     :math:`U(\lambda) > 0` (for the expected rates, and only for a valid ``method``; see
-    :func:`~gcul_theory.finite_sample_lambda` for one finite sample). Defined values: 0 when :math:`\hat r_2 \ge \hat r_1` (no selectivity
-    is certified; the score would be :math:`\le 0`), and 0 when :math:`\varepsilon \in \{0, 1\}`
-    (no errors to reject, or no correct sample to keep).
+    :func:`~gcul_theory.finite_sample_lambda` for one finite sample). Defined values: 0 when
+    :math:`\hat r_2 \ge \hat r_1` (no selectivity is certified; the score would be
+    :math:`\le 0`), and 0 when :math:`\varepsilon \in \{0, 1\}` (no errors to reject, or no
+    correct sample to keep). :func:`critical_lambda_from_rates` does this last step alone.
 
     References
     ----------
@@ -241,9 +236,78 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
-    r1 = _capture(geometry, method)
-    r2 = _contamination(geometry, method)
+    r1 = capture(geometry, method)
+    r2 = contamination(geometry, method)
     return as_output(critical(geometry.eps, r1, r2))
+
+
+def critical_lambda_from_rates(
+    eps: ArrayLike, r1_hat: ArrayLike, r2_hat: ArrayLike
+) -> float | np.ndarray:
+    r"""Critical cost :math:`\lambda^*_{PRE} = \max(0, S_{GCUL}(\varepsilon, \hat r_1, \hat r_2))` from rates.
+
+    What :func:`critical_lambda` does after it has computed :math:`\hat r_1` and
+    :math:`\hat r_2`: for a caller that computes the rates once (e.g. one :math:`\hat r_2`
+    shared by several predictors, or an expensive "gaussian_exact" :math:`\hat r_1`) and
+    combines them, with the same result to the bit.
+
+    Parameters
+    ----------
+    eps : array_like
+        Base error :math:`\varepsilon \in [0, 1]`.
+    r1_hat : array_like
+        Capture rate :math:`\hat r_1 \in [0, 1]` (e.g. :func:`capture_rate_bound`).
+    r2_hat : array_like
+        Contamination rate :math:`\hat r_2 \in [0, 1]` (e.g. :func:`contamination_rate_bound`).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\lambda^*_{PRE} \in [0, 1]`, broadcast over the inputs.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For arguments that are not real numbers, are NaN or infinite, lie outside [0, 1], or do
+        not broadcast; the message names the argument.
+
+    Notes
+    -----
+    Theorem ``thm:gcul_effectiveness_sufficient_condition`` of [1]_ with Eq.
+    (``eq:selectivity_score``):
+
+    .. math::
+
+        \lambda^*_{PRE} = \max\left(0, \frac{\varepsilon(1-\varepsilon)(\hat r_1 - \hat r_2)}
+        {\rho(1-\rho)}\right), \qquad \rho = \varepsilon\hat r_1 + (1-\varepsilon)\hat r_2 .
+
+    Defined values, as :func:`critical_lambda`: 0 when :math:`\hat r_2 \ge \hat r_1` (no
+    selectivity is certified) and 0 when :math:`\varepsilon \in \{0, 1\}`. Unlike
+    :func:`selectivity_score`, :math:`\hat r_2 > \hat r_1` is not an error: a pessimistic
+    contamination bound may exceed the capture bound.
+
+    References
+    ----------
+    .. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+       cluster-guided learning".
+
+    Examples
+    --------
+    >>> from gcul_theory import (Geometry, capture_rate_bound, contamination_rate_bound,
+    ...                          critical_lambda, critical_lambda_from_rates)
+    >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0],
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
+    >>> r1, r2 = capture_rate_bound(g, "union"), contamination_rate_bound(g, "union")
+    >>> critical_lambda_from_rates(0.1, r1, r2) == critical_lambda(g, "union")
+    True
+    >>> critical_lambda_from_rates(0.1, 0.2, 0.3)  # r2_hat > r1_hat: nothing certified
+    0.0
+    """
+    eps_a = as_float_array(eps, "eps", lower=0.0, upper=1.0)
+    r1_a = as_float_array(r1_hat, "r1_hat", lower=0.0, upper=1.0)
+    r2_a = as_float_array(r2_hat, "r2_hat", lower=0.0, upper=1.0)
+    eps_a, r1_a, r2_a = broadcast(eps_a, r1_a, r2_a, names=("eps", "r1_hat", "r2_hat"))
+    return as_output(critical(eps_a, r1_a, r2_a))
 
 
 def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
@@ -286,7 +350,8 @@ def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
     True
     """
     geometry = _check_geometry(geometry)
-    outliers = (geometry.weights * _chernoff_tail(geometry.D, geometry.sigma_mix)).sum(axis=-1)
+    tails = chernoff_tail_unchecked(geometry.D, geometry.sigma_mix)
+    outliers = (geometry.weights * tails).sum(axis=-1)
     # Exactly, the weights sum to 1 and each tail is in [0, 1], so 1 - outliers is in [0, 1];
     # the weights' sum may exceed 1 by the rounding Geometry tolerates, and the clip undoes it.
     return as_output(np.where(geometry.eps > 0.0, np.clip(1.0 - outliers, 0.0, 1.0), 1.0))

@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gcul_theory import METHODS, critical_lambda, estimate_geometry, feasibility_report
-from gcul_theory._report import COLUMN_LEGEND
+from gcul_theory import (
+    COLUMN_LEGEND,
+    METHODS,
+    critical_lambda,
+    estimate_geometry,
+    feasibility_report,
+)
 
 
 def blob_world(rng, gap=8.0, n=400):

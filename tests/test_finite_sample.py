@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import binom
 
 from gcul_theory import estimate_geometry, finite_sample_lambda
-from gcul_theory._geometry import covariance_traces, geometry_from_moments, quadratic_moments
+from gcul_theory._moments import covariance_traces, geometry_from_moments, quadratic_moments
 
 
 def binomial_limit(reps: int, delta: float, false_failure: float = 1e-7) -> int:

@@ -124,9 +124,10 @@ def test_boole_check_catches_a_mutated_capture_bound(monkeypatch):
 
 
 def test_hoeffding_check_catches_a_mutated_term(monkeypatch):
-    from gcul_theory import _predictors as code
+    import gcul_theory
 
-    monkeypatch.setattr(code, "_hoeffding", lambda n, a: (2.0 * n) ** -0.5)  # log term dropped
+    # the log term dropped
+    monkeypatch.setattr(gcul_theory, "hoeffding_deviation", lambda n, a: (2.0 * n) ** -0.5)
     assert _predictors.check_finite_sample_hoeffding().status == "failed"
 
 
