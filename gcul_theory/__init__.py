@@ -22,7 +22,7 @@ Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
     MAX_CLASSES           4096, the largest number of classes estimate_geometry accepts
     capture_rate_bound    r̂1 ∈ [0, 1] of a predictor (``method``, a name in METHODS)
     contamination_rate_bound  r̂2 ∈ [0, 1]
-    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)) ∈ [0, 1]; default method "boole" (valid)
+    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)) ∈ [0, 1]; method DEFAULT_METHOD
     critical_lambda_from_rates  the same λ*_PRE from ε, r̂1, r̂2 computed once (same bits)
     structural_existence_confidence  S_exist ∈ [0, 1]
     feasibility_report    λ*_PRE, r̂1, r̂2, per-class table and a verdict, printable as text
@@ -35,6 +35,9 @@ Predictors (the registry)
                           bounds: errata) then "boole", "hunter_worsley" (valid) and
                           "gaussian_exact" (model value)
     predictor             the registry entry of one name
+    DEFAULT_METHOD        "hunter_worsley", the one default of every function with a ``method``
+                          (the tightest valid bound; needs Geometry.corr_mix, which
+                          estimate_geometry fills; refused by name without it)
     finite_sample_lambda  λ*_PRE whose rates hold with probability ≥ 1 - δ over the sample
     hoeffding_deviation   √(log(1/α)/(2n)), the Hoeffding term finite_sample_lambda uses
 

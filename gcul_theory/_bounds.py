@@ -18,11 +18,13 @@ Theorems ``thm:global_rate_bounds``, ``thm:gcul_effectiveness_sufficient_conditi
   maximum spanning tree);
 * the model value ``"gaussian_exact"`` (the multivariate-normal orthant probability).
 
-The default, ``"boole"``, is valid and needs nothing beyond the per-class geometry
-(:func:`~gcul_theory.feasibility_report`, which always has the correlations, defaults to the
-tighter ``"hunter_worsley"``). On the synthetic sweep (410 cells, λ = 0.15; the benchmark
-``benchmarks/predictor_sweep.py``) neither has a Type-II violation (union: 0, gaussian: 208),
-with Type-I 94 ("boole") and 69 ("hunter_worsley") against the union bound's 62.
+The default, :data:`~gcul_theory.DEFAULT_METHOD` = ``"hunter_worsley"``, is the tightest valid
+bound; it needs ``Geometry.corr_mix``, which :func:`~gcul_theory.estimate_geometry` always fills
+(a Geometry built without it is refused with a ``ValueError`` naming ``corr_mix``, and
+``method="boole"`` needs nothing beyond the per-class geometry). On the synthetic sweep (410
+cells, λ = 0.15; the benchmark ``benchmarks/predictor_sweep.py``) neither has a Type-II
+violation (union: 0, gaussian: 208), with Type-I 94 ("boole") and 69 ("hunter_worsley") against
+the union bound's 62.
 
 References
 ----------
@@ -65,9 +67,11 @@ def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> floa
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : str, default "boole"
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
         A name in :data:`METHODS` (the registry :data:`~gcul_theory.PREDICTORS` says which are
-        valid). "hunter_worsley" and "gaussian_exact" need ``geometry.corr_mix``.
+        valid). "hunter_worsley" and "gaussian_exact" need ``geometry.corr_mix``: without it
+        they raise ``ValueError`` (use ``method="boole"``, the valid bound that needs no
+        correlations).
 
     Returns
     -------
@@ -114,7 +118,19 @@ def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> floa
     True
     >>> bool(capture_rate_bound(g, "union") < capture_rate_bound(g, "chernoff"))
     True
-    >>> capture_rate_bound(g) == 1 - 2 * gaussian_tail(4.0, 1.0)  # "boole"
+    >>> capture_rate_bound(g, "boole") == 1 - 2 * gaussian_tail(4.0, 1.0)
+    True
+    >>> capture_rate_bound(g)  # the default, "hunter_worsley", needs corr_mix
+    Traceback (most recent call last):
+    ...
+    ValueError: method "hunter_worsley" needs the correlations of the error pool's projections, ...
+
+    With orthogonal class directions and an isotropic pool the two projections are
+    independent, and "hunter_worsley" is exact for two classes: :math:`(1 - p)^2`.
+
+    >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0],
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0], corr_mix=[[1, 0], [0, 1]])
+    >>> bool(abs(capture_rate_bound(g) - (1 - gaussian_tail(4.0, 1.0)) ** 2) < 1e-15)
     True
     """
     geometry = _check_geometry(geometry)
@@ -131,9 +147,9 @@ def contamination_rate_bound(
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : str, default "boole"
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
         A name in :data:`METHODS`. The paper's three use the paper's :math:`\hat r_2`; the others
-        add the attractor's chance-correct samples (below).
+        add the attractor's chance-correct samples (below). It needs no ``corr_mix``.
 
     Returns
     -------
@@ -189,11 +205,12 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : str, default "boole"
-        The predictor (see :func:`capture_rate_bound`). The default, "boole", is the valid
-        predictor that needs no more than the per-class geometry; "hunter_worsley" is tighter
-        and needs ``geometry.corr_mix``; the paper's printed bounds ("gaussian", "union",
-        "chernoff") are not valid lower bounds and are kept to reproduce the paper.
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
+        The predictor (see :func:`capture_rate_bound`). The default, "hunter_worsley", is the
+        tightest valid bound and needs ``geometry.corr_mix`` (which :func:`estimate_geometry`
+        fills; without it, ``ValueError``); "boole" is the valid bound that needs no more than
+        the per-class geometry; the paper's printed bounds ("gaussian", "union", "chernoff")
+        are not valid lower bounds and are kept to reproduce the paper.
 
     Returns
     -------
@@ -218,21 +235,23 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
 
     Examples
     --------
-    Well separated classes: the paper's bounds are nearly perfect and :math:`\lambda^*` is near
-    1; the valid default also charges the attractor's chance-correct samples
-    (:math:`\hat r_2 = (0.1/(C-1))/0.9`).
+    Well separated classes (orthogonal directions, isotropic pool: ``corr_mix`` the identity):
+    the paper's bounds are nearly perfect and :math:`\lambda^*` is near 1; the valid default
+    also charges the attractor's chance-correct samples (:math:`\hat r_2 = (0.1/(C-1))/0.9`).
 
     >>> from gcul_theory import Geometry, critical_lambda, selectivity_score
     >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[20.0, 20.0],
-    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0], corr_mix=[[1, 0], [0, 1]])
     >>> round(critical_lambda(g, "union"), 6)
     1.0
     >>> bool(abs(critical_lambda(g) - selectivity_score(0.1, 1.0, 0.1 / 0.9)) < 1e-12)
     True
     >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[1.0, 1.0],
-    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
-    >>> critical_lambda(g)
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0], corr_mix=[[1, 0], [0, 1]])
+    >>> critical_lambda(g, "boole")
     0.0
+    >>> round(critical_lambda(g), 4)  # the default also counts errors lost across both boundaries
+    0.0088
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)

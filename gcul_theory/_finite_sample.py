@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from ._geometry import Geometry, estimate_geometry, scaled
 from ._moments import covariance_traces, geometry_from_moments, quadratic_moments
-from ._predictors import capture, contamination, critical
+from ._predictors import DEFAULT_METHOD, capture, contamination, critical
 from ._validation import as_float_scalar, as_generator, as_int, check_choice, check_method
 
 __all__ = [
@@ -179,7 +179,7 @@ def finite_sample_lambda(
     Z: ArrayLike,
     y: ArrayLike,
     y_pred: ArrayLike,
-    method: str = "hunter_worsley",
+    method: str = DEFAULT_METHOD,
     delta: float = 0.05,
     n_boot: int = 200,
     rng: int | np.random.Generator | np.random.SeedSequence | None = 0,
@@ -198,7 +198,7 @@ def finite_sample_lambda(
     ----------
     Z, y, y_pred : array_like
         As for :func:`estimate_geometry`.
-    method : {"boole", "hunter_worsley", "gaussian_exact"}, default "hunter_worsley"
+    method : {"boole", "hunter_worsley", "gaussian_exact"}, default DEFAULT_METHOD ("hunter_worsley")
         The :math:`\hat r_1` whose lower confidence bound is computed.
     delta : float, default 0.05
         Total error probability in (0, 1), split in four equal parts.

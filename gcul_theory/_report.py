@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ._bounds import METHODS, critical_lambda, structural_existence_confidence
 from ._geometry import Geometry, estimate_geometry
-from ._predictors import Predictor, capture, contamination, predictor, unsupported
+from ._predictors import DEFAULT_METHOD, Predictor, capture, contamination, predictor, unsupported
 from ._tails import chernoff_tail_unchecked, gaussian_tail_unchecked
 from ._validation import as_float_array, check_method
 
@@ -220,7 +220,7 @@ def feasibility_report(
     y: ArrayLike,
     y_pred: ArrayLike,
     lam: float = 0.15,
-    method: str = "hunter_worsley",
+    method: str = DEFAULT_METHOD,
     n_classes: int | None = None,
 ) -> FeasibilityReport:
     r"""Predict, before running GCUL, whether rejecting at cost ``lam`` will pay off.
@@ -235,7 +235,7 @@ def feasibility_report(
         Phase-1 predictions in ``0..C-1``.
     lam : float, default 0.15
         Relative rejection cost :math:`\lambda \in [0, 1)`, a scalar.
-    method : str, default "hunter_worsley"
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
         The predictor the verdict uses (a name in :data:`METHODS`); all are reported. The
         default is the tightest valid bound: this function estimates the geometry itself, so the
         correlations it needs are always there (on the synthetic sweep, 410 cells at

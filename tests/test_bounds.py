@@ -243,7 +243,9 @@ def test_bound_orderings(g):
 
 @given(g=geometries(), factor=st.floats(1.0, 10.0))
 def test_critical_lambda_grows_with_separation(g, factor):
-    wider = Geometry(g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c, corr_mix=g.corr_mix)
+    wider = Geometry(
+        g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c, corr_mix=g.corr_mix
+    )
     for method in METHODS:
         # monotone exactly; the two float values each carry <= gamma(13) relative error (S's
         # bound, derived and checked in test_selectivity); λ* <= 1
@@ -280,6 +282,7 @@ def test_degenerate_error_rates_give_zero_lambda():
         D=[0.0, 0.0],
         sigma_mix=[0.0, 0.0],
         sigma_c=[0.0, 0.0],
+        corr_mix=np.eye(2),  # as estimate_geometry fills it; the default method needs it
     )
     assert critical_lambda(none) == 0.0
     assert capture_rate_bound(none) == 0.0
@@ -292,6 +295,7 @@ def test_degenerate_error_rates_give_zero_lambda():
         D=[3.0, 3.0],
         sigma_mix=[1.0, 1.0],
         sigma_c=[1.0, 1.0],
+        corr_mix=np.eye(2),
     )
     assert critical_lambda(everything) == 0.0
     assert contamination_rate_bound(everything) == 1.0

@@ -17,6 +17,7 @@ the error estimate ``scipy.integrate.quad`` returns.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -138,6 +139,7 @@ def test_defaults_are_the_valid_default():
         D=[4.0, 4.0],
         sigma_mix=[1.0, 1.0],
         sigma_c=[1.0, 1.0],
+        corr_mix=np.eye(2),  # the default needs the correlations
     )
     assert critical_lambda(g) == critical_lambda(g, DEFAULT_METHOD)
     assert capture_rate_bound(g) == capture_rate_bound(g, DEFAULT_METHOD)
@@ -149,6 +151,41 @@ def test_defaults_are_the_valid_default():
     report = feasibility_report(Z, y, y_pred)
     assert report.method == "hunter_worsley" and predictor(report.method).valid
     assert set(report.lambda_pre) == set(METHODS)
+
+
+def test_one_default_stated_once():
+    # Every function of gcul_theory with a ``method`` among the predictors defaults to
+    # DEFAULT_METHOD, the tightest valid bound (before: "boole" for three of them and
+    # "hunter_worsley" for the other two).
+    assert DEFAULT_METHOD == "hunter_worsley" and predictor(DEFAULT_METHOD).valid
+    functions = (
+        capture_rate_bound,
+        contamination_rate_bound,
+        critical_lambda,
+        feasibility_report,
+        finite_sample_lambda,
+    )
+    for func in functions:
+        assert inspect.signature(func).parameters["method"].default == DEFAULT_METHOD, func
+
+
+def test_the_default_refuses_a_geometry_without_correlations_by_name():
+    # No silent change of predictor: a hand-built Geometry without corr_mix is refused by the
+    # default exactly as by an explicit "hunter_worsley", and the message says the two ways out.
+    g = Geometry(
+        eps=0.1,
+        pi=[0.5, 0.5],
+        eps_c=[0.1, 0.1],
+        D=[4.0, 4.0],
+        sigma_mix=[1.0, 1.0],
+        sigma_c=[1.0, 1.0],
+    )
+    for func in (capture_rate_bound, critical_lambda):
+        with pytest.raises(ValueError, match="corr_mix") as info:
+            func(g)
+        assert 'method="boole"' in str(info.value) and "hunter_worsley" in str(info.value)
+    # the contamination bound needs no correlations: the default's r2 is the attractor one
+    assert contamination_rate_bound(g) == contamination_rate_bound(g, "boole")
 
 
 def test_methods_that_need_correlations_say_so():
