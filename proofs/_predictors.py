@@ -31,7 +31,9 @@ import math
 import numpy as np
 import sympy as sp
 
-from ._fraction import binomial_upper_tail
+from ._lemmas import (
+    binomial_upper_tail,
+)
 from ._result import Finding, claim, require
 from ._trace import step
 
@@ -171,8 +173,9 @@ def check_boole() -> Finding:
 )
 def check_hunter_worsley() -> Finding:
     """C = 2 exactly (symbolic + scipy's bivariate normal); Monte Carlo with SE for C = 3..5."""
-    import gcul_theory as gt
     from scipy.stats import multivariate_normal
+
+    import gcul_theory as gt
 
     exact, boole, hw, (_p1, _p2, q) = _inclusion_exclusion_two()
     step("C = 2: Hunter-Worsley 1 - (p1 + p2 - q12) and E[r1]", hw, exact)
