@@ -167,10 +167,10 @@ def test_guarantee_phrase_is_public_and_refuses_by_the_argument_name():
     assert guarantee_phrase("boole") == "valid in expectation under the paper's Gaussian model"
     assert guarantee_phrase(PREDICTORS[0]) == "the paper's printed bound, NOT a valid lower bound"
     assert guarantee_phrase("gaussian_exact").startswith("a model value")
-    # the argument is called method: a refusal names it (it named "name" before)
-    with pytest.raises(TypeError, match="method"):
+    # the argument is called method: a refusal names it (it began "name must be" before)
+    with pytest.raises(TypeError, match="^method must be"):
         guarantee_phrase(123)
-    with pytest.raises(ValueError, match="method"):
+    with pytest.raises(ValueError, match="^method must be"):
         guarantee_phrase("bogus")
 
 
