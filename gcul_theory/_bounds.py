@@ -263,7 +263,7 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
 def critical_lambda_from_rates(
     eps: ArrayLike, r1_hat: ArrayLike, r2_hat: ArrayLike
 ) -> float | np.ndarray:
-    r"""Critical cost :math:`\lambda^*_{PRE} = \max(0, S_{GCUL}(\varepsilon, \hat r_1, \hat r_2))` from rates.
+    r"""Critical cost :math:`\lambda^*_{PRE}` from given rates :math:`\varepsilon, \hat r_1, \hat r_2`.
 
     What :func:`critical_lambda` does after it has computed :math:`\hat r_1` and
     :math:`\hat r_2`: for a caller that computes the rates once (e.g. one :math:`\hat r_2`

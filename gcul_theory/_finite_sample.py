@@ -108,7 +108,7 @@ def _attractor_cell(Z, y, errors, n_classes):
 
 
 def hoeffding_deviation(n: int, log_inverse_alpha: float) -> float:
-    r"""Hoeffding's one-sided deviation :math:`\sqrt{\log(1/\alpha)/(2n)}` of a mean of n draws in [0, 1].
+    r"""Hoeffding's deviation :math:`\sqrt{\log(1/\alpha)/(2n)}` of a mean of n draws in [0, 1].
 
     The term :func:`finite_sample_lambda` subtracts from the capture rate (and adds to the
     contamination rate), with :math:`\alpha = \delta/4`.
@@ -198,8 +198,9 @@ def finite_sample_lambda(
     ----------
     Z, y, y_pred : array_like
         As for :func:`estimate_geometry`.
-    method : {"boole", "hunter_worsley", "gaussian_exact"}, default DEFAULT_METHOD ("hunter_worsley")
-        The :math:`\hat r_1` whose lower confidence bound is computed.
+    method : {"boole", "hunter_worsley", "gaussian_exact"}, default DEFAULT_METHOD
+        The :math:`\hat r_1` whose lower confidence bound is computed; the default is
+        "hunter_worsley".
     delta : float, default 0.05
         Total error probability in (0, 1), split in four equal parts.
     n_boot : int, default 200

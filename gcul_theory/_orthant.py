@@ -48,10 +48,9 @@ classes the error is about 1e-3 at worst (C = 12 to 24, nearly singular R), not 
 against the same method with 2^21 points (standard error at most 1.5e-6) is 2.2e-5 mean
 and 2.9e-4 at worst, where scipy's ``multivariate_normal.cdf`` with 10^5 points, used
 before, is off by 1.0e-4 and 5.8e-4 (on three of them, scipy with 2e7 points agrees with
-the 2^21-point value to 8e-7). The estimate is projected onto
+the 2^21-point value to 8e-7). The registry's "gaussian_exact" projects the estimate onto
 :math:`[\text{hunter\_worsley}, 1 - \max_c p_c]`, an interval that contains the exact
 value, which can only reduce its error.
-
 
 References
 ----------

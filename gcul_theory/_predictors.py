@@ -56,6 +56,7 @@ The model value (a reference, not a bound)
         Its measured accuracy is in the docstring of :mod:`gcul_theory._orthant`. The estimate
         is projected onto :math:`[\text{hunter\_worsley}, 1 - \max_c p_c]`, an interval that
         contains the exact value, which can only reduce its error.
+
 Contamination :math:`\hat r_2` of the valid predictors and of the model value
     The paper's :math:`\hat r_2 = \sum_c \pi_c q^{contam}_c / (1 - \varepsilon)` bounds the share of
     the clean class cores that falls in the attractor's cell, but the correctly classified samples
@@ -308,8 +309,9 @@ def _hunter_worsley(geometry: Geometry) -> np.ndarray:
 
 
 def orthant_dimension(geometry: Geometry) -> int:
-    """The most boundaries an orthant probability of ``geometry`` keeps (:func:`~gcul_theory._orthant.crossable`), over
-    the geometries with an error pool (without one, r̂1 is 0 and nothing is computed)."""
+    """The most boundaries an orthant probability of ``geometry`` keeps, over the geometries
+    with an error pool (without one, r̂1 is 0 and nothing is computed); see
+    :func:`~gcul_theory._orthant.crossable`."""
     counts = crossable(thresholds(geometry)).sum(axis=-1)
     return int(np.where(geometry.eps > 0.0, counts, 0).max(initial=0))
 
