@@ -9,7 +9,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from gcul_theory import ASYMPTOTIC_MIN_COUNT, certified_lambda, utility_confidence_bounds
+from gcul_theory import (
+    ASYMPTOTIC_MIN_COUNT,
+    _certified,
+    certified_lambda,
+    utility_confidence_bounds,
+)
+from gcul_theory._certified import (
+    UtilityBounds,
+    bound_parts,
+    check_delta,
+    check_indicators,
+    check_lam,
+    last_positive,
+)
 from simulations.gcul import GCUL, Certificate
 
 LAM = 0.15
@@ -329,3 +342,37 @@ def test_gcul_certificates_stay_in_the_trivial_range():
     assert any(c.gain_upper == 1.0 for c in certificates)  # some bounds were clipped
     for c in certificates:
         assert -1.0 - lam <= c.gain_lower <= c.gain_upper <= 1.0, c
+
+
+# --- The building blocks of the cross-fitted certificate (gcul_theory._certified) -------------
+
+
+@settings(max_examples=40)
+@given(indicators(), st.floats(0.01, 0.3))
+def test_certified_lambda_is_the_last_positive_point_of_the_clipped_lower_bound(ind, delta):
+    # certified_lambda bisects the unclipped lower bound; clipping to [-1 - lam, 1] keeps its
+    # sign, so the same bisection of UtilityBounds.lower (what a cross-fit combines) lands on
+    # the same float.
+    bounds = UtilityBounds(*check_indicators(*ind), check_delta(delta))
+    assert last_positive(bounds.lower) == certified_lambda(*ind, delta=delta)
+    for lam in (0.0, 0.15, 0.5, 0.99):
+        assert bounds.bounds(lam) == utility_confidence_bounds(*ind, lam=lam, delta=delta)
+
+
+def test_last_positive_ends():
+    assert last_positive(lambda lam: -1.0) == 0.0
+    assert last_positive(lambda lam: 1.0) == 1.0
+    root = last_positive(lambda lam: 0.3 - lam)
+    assert root < 0.3 and 0.3 - root <= 2**-53  # adjacent floats bracket the root
+
+
+def test_the_old_private_names_still_work_for_simulations():
+    # simulations/gcul.py imports these until the cross-fit moves to gcul_theory/_cross_fit.py
+    # (the final step of the refactor removes them).
+    assert _certified._check_delta is check_delta and _certified._check_lam is check_lam
+    assert _certified._parts is bound_parts
+    assert check_lam(0.15) == 0.15 and check_delta(0.05) == 0.05
+    with pytest.raises(ValueError, match="lam"):
+        check_lam(1.0)
+    with pytest.raises(ValueError, match="delta"):
+        check_delta(0.0)

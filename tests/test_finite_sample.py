@@ -14,18 +14,21 @@ Binomial(reps, δ), and every count limit below is the smallest k with P(Binomia
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from _tolerances import (
     ALPHA,
+    gamma,
     normal_quantile,
     projection_geometry_rounding,
     self_normalised_quantile,
 )
 from scipy.stats import binom
 
-from gcul_theory import estimate_geometry, finite_sample_lambda
-from gcul_theory._geometry import covariance_traces, geometry_from_moments, quadratic_moments
+from gcul_theory import estimate_geometry, finite_sample_lambda, hoeffding_deviation
+from gcul_theory._moments import covariance_traces, geometry_from_moments, quadratic_moments
 
 
 def binomial_limit(reps: int, delta: float, false_failure: float = ALPHA) -> int:
@@ -211,3 +214,37 @@ def test_the_unbiased_centre_removes_the_dimension_bias():
     assert abs(unbiased - 0.783) < abs(mean - 0.783) + width < 0.12
     mean, width = band("r1_lower")
     assert lower < mean + width < 0.783
+
+
+# --- hoeffding_deviation: the Hoeffding term, public (proofs cross-checks it) ----------------------
+
+
+def test_hoeffding_deviation_is_the_hoeffding_term():
+    # t = sqrt(L/(2n)), L = log(1/alpha), solves exp(-2 n t^2) = alpha. The same operations give
+    # the same bits; back through exp: t carries at most 2 roundings (division, sqrt) and
+    # 2 n t^2 three more, an absolute error of about 6u L in the exponent, which exp turns into
+    # a relative error 6u L, plus its own and L's roundings (gamma(8) (1 + L) covers both).
+    for n, alpha in ((1, 0.5), (100, 0.05), (10**6, 1e-12), (7, 1 - 2**-53)):
+        L = math.log(1.0 / alpha)
+        t = hoeffding_deviation(n, L)
+        assert t == math.sqrt(L / (2.0 * n))
+        assert math.exp(-2 * n * t * t) == pytest.approx(alpha, rel=gamma(8) * (1 + L), abs=0)
+    # a risk that underflows to 0 still has a finite term, through its logarithm
+    assert hoeffding_deviation(10, 1000.0) == math.sqrt(1000.0 / 20.0)
+    assert hoeffding_deviation(1, 0.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ((0, 1.0), "n"),
+        ((1.5, 1.0), "n"),
+        ((True, 1.0), "n"),
+        ((10, -1.0), "log_inverse_alpha"),
+        ((10, float("inf")), "log_inverse_alpha"),
+        ((10, [1.0, 2.0]), "log_inverse_alpha"),
+    ],
+)
+def test_hoeffding_deviation_refuses_by_name(args, words):
+    with pytest.raises((TypeError, ValueError), match=words):
+        hoeffding_deviation(*args)
