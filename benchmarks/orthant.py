@@ -47,7 +47,7 @@ from gcul_theory._predictors import (
 from gcul_theory._tails import _gaussian_tail
 from simulations.cli import parse_seeds
 from simulations.gcul import GCUL
-from simulations.models import LogisticRegression, _single_threaded_blas
+from simulations.models import LogisticRegression, single_threaded_blas
 from simulations.synthetic import make_dataset, noise_levels
 
 OLD_MAXPTS = 100_000  # main's ORTHANT_MAXPTS
@@ -57,7 +57,7 @@ def grid_geometries(seeds, levels):
     """The training geometry of every cell, as ``run_cell`` estimates it."""
     defaults = GCUL()
     geometries = []
-    with _single_threaded_blas():
+    with single_threaded_blas():
         for seed in seeds:
             for noise in levels:
                 data = make_dataset(seed, float(noise))
