@@ -995,3 +995,42 @@ def test_kmeans_pca_lda_work_at_1e300():
         ours, reference = projection.transform(X * 1e300) / unit, fit(X).transform(X)
         reach = float(np.max(np.linalg.norm(reference, axis=1))) + centre_slack(X)
         np.testing.assert_allclose(ours, reference, rtol=0, atol=reach * (angle + gamma(40)))
+
+
+# --- the shortcut of validate_features (issue 17: the sweep validates thousands of times) ------
+
+
+def test_validate_features_shortcut_has_the_effect_of_validate_data():
+    from sklearn.utils.validation import validate_data
+
+    from simulations.models._validation import validate_features
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.integers(0, 3, 30)
+    ours, theirs = LogisticRegression(), LogisticRegression()
+    ours.feature_names_in_ = theirs.feature_names_in_ = np.array(["a", "b", "c"], dtype=object)
+    X_ours, y_ours = validate_features(ours, X, y, reset=True)
+    X_theirs, y_theirs = validate_data(theirs, X, y, dtype="numeric", order="C")
+    assert X_ours is X and y_ours is y  # nothing to convert: the very arrays
+    np.testing.assert_array_equal(X_theirs, X)
+    np.testing.assert_array_equal(y_theirs, y)
+    assert vars(ours).keys() == vars(theirs).keys() and ours.n_features_in_ == 3
+    assert not hasattr(ours, "feature_names_in_")  # a fit on an ndarray forgets old names
+    # predict-time input the shortcut does not take goes through validate_data
+    assert validate_features(ours, X, reset=False) is X
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        validate_features(ours, np.where(X > 1.5, np.nan, X), reset=False)
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        validate_features(ours, np.where(X > 1.5, np.inf, X), reset=False)
+    with pytest.raises(ValueError, match="X has 2 features, but LogisticRegression is expecting 3"):
+        validate_features(ours, X[:, :2], reset=False)
+    fortran = validate_features(ours, np.asfortranarray(X), reset=False)
+    assert fortran.flags.c_contiguous and np.array_equal(fortran, X)
+    single = validate_features(ours, X.astype(np.float32), reset=False)
+    assert single.dtype == np.float64 and np.array_equal(single, X.astype(np.float32))
+    # finite entries whose sum overflows: the full check, which accepts them
+    huge = np.full((2, 3), 1e308)
+    assert np.array_equal(validate_features(ours, huge, reset=False), huge)
+    # float labels are not taken by the shortcut: validate_data checks them
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        validate_features(LogisticRegression(), X, np.where(y == 0, np.nan, 1.0), reset=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 __all__ = [
     "check_labels",
@@ -15,6 +14,26 @@ __all__ = [
     "check_sample_weight",
     "validate_features",
 ]
+
+
+def _is_plain_float_matrix(X) -> bool:
+    """``X`` is a finite, C-contiguous float64 ndarray with at least one row and one column.
+
+    Finiteness is tested on the sum, as scikit-learn's ``_assert_all_finite`` first does: a NaN
+    or an infinity makes the sum non-finite (and so does a sum that overflows, which sends such
+    an ``X`` to the full check, where it passes).
+    """
+    if not (
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] >= 1
+        and X.shape[1] >= 1
+    ):
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(X.sum()))
 
 
 def validate_features(estimator, X, y=None, *, reset: bool):
@@ -26,10 +45,37 @@ def validate_features(estimator, X, y=None, *, reset: bool):
     refused rather than parsed (``dtype="numeric"``), complex, sparse, empty and non-finite
     input too, with scikit-learn's messages; the cast of an integer, boolean or float32 ``X``
     to float64 is exact.
+
+    Input that ``validate_data`` would return unchanged (a finite, C-contiguous float64
+    ndarray, and for ``fit`` a 1-D integer or boolean ndarray ``y`` of matching length; for
+    ``predict`` the fitted number of features and no fitted feature names) takes a shortcut
+    with the same effect: the sweep validates a few thousand times, and the full check costs
+    0.1-0.3 ms a call (measured on the protocol's 9,600 x 10 and 2,400 x 10 splits).
     """
     if reset:
+        if (
+            _is_plain_float_matrix(X)
+            and type(y) is np.ndarray
+            and y.ndim == 1
+            and y.dtype.kind in "iub"
+            and y.shape[0] == X.shape[0]
+        ):
+            estimator.n_features_in_ = X.shape[1]
+            if hasattr(estimator, "feature_names_in_"):  # as validate_data: names of a past fit
+                del estimator.feature_names_in_
+            return X, y
+        from sklearn.utils.validation import validate_data  # the estimators' module loads it
+
         X, y = validate_data(estimator, X, y, dtype="numeric", order="C")
         return np.ascontiguousarray(X, dtype=np.float64), y
+    if (
+        _is_plain_float_matrix(X)
+        and not hasattr(estimator, "feature_names_in_")
+        and X.shape[1] == getattr(estimator, "n_features_in_", None)
+    ):
+        return X
+    from sklearn.utils.validation import validate_data
+
     X = validate_data(estimator, X, reset=False, dtype="numeric", order="C")
     return np.ascontiguousarray(X, dtype=np.float64)
 
