@@ -448,3 +448,20 @@ def test_cross_fit_of_a_pipeline_refits_the_scaler_on_each_training_part():
             direct.n,
         )
     assert not hasattr(pipeline[-1], "phase3_")  # the pipeline given is not fitted
+
+
+def test_the_parent_of_a_sweep_does_not_import_scikit_learn():
+    # scikit-learn (with scipy.stats) costs 0.3-0.4 s of CPU to import; the sweep's workers need
+    # it for GCUL (and import scipy.stats for the orthant probabilities anyway), the process that
+    # schedules them, writes the tables and draws the figures does not
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import simulations.sweep, simulations.cli, simulations.report, "
+        "simulations.figures, simulations.models; "
+        "from simulations.models import kmeans, single_threaded_blas; "
+        "print('sklearn' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

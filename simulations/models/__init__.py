@@ -30,10 +30,14 @@ design and the fused loss), ``_kmeans.py``, ``_projection.py``, ``_blas.py``, ``
 (power-of-two scaling, the fast argmin, label encoding), ``_validation.py``.
 """
 
+from typing import TYPE_CHECKING
+
 from ._blas import single_threaded_blas
 from ._kmeans import kmeans
-from ._logistic import ConvergenceWarning, LogisticRegression
 from ._projection import LinearProjection, lda, pca
+
+if TYPE_CHECKING:
+    from ._logistic import ConvergenceWarning, LogisticRegression
 
 __all__ = [
     "ConvergenceWarning",
@@ -48,3 +52,18 @@ __all__ = [
 # The name the sweep, the CLI and the benchmarks imported before it became public; kept so that
 # their imports keep working until they switch to single_threaded_blas.
 _single_threaded_blas = single_threaded_blas
+
+
+def __getattr__(name: str):
+    # LogisticRegression (and its warning) load scikit-learn, for its estimator API; imported on
+    # first use, so that a process that only needs kmeans or single_threaded_blas (the parent of
+    # a sweep) does not pay for scikit-learn's import (0.3 s, scipy.stats included)
+    if name in ("ConvergenceWarning", "LogisticRegression"):
+        from . import _logistic
+
+        return getattr(_logistic, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
