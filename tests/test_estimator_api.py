@@ -450,6 +450,28 @@ def test_cross_fit_of_a_pipeline_refits_the_scaler_on_each_training_part():
     assert not hasattr(pipeline[-1], "phase3_")  # the pipeline given is not fitted
 
 
+# ----------------------------------------------------------------------------------------------
+# One import path: from simulations import GCUL (loaded on first use)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_the_public_api_is_importable_from_the_package():
+    import simulations
+    from simulations import GCUL as PackageGCUL
+    from simulations import Certificate, make_dataset, run_sweep
+    from simulations.certification import Certificate as ModuleCertificate
+    from simulations.sweep import run_sweep as module_run_sweep
+    from simulations.synthetic import make_dataset as module_make_dataset
+
+    assert PackageGCUL is GCUL
+    assert Certificate is ModuleCertificate
+    assert make_dataset is module_make_dataset and run_sweep is module_run_sweep
+    assert sorted(simulations.__all__) == ["Certificate", "GCUL", "make_dataset", "run_sweep"]
+    assert set(simulations.__all__) <= set(dir(simulations))
+    with pytest.raises(AttributeError, match="module 'simulations' has no attribute 'gcul_model'"):
+        simulations.gcul_model  # noqa: B018
+
+
 def test_the_parent_of_a_sweep_does_not_import_scikit_learn():
     # scikit-learn (with scipy.stats) costs 0.3-0.4 s of CPU to import; the sweep's workers need
     # it for GCUL (and import scipy.stats for the orthant probabilities anyway), the process that
@@ -465,3 +487,11 @@ def test_the_parent_of_a_sweep_does_not_import_scikit_learn():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+    # nor does the package itself: its exports load on first use
+    code = (
+        "import sys; import simulations; "
+        "print(sorted(m for m in ('sklearn', 'simulations.gcul', 'simulations.sweep') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
