@@ -40,7 +40,7 @@ from gcul_theory._orthant import ORTHANT_SEED, crossable, orthant_probability, u
 from gcul_theory._predictors import thresholds
 from simulations.cli import parse_seeds
 from simulations.gcul import GCUL
-from simulations.models import LogisticRegression, _single_threaded_blas
+from simulations.models import LogisticRegression, single_threaded_blas
 from simulations.synthetic import make_dataset, noise_levels
 
 OLD_MAXPTS = 100_000  # main's ORTHANT_MAXPTS
@@ -50,7 +50,7 @@ def grid_geometries(seeds, levels):
     """The training geometry of every cell, as ``run_cell`` estimates it."""
     defaults = GCUL()
     geometries = []
-    with _single_threaded_blas():
+    with single_threaded_blas():
         for seed in seeds:
             for noise in levels:
                 data = make_dataset(seed, float(noise))

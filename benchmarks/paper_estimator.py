@@ -66,7 +66,7 @@ import gcul_theory
 from gcul_theory._selectivity import selectivity_unchecked
 from simulations.cli import parse_seeds
 from simulations.gcul import GCUL
-from simulations.models import LogisticRegression, _single_threaded_blas
+from simulations.models import LogisticRegression, single_threaded_blas
 from simulations.sweep import run_cell
 from simulations.synthetic import make_dataset, noise_levels
 
@@ -367,7 +367,7 @@ def fit_cell(seed: int, noise: float, cache_dir: Path) -> Path:
     path = cache_dir / f"v{CELL_VERSION}_seed{seed}_noise{noise:.1f}.npz"
     if path.exists():
         return path
-    with _single_threaded_blas():
+    with single_threaded_blas():
         row = run_cell(seed, noise)  # the sweep's row: λ*_EMP and the package's λ*_PRE
         data = make_dataset(seed, noise)
         model = GCUL().fit(data.X_train, data.y_train)

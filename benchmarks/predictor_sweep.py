@@ -28,7 +28,7 @@ from joblib import Parallel, delayed, parallel_config
 import gcul_theory
 from simulations.cli import parse_seeds
 from simulations.gcul import GCUL
-from simulations.models import _single_threaded_blas
+from simulations.models import single_threaded_blas
 from simulations.synthetic import make_dataset, noise_levels
 
 FINITE = "finite_sample_hw"  # the finite-sample option, bootstrapping "hunter_worsley"
@@ -42,7 +42,7 @@ def _share(selected: np.ndarray, within: np.ndarray) -> float:
 
 def cell(seed: int, level: int, noise: float, n_boot: int, delta: float) -> dict:
     """One row: every predictor's λ*_PRE, r̂1, r̂2 and the realised λ*_EMP, r1, r2."""
-    with _single_threaded_blas():
+    with single_threaded_blas():
         data = make_dataset(seed, noise)
         model = GCUL().fit(data.X_train, data.y_train)
         y_pred = model.phase1_.predict(data.X_train)

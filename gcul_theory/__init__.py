@@ -44,6 +44,7 @@ Predictors (the registry)
 Certified predictor (held-out calibration data, beyond the paper)
     certified_lambda           λ*_CERT: largest λ whose (1 - δ) lower bound on U(λ) is positive
     utility_confidence_bounds  one-sided (1 - δ) bounds on U(λ) at one λ
+    cross_fit_utility_bounds   CrossFitBounds: K fold models each judged on its held-out fold
     CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
     ASYMPTOTIC_MIN_COUNT       fewest rejected and accepted samples "asymptotic" accepts (100)
 
@@ -88,6 +89,7 @@ from ._certified import (
     certified_lambda,
     utility_confidence_bounds,
 )
+from ._cross_fit import CrossFitBounds, cross_fit_utility_bounds
 from ._finite_sample import FiniteSampleBound, finite_sample_lambda, hoeffding_deviation
 from ._geometry import MAX_CLASSES, Geometry, estimate_geometry
 from ._joint_utility import joint_utility
@@ -117,6 +119,8 @@ __all__ = [
     "COLUMN_LEGEND",
     "certified_lambda",
     "utility_confidence_bounds",
+    "CrossFitBounds",
+    "cross_fit_utility_bounds",
     "DEFAULT_METHOD",
     "MAX_CLASSES",
     "METHODS",

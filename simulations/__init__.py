@@ -1,3 +1,58 @@
-"""Simulations: a minimal NumPy GCUL, the synthetic protocol, the parallel sweep, tables, figures and the CLI."""
+"""Simulations: a minimal NumPy GCUL, the synthetic protocol, the parallel sweep, tables, figures and the CLI.
+
+The public Python API, importable from here:
+
+- :class:`GCUL` (:mod:`simulations.gcul`): the selective classifier, a scikit-learn estimator;
+- :class:`Certificate` (:mod:`simulations.certification`): what :meth:`GCUL.certify` returns;
+- :func:`make_dataset` (:mod:`simulations.synthetic`): one seed and noise level of the synthetic
+  protocol;
+- :func:`run_sweep` (:mod:`simulations.sweep`): the parallel sweep over noise levels and seeds.
+
+Each is imported on first use (module ``__getattr__``, PEP 562), so ``import simulations`` stays
+cheap: scikit-learn, which :class:`GCUL` needs for its estimator API, is loaded only by a process
+that uses GCUL (the sweep's workers), not by the one that schedules them or writes the tables.
+
+Examples
+--------
+>>> from simulations import GCUL, make_dataset
+>>> data = make_dataset(seed=10, noise=0.0)
+>>> model = GCUL().fit(data.X_train, data.y_train)
+>>> model.n_classes_, model.uncertain_label_
+(5, 5)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"  # keep equal to [project] version in pyproject.toml (a test checks)
+
+if TYPE_CHECKING:
+    from simulations.certification import Certificate
+    from simulations.gcul import GCUL
+    from simulations.sweep import run_sweep
+    from simulations.synthetic import make_dataset
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "Certificate": "simulations.certification",
+    "GCUL": "simulations.gcul",
+    "make_dataset": "simulations.synthetic",
+    "run_sweep": "simulations.sweep",
+}
+
+__all__ = ["Certificate", "GCUL", "make_dataset", "run_sweep"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

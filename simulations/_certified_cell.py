@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
-from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
 from simulations.synthetic import Dataset
 
@@ -80,7 +79,7 @@ def calibration_split(n_train: int, seed: int, calibration: float = 0.2):
 def certified_indicators(
     data: Dataset,
     seed: int,
-    model_factory: Callable[[], Any] = GCUL,
+    model_factory: Callable[[], Any] | None = None,
     calibration: float = 0.2,
 ) -> dict[str, np.ndarray]:
     """Fit on the fit part, then the per-sample indicators on the calibration part and the test split.
@@ -104,11 +103,16 @@ def certified_indicators(
 
 
 def fit_certified_model(
-    data: Dataset, seed: int, model_factory: Callable[[], Any] = GCUL, calibration: float = 0.2
+    data: Dataset,
+    seed: int,
+    model_factory: Callable[[], Any] | None = None,
+    calibration: float = 0.2,
 ):
     """Fit ``model_factory()`` on the fit part of the training split; return it and the
     calibration indices (:func:`calibration_split`)."""
     fit, cal = calibration_split(data.y_train.size, seed, calibration)
+    if model_factory is None:  # imported here: scikit-learn loads in the workers, not the parent
+        from simulations.gcul import GCUL as model_factory
     with _single_threaded_blas():
         model = model_factory().fit(data.X_train[fit], data.y_train[fit])
     return model, cal
@@ -142,7 +146,7 @@ def certified_columns(
     data: Dataset,
     seed: int,
     noise: float,
-    model_factory: Callable[[], Any] = GCUL,
+    model_factory: Callable[[], Any] | None = None,
     calibration: float = 0.2,
     *,
     delta: float = 0.05,
@@ -158,8 +162,9 @@ def certified_columns(
     noise : float
         The cell's σ. The split does not depend on it (common random numbers); it is accepted so
         that the call names its cell, and checked to be a finite number >= 0.
-    model_factory : callable, default=GCUL
-        Makes the unfitted estimator (GCUL's ``phase1_``, ``predict``, ``n_classes_``).
+    model_factory : callable or None, default=None
+        Makes the unfitted estimator (GCUL's ``phase1_``, ``predict``, ``n_classes_``; ``None``:
+        :class:`simulations.gcul.GCUL`).
     calibration : float, default=0.2
         Share of the training split held out to certify.
     delta : float, default=0.05

@@ -11,6 +11,12 @@ Three phases, as in section "The three-phase GCUL pipeline" (``subsec:pipeline``
    relabelled ``uncertain``;
 3. a logistic regression ``f2`` on the ``K + 1`` classes; predicting the extra class rejects.
 
+:class:`GCUL` is a scikit-learn classifier (``clone``, ``Pipeline``, ``cross_val_score``,
+``GridSearchCV``); scikit-learn supplies the API only, every fit is the NumPy/SciPy code of
+:mod:`simulations.models`. Certification lives in :mod:`simulations.certification`
+(:class:`Certificate`, :class:`CrossFitCertificate`, :func:`random_folds` and
+:func:`stratified_split` are importable from here as well).
+
 References
 ----------
 .. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
@@ -19,111 +25,58 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
-
-from simulations.models import (
-    LinearProjection,
-    LogisticRegression,
-    _check_labels,
-    _check_matrix,
-    _lloyd,
-    _scaled_design,
-    _single_threaded_blas,
-    kmeans,
-    lda,
-    pca,
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
 )
 
-__all__ = ["GCUL", "Certificate", "CrossFitCertificate", "random_folds", "stratified_split"]
+from simulations._guided_clustering import guided_clustering
+from simulations._rejection_label import (
+    UncertainLabel,
+    check_uncertain_label,
+    resolve_uncertain_label,
+)
+from simulations.certification import (
+    Certificate,
+    CrossFitCertificate,
+    SelectiveOutcomes,
+    certify,
+    certify_cross_fit,
+    random_folds,
+    stratified_split,
+)
+from simulations.models import LogisticRegression, single_threaded_blas
+from simulations.models._design import scaled_design
+from simulations.models._logistic import (
+    fit_design,
+    scaled_negative_scores,
+    softmax_of_negative_scores,
+)
+from simulations.models._numerics import encode_known_labels, encode_labels
+from simulations.models._validation import check_sample_weight, validate_features
 
-
-class _UncertainLabel:
-    """Descriptor behind ``GCUL.UNCERTAIN``: the label of the uncertain class of a fitted model.
-
-    The uncertain label is ``n_classes_``, so it is known only after ``fit``. On a fitted model
-    ``model.UNCERTAIN`` is that integer (the same as ``model.uncertain_label_``). On the class,
-    ``GCUL.UNCERTAIN`` is this sentinel: it documents the convention and refuses to be compared
-    with labels, so that ``y_pred == GCUL.UNCERTAIN`` fails loudly instead of being all-False.
-    """
-
-    def __get__(self, instance, owner=None):
-        if instance is None:
-            return self
-        if not hasattr(instance, "n_classes_"):
-            raise AttributeError(
-                "UNCERTAIN is the label n_classes_ of a fitted GCUL; call fit first"
-            )
-        return instance.n_classes_
-
-    def __repr__(self) -> str:
-        return "GCUL.UNCERTAIN (the label n_classes_ of a fitted GCUL)"
-
-    def __eq__(self, other):
-        raise TypeError(
-            "GCUL.UNCERTAIN depends on the number of classes; compare with model.UNCERTAIN "
-            "(or model.uncertain_label_) of a fitted model instead"
-        )
-
-    __ne__ = __eq__
-    __hash__ = object.__hash__
-
-
-def _purities(cluster_labels: np.ndarray, y: np.ndarray, n_clusters: int, n_classes: int):
-    """Majority-label share of ``y`` in each cluster; NaN for an empty cluster."""
-    counts = np.bincount(cluster_labels * n_classes + y, minlength=n_clusters * n_classes)
-    counts = counts.reshape(n_clusters, n_classes)
-    sizes = counts.sum(axis=1)
-    purities = np.full(n_clusters, np.nan)
-    filled = sizes > 0
-    purities[filled] = counts[filled].max(axis=1) / sizes[filled]
-    return purities
-
-
-def _column_medians(ZT: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``np.median(ZT.T[rows], axis=0)``, bit for bit, from the transposed data ``ZT``.
-
-    ``rows`` is a boolean mask with at least one true entry.
-
-    ``np.median`` partitions each column of the ``(m, d)`` selection (a strided pass per column)
-    and returns the mean of the middle value(s), a sum that starts from ``0.0`` divided by 1 or
-    2. Here every feature's values are one contiguous row of ``ZT.compress(rows, axis=1)``,
-    partitioned in one call around the upper middle position; the same middle values are then
-    summed and divided the same way (starting from ``0.0`` turns a ``-0.0`` median into ``0.0``,
-    as in ``np.median``, whichever zero the partition put there).
-    """
-    part = ZT.compress(rows, axis=1)  # a copy, partitioned in place
-    m = part.shape[1]
-    half = m // 2
-    part.partition(half, axis=1)  # the middle value of each row (the upper one if m is even)
-    if m % 2:
-        return part[:, half] + 0.0
-    # the lower middle value is the largest of the values left of the upper one
-    return (0.0 + np.maximum.reduce(part[:, :half], axis=1) + part[:, half]) / 2
-
-
-def _initial_centers(Z, y, y_pred, error_mask, n_classes: int) -> np.ndarray:
-    """Phase 2's initial centres: the median of each predicted class (of the samples labelled
-    with it when phase 1 never predicts it), then that of the error pool if it is not empty."""
-    ZT = np.ascontiguousarray(Z.T)
-    predicted = np.bincount(y_pred, minlength=n_classes)
-    init = [
-        _column_medians(ZT, (y_pred == c) if predicted[c] else (y == c)) for c in range(n_classes)
-    ]
-    if error_mask.any():
-        init.append(_column_medians(ZT, error_mask))
-    return np.stack(init)
-
-
-_MAX_LISTED = 5  # labels quoted in an error message, at most
+__all__ = [
+    "GCUL",
+    "Certificate",
+    "CrossFitCertificate",
+    "SelectiveOutcomes",
+    "random_folds",
+    "stratified_split",
+]
 
 
 def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
     """The first ``limit`` integers of ``0..classes[-1]`` absent from sorted distinct ``classes``.
 
     Walks the (few) distinct classes, never the range, so a label of ``10**18`` costs nothing.
+    (GCUL encodes any labels itself; ``gcul feasibility`` still requires ``0..C-1`` and uses
+    this for its message.)
     """
     missing: list[int] = []
     expected = 0
@@ -137,41 +90,7 @@ def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
     return missing
 
 
-def _check_class_labels(y: np.ndarray, name: str) -> int:
-    """Check that int64 labels ``y`` are ``0..K-1`` with every class present; return ``K``.
-
-    Costs at most ``O(n log n)`` time (``O(n)`` when the labels are ``0..K-1`` with ``K <= n``)
-    and ``O(number of distinct labels)`` memory (``O(n)`` then), whatever the largest
-    label, and the messages quote at most ``_MAX_LISTED`` labels.
-    """
-    if y.min() >= 0 and y.max() < y.size:  # the usual case, by counting: 0..K-1 all present?
-        counts = np.bincount(y)
-        if counts.size >= 2 and counts.all():
-            return counts.size
-    classes = np.unique(y)
-    if classes[0] < 0:
-        raise ValueError(f"{name} must hold labels 0..K-1; found negative label {classes[0]}")
-    if classes.size < 2:
-        raise ValueError(
-            f"{name} must contain at least two classes (labels 0..K-1, K >= 2); "
-            f"got only label {classes[0]}"
-        )
-    n_classes = int(classes[-1]) + 1
-    n_missing = n_classes - classes.size
-    if n_missing:
-        missing = _first_missing(classes, _MAX_LISTED)
-        if n_missing <= _MAX_LISTED:
-            listed = f"missing {missing}"
-        else:
-            listed = f"missing {n_missing} labels: {str(missing)[:-1]}, ...]"
-        raise ValueError(
-            f"{name} must hold every label 0..{n_classes - 1} (K = max({name}) + 1); {listed}. "
-            f"Encode other labels first: classes, {name} = np.unique({name}, return_inverse=True)"
-        )
-    return n_classes
-
-
-class GCUL:
+class GCUL(ClassifierMixin, BaseEstimator):
     r"""Selective classifier that learns an extra ``uncertain`` class from a confusion cluster.
 
     Parameters
@@ -183,32 +102,54 @@ class GCUL:
         the raw features.
     n_components : int or None, default=None
         Dimension of the projection (``None``: all PCA components, or ``K - 1`` for LDA).
-        Must be ``None`` when ``reduce`` is ``None``.
+        Must be ``None`` when ``reduce`` is ``None`` (``fit`` refuses another value rather than
+        ignore it). To tune both, give ``GridSearchCV`` a list of grids:
+        ``[{"reduce": [None]}, {"reduce": ["pca"], "n_components": [1, 2]}]``.
     C : float, default=1.0
         Inverse L2 regularisation strength of both logistic regressions.
     max_iter : int, default=500
         Maximum L-BFGS iterations of both logistic regressions.
     kmeans_max_iter : int, default=100
         Maximum Lloyd iterations of phase 2 (one initialisation, ``tol=1e-4``).
+    uncertain_label : int, float, str or None, default=None
+        The label :meth:`predict` returns for a rejected sample; it must differ from every
+        class (``fit`` refuses a collision). ``None`` picks one that cannot collide: for
+        numeric labels the smallest integer above every class, ``floor(max(classes_)) + 1``
+        (``K`` for labels ``0..K-1``, the code of the uncertain class inside phase 3); for
+        string labels ``"uncertain"`` (``fit`` refuses it when a class is named so: pass
+        another). An explicit value must be a number for numeric labels and a string for
+        string labels.
+    lam : float, default=0.15
+        Relative rejection cost λ ∈ [0, 1] of :meth:`score` (a rejection costs ``lam`` of an
+        error). It does not change the fit.
 
     Attributes
     ----------
-    UNCERTAIN : int
-        On a fitted model, the label that ``predict`` returns for rejected samples,
-        ``n_classes_``. On the class, ``GCUL.UNCERTAIN`` is a sentinel that documents this and
-        cannot be compared with labels (the number of classes is known only after ``fit``).
-    n_classes_ : int
-        Number of observed classes ``K``; the labels are ``0..K-1``.
     classes_ : ndarray of shape (K,)
-        ``arange(K)``.
-    uncertain_label_ : int
-        ``K``, the label of rejected samples.
-    phase1_ : LogisticRegression
-        The ``K``-class model of phase 1.
+        The sorted distinct labels seen in ``fit`` (any labels scikit-learn classifies:
+        integers, strings, integral floats; non-contiguous integers too).
+    n_classes_ : int
+        Number of observed classes ``K``.
+    uncertain_label_ : int, float or str
+        The rejection label :meth:`predict` returns, resolved from ``uncertain_label``.
+    UNCERTAIN : int, float or str
+        On a fitted model, ``uncertain_label_``. On the class, ``GCUL.UNCERTAIN`` is a sentinel
+        that documents this and cannot be compared with labels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``fit`` was given a DataFrame with string column names.
+    n_iter_ : ndarray of shape (3,)
+        Iterations run by phase 1's L-BFGS, phase 2's Lloyd and phase 3's L-BFGS (phase 3's
+        entry repeats phase 1's when ``phase3_`` is ``phase1_``).
+    phase1_ : simulations.models.LogisticRegression
+        The ``K``-class model of phase 1, fitted on the *encoded* labels: class ``k`` of it
+        is ``classes_[k]``.
     train_pred_ : ndarray of shape (n_samples,)
-        Phase-1 predictions on the training set, ``phase1_.predict(X)``.
+        Phase-1 predictions on the training set, ``phase1_.predict(X)`` (encoded:
+        ``classes_[train_pred_]`` are the labels).
     error_mask_ : ndarray of shape (n_samples,), bool
-        Training error pool of phase 1, ``train_pred_ != y``.
+        Training error pool of phase 1 (its prediction differs from the observed label).
     reducer_ : LinearProjection or None
         Projection used in phase 2 (``None`` without reduction).
     init_centers_ : ndarray of shape (n_clusters, n_components)
@@ -224,18 +165,44 @@ class GCUL:
         Index of the cluster relabelled uncertain; ``None`` when the error pool is empty.
     can_reject_ : bool
         Whether phase 3 learned an uncertain class, i.e. whether ``predict`` can reject.
-    phase3_ : LogisticRegression
-        The ``K + 1``-class model of phase 3 (``phase1_`` itself when nothing is uncertain).
+    phase3_ : simulations.models.LogisticRegression
+        The ``K + 1``-class model of phase 3 on the encoded labels, ``K`` being the uncertain
+        class (``phase1_`` itself when nothing is uncertain). Its ``classes_`` lack a class
+        whose every training sample fell in the uncertain cluster.
 
     Notes
     -----
+    The public fitted attributes above are what the sweep, the rejectors and ``gcul
+    feasibility`` read. Inside the model the labels are encoded, ``k`` standing for
+    ``classes_[k]`` and ``K`` for the uncertain class; for labels ``0..K-1`` the code is the
+    labels themselves and the rejection label is ``K``, so ``predict(X) == n_classes_`` marks
+    the rejected samples (:meth:`accepts` says it for any labels).
+
+    The scikit-learn methods, and what they mean for a classifier that rejects:
+
+    - :meth:`predict`: a class, or ``uncertain_label_`` where phase 3's most probable of its
+      ``K + 1`` classes is the uncertain one.
+    - :meth:`predict_proba`: ``(n_samples, K)``, the ``K`` classes in the order of
+      ``classes_``, *conditional on acceptance*: phase 3's softmax over its ``K`` real classes
+      (its ``K + 1``-class probabilities without the uncertain column, renormalised; a class
+      phase 3 never saw has probability 0). Its argmax is :meth:`predict`'s label wherever
+      the sample is accepted. Phase 3's probability of the uncertain class itself is
+      :meth:`uncertain_proba`.
+    - :meth:`decision_function`: phase 3's scores of the ``K`` real classes, ``(n_samples,
+      K)`` (``-inf`` for a class phase 3 never saw); for two classes scikit-learn's binary
+      shape ``(n_samples,)``, the score of ``classes_[1]`` minus that of ``classes_[0]``.
+    - :meth:`score`: the accuracy of a classifier whose rejections cost ``lam`` of an error,
+      :math:`1 - \varepsilon_{acc} - \lambda\rho` (see :meth:`score`), which is the default
+      scorer of ``cross_val_score`` and ``GridSearchCV``. ``scoring="accuracy"`` counts
+      every rejection as an error instead.
+
     Degenerate cases have defined behaviour:
 
     - *No training error.* The confusion median is undefined: K-Means runs from the ``K`` class
       medians only, no cluster is uncertain (``uncertain_cluster_ is None``,
       ``can_reject_ is False``), ``phase3_`` is ``phase1_`` and ``predict`` never rejects.
     - *A class that phase 1 never predicts.* Its initial centre is the median of the samples
-      *labelled* with it (every label ``0..K-1`` occurs in ``y``).
+      *labelled* with it.
     - *Empty clusters.* K-Means relocates them as scikit-learn does; a cluster still empty at
       the end has purity NaN and is never chosen.
     - *Ties in purity.* The lowest cluster index wins.
@@ -255,9 +222,12 @@ class GCUL:
     (3, 3)
     >>> sorted(set(model.predict(X).tolist()))
     [0, 1, 2, 3]
+    >>> names = np.array(["calm", "joy", "anger"])[y]  # string labels work the same way
+    >>> sorted(set(GCUL().fit(X, names).predict(X).tolist()))
+    ['anger', 'calm', 'joy', 'uncertain']
     """
 
-    UNCERTAIN = _UncertainLabel()
+    UNCERTAIN = UncertainLabel()
 
     def __init__(
         self,
@@ -266,12 +236,16 @@ class GCUL:
         C: float = 1.0,
         max_iter: int = 500,
         kmeans_max_iter: int = 100,
+        uncertain_label: int | float | str | None = None,
+        lam: float = 0.15,
     ):
         self.reduce = reduce
         self.n_components = n_components
         self.C = C
         self.max_iter = max_iter
         self.kmeans_max_iter = kmeans_max_iter
+        self.uncertain_label = uncertain_label
+        self.lam = lam
 
     def _check_params(self) -> None:
         if self.reduce not in (None, "pca", "lda"):
@@ -286,6 +260,10 @@ class GCUL:
             value = getattr(self, name)
             if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+        check_uncertain_label(self.uncertain_label)
+        lam = self.lam
+        if not isinstance(lam, Real) or isinstance(lam, bool) or not 0.0 <= lam <= 1.0:
+            raise ValueError(f"lam must be a number in [0, 1]; got {self.lam!r}")
 
     def fit(self, X, y) -> GCUL:
         """Run the three phases on a training set.
@@ -293,10 +271,11 @@ class GCUL:
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
-            Finite, real training features.
+            Finite, real training features (a DataFrame's column names are kept in
+            ``feature_names_in_``).
         y : array_like of shape (n_samples,)
-            Observed labels in ``0..K-1``; every one of them must occur, ``K >= 2``. Encode
-            other labels first with ``classes, y = np.unique(y, return_inverse=True)``.
+            Observed labels: integers, strings or integral floats, at least two distinct
+            ones; they are encoded as ``0..K-1`` inside.
 
         Returns
         -------
@@ -305,81 +284,97 @@ class GCUL:
         Raises
         ------
         TypeError
-            ``X`` complex or not numeric; ``y`` not numeric.
+            A parameter of the wrong type (``uncertain_label``).
         ValueError
-            Bad parameters, shapes or values; labels that are not ``0..K-1`` with every class
-            present (the message names at most five missing labels).
+            Bad parameters; bad ``X`` (NaN/inf, complex, sparse, empty, 1-D) or ``y``
+            (continuous, fewer than two classes, another length), with scikit-learn's
+            messages; ``uncertain_label`` equal to a class; a training set whose uncertain
+            cluster holds every sample.
         """
         self._check_params()
-        X = _check_matrix(X, "X")
-        y = _check_labels(y, "y", X.shape[0])
-        n_classes = _check_class_labels(y, "y")
+        X, y = validate_features(self, X, y, reset=True)
+        if y.dtype.kind not in "iub":  # integer labels are classification targets: skip 0.7 ms
+            check_classification_targets(y)
+        classes, y_encoded = encode_labels(y)
+        if classes.size < 2:
+            raise ValueError(
+                f"y must contain at least two classes; got 1 class ({classes.tolist()})"
+            )
+        uncertain_label = resolve_uncertain_label(self.uncertain_label, classes)
+        n_classes = classes.size
 
-        with _single_threaded_blas():
+        with single_threaded_blas():
             # Phases 1 and 3 fit on the same X: its whitened design is built once, for both.
-            design = _scaled_design(X)
+            design = scaled_design(X)
 
             # Phase 1: base classifier and error pool.
-            phase1 = LogisticRegression(C=self.C, max_iter=self.max_iter)._fit_design(design, y)
-            y_pred = phase1._predict_valid(X)
-            error_mask = y_pred != y
+            phase1 = fit_design(
+                LogisticRegression(C=self.C, max_iter=self.max_iter), design, y_encoded
+            )
+            y_pred = phase1.predict(X)
+            error_mask = y_pred != y_encoded
 
             # Phase 2: guided clustering in the (optionally reduced) feature space.
-            reducer = self._fit_reducer(X, y)
-            Z = X if reducer is None else reducer.transform(X)
-            init_centers = _initial_centers(Z, y, y_pred, error_mask, n_classes)
-            if reducer is None:  # kmeans on X, validated already: straight to its iterations
-                cluster_labels, cluster_centers = _lloyd(
-                    Z, init_centers, self.kmeans_max_iter, 1e-4
-                )
-            else:
-                cluster_labels, cluster_centers = kmeans(
-                    Z, init_centers, max_iter=self.kmeans_max_iter
-                )
-            purities = _purities(cluster_labels, y, len(init_centers), n_classes)
+            phase2 = guided_clustering(
+                X,
+                y_encoded,
+                y_pred,
+                error_mask,
+                n_classes,
+                reduce=self.reduce,
+                n_components=self.n_components,
+                max_iter=self.kmeans_max_iter,
+            )
+            cluster_labels, purities = phase2.cluster_labels, phase2.purities
 
             # Phase 3: relabel the least pure cluster and retrain on K + 1 classes.
             if error_mask.any():
                 uncertain_cluster = int(np.nanargmin(purities))
-                y_relabelled = np.where(cluster_labels == uncertain_cluster, n_classes, y)
+                y_relabelled = np.where(cluster_labels == uncertain_cluster, n_classes, y_encoded)
                 if np.all(y_relabelled == n_classes):
                     raise ValueError(
                         "the uncertain cluster holds every training sample, so phase 3 has a "
                         "single class; X has too little structure for GCUL"
                     )
-                phase3 = LogisticRegression(C=self.C, max_iter=self.max_iter)._fit_design(
-                    design, y_relabelled
+                phase3 = fit_design(
+                    LogisticRegression(C=self.C, max_iter=self.max_iter), design, y_relabelled
                 )
             else:
                 uncertain_cluster = None
                 phase3 = phase1
 
+        self.classes_ = classes
         self.n_classes_ = n_classes
-        self.classes_ = np.arange(n_classes)
-        self.uncertain_label_ = n_classes
-        self.n_features_in_ = X.shape[1]
+        self.uncertain_label_ = uncertain_label
+        self.n_iter_ = np.array([phase1.n_iter_, phase2.n_iter, phase3.n_iter_])
         self.phase1_ = phase1
         self.train_pred_ = y_pred
         self.error_mask_ = error_mask
-        self.reducer_ = reducer
-        self.init_centers_ = init_centers
+        self.reducer_ = phase2.reducer
+        self.init_centers_ = phase2.init_centers
         self.cluster_labels_ = cluster_labels
-        self.cluster_centers_ = cluster_centers
+        self.cluster_centers_ = phase2.cluster_centers
         self.purities_ = purities
         self.uncertain_cluster_ = uncertain_cluster
         self.can_reject_ = uncertain_cluster is not None
         self.phase3_ = phase3
         return self
 
-    def _fit_reducer(self, X: np.ndarray, y: np.ndarray) -> LinearProjection | None:
-        if self.reduce == "pca":
-            return pca(X, self.n_components)
-        if self.reduce == "lda":
-            return lda(X, y, self.n_components)
-        return None
+    def _validated(self, X) -> np.ndarray:
+        """``X`` checked against the fit (``NotFittedError`` before it), as a float64 matrix."""
+        check_is_fitted(self, "phase3_")
+        return validate_features(self, X, reset=False)
+
+    def _predict_encoded(self, X: np.ndarray) -> np.ndarray:
+        """Phase 3's prediction (``0..K``, ``K`` = rejected) of a validated ``X``."""
+        return self.phase3_.predict(X)
+
+    def _labels_with_uncertain(self) -> np.ndarray:
+        """``classes_`` followed by ``uncertain_label_``: the label of each code ``0..K``."""
+        return np.concatenate([self.classes_, np.asarray([self.uncertain_label_])])
 
     def predict(self, X) -> np.ndarray:
-        """Predict labels in ``0..K-1``, or ``K`` (``self.UNCERTAIN``) to reject.
+        """Predict a class of ``classes_``, or ``uncertain_label_`` to reject.
 
         Parameters
         ----------
@@ -389,7 +384,9 @@ class GCUL:
         Returns
         -------
         ndarray of shape (n_samples,)
-            Integer labels in ``0..n_classes_``.
+            Labels from ``classes_``, and ``uncertain_label_`` (``self.UNCERTAIN``) where
+            phase 3 predicts the uncertain class (the first of its classes of largest score,
+            the uncertain one coming last: a tie is accepted).
 
         Notes
         -----
@@ -400,86 +397,223 @@ class GCUL:
         negligible, so such a far point takes the class (or ``UNCERTAIN``) whose phase-3
         coefficient vector points furthest along it.
         """
-        if not hasattr(self, "phase3_"):
-            raise AttributeError("This GCUL is not fitted yet; call fit first")
-        return self.phase3_.predict(X)
+        encoded = self._predict_encoded(self._validated(X))
+        return self._labels_with_uncertain()[encoded]
+
+    def accepts(self, X) -> np.ndarray:
+        """Whether GCUL accepts each row of ``X``: ``predict(X) != uncertain_label_``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), bool
+            True where :meth:`predict` returns a class, False where it rejects.
+        """
+        return self._predict_encoded(self._validated(X)) != self.n_classes_
+
+    def _real_class_scores(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Phase 3's negated scores of the ``K`` real classes, ``(K, n)`` (``+inf`` for a class
+        phase 3 lacks), and the per-row scale of
+        :func:`~simulations.models._logistic.scaled_negative_scores` (whose bits
+        :meth:`predict` compares)."""
+        negative, shift = scaled_negative_scores(self.phase3_, X)
+        columns = self.phase3_.classes_
+        real = columns < self.n_classes_
+        if real.all() and columns.size == self.n_classes_:
+            return negative, shift
+        full = np.full((self.n_classes_, X.shape[0]), np.inf)
+        full[columns[real]] = negative[real]
+        return full, shift
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities conditional on acceptance, shape ``(n_samples, K)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+            Column ``k`` is phase 3's probability of ``classes_[k]`` given that the sample is
+            not uncertain: the softmax of phase 3's scores over the ``K`` real classes (0 for a
+            class phase 3 never saw). Rows sum to 1; the uncertain class has no column (see
+            :meth:`uncertain_proba`). Where :meth:`predict` accepts, its label is the first
+            argmax of the row.
+        """
+        negative, shift = self._real_class_scores(self._validated(X))
+        return softmax_of_negative_scores(negative, shift)
+
+    def uncertain_proba(self, X) -> np.ndarray:
+        """Phase 3's probability of the uncertain class, shape ``(n_samples,)``.
+
+        0 everywhere when the model cannot reject (``can_reject_`` false). With
+        :meth:`predict_proba` ``P``, phase 3's full ``K + 1``-class distribution is
+        ``(1 - u) P`` and ``u``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._validated(X)
+        if not self.can_reject_:
+            return np.zeros(X.shape[0])
+        negative, shift = scaled_negative_scores(self.phase3_, X)
+        return softmax_of_negative_scores(negative, shift)[:, -1]
+
+    def decision_function(self, X) -> np.ndarray:
+        """Phase 3's scores of the ``K`` classes: ``(n_samples, K)``, or ``(n_samples,)`` for two.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K) or (n_samples,)
+            Phase 3's linear scores of ``classes_`` (``-inf`` for a class phase 3 never saw),
+            computed as :meth:`predict` computes them; for two classes the score of
+            ``classes_[1]`` minus that of ``classes_[0]`` (scikit-learn's binary convention).
+            The uncertain class's score is not among them: where :meth:`predict` accepts, its
+            label is the argmax (or, for two classes, ``classes_[1]`` exactly where the score
+            is positive). Scores beyond the float64 range are ``±inf``.
+        """
+        negative, shift = self._real_class_scores(self._validated(X))
+        if self.n_classes_ == 2:
+            scores = negative[0] - negative[1]
+        else:
+            scores = np.ascontiguousarray(-negative.T)
+            shift = shift[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.ldexp(scores, shift)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        r"""Accuracy with a rejection costing ``lam`` of an error: :math:`1 - \varepsilon_{acc}
+        - \lambda\rho`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features.
+        y : array_like of shape (n_samples,)
+            True labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Weights of the samples (uniform by default).
+
+        Returns
+        -------
+        float
+            :math:`1 - \varepsilon_{acc} - \lambda\rho` in ``[-lam, 1]``, with
+            :math:`\varepsilon_{acc}` the (weighted) share of samples accepted *and*
+            misclassified, ρ the share rejected and λ = ``lam``: each sample scores 1 if
+            accepted and right, 0 if accepted and wrong, ``1 - lam`` if rejected (Chow's
+            cost of a rejection). It is the accuracy when nothing is rejected.
+
+        Notes
+        -----
+        With ε the error rate of phase 1 on the same samples, the score is :math:`(1 -
+        \varepsilon) + U_{joint}(\lambda)` with :math:`U_{joint}(\lambda) = \varepsilon -
+        \varepsilon_{acc} - \lambda\rho` (:func:`gcul_theory.joint_utility`), the gain of
+        rejecting over the base classifier per sample: model selection by this score prefers
+        the configuration whose accepted errors plus costed rejections are fewest.
+        :func:`gcul_theory.utility`'s U(λ) of the paper divides the accepted errors by the
+        accepted share instead (the error *among accepted* samples).
+
+        ``cross_val_score`` and ``GridSearchCV`` use this score by default; with
+        ``scoring="accuracy"`` a rejection counts as an error (λ = 1).
+        """
+        check_consistent_length(X, y)
+        y = column_or_1d(y)
+        encoded = self._predict_encoded(self._validated(X))
+        rejected = encoded == self.n_classes_
+        wrong = (self._labels_with_uncertain()[encoded] != y) & ~rejected
+        weights = check_sample_weight(sample_weight, y.size)
+        total = weights.sum()
+        return float(1.0 - (weights @ wrong) / total - self.lam * (weights @ rejected) / total)
+
+    def indicators(self, X, y) -> SelectiveOutcomes:
+        """Per-sample outcomes on labelled data: what :func:`certify` and the sweep measure.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Finite features.
+        y : array_like of shape (n_samples,)
+            Their labels, each one of ``classes_``.
+
+        Returns
+        -------
+        SelectiveOutcomes
+            Boolean arrays ``base_wrong`` (phase 1 wrong), ``selective_wrong`` (accepted and
+            wrong) and ``rejected``, the inputs of :func:`gcul_theory.utility_confidence_bounds`.
+
+        Raises
+        ------
+        ValueError
+            A label outside ``classes_``; bad ``X``.
+        """
+        X = self._validated(X)
+        y = column_or_1d(y)
+        check_consistent_length(X, y)
+        y_encoded = encode_known_labels(y, self.classes_, "y")
+        with single_threaded_blas():
+            base_wrong = self.phase1_.predict(X) != y_encoded
+            selective = self.phase3_.predict(X)
+        rejected = selective == self.n_classes_
+        return SelectiveOutcomes(base_wrong, (selective != y_encoded) & ~rejected, rejected)
 
     def certify(self, X_cal, y_cal, lam: float = 0.15, delta: float = 0.05) -> Certificate:
         """Certify on held-out data that rejecting pays at cost ``lam``, with risk ``delta``.
+
+        :func:`simulations.certification.certify` of this fitted model, which see (the
+        guarantee, and the same for a fitted ``Pipeline`` ending in a GCUL).
 
         Parameters
         ----------
         X_cal : array_like of shape (n, n_features)
             Calibration features, *not* used in ``fit`` (iid with the deployment data).
         y_cal : array_like of shape (n,)
-            Their labels in ``0..K-1``.
+            Their labels, each one of ``classes_``.
         lam : float, default=0.15
-            Relative rejection cost λ ∈ [0, 1).
+            Relative rejection cost λ ∈ [0, 1) (not the estimator's ``lam``, which only
+            :meth:`score` uses).
         delta : float, default=0.05
             Risk δ ∈ (0, 1).
 
         Returns
         -------
         Certificate
-            λ*_CERT (:func:`gcul_theory.certified_lambda`), the one-sided (1 − δ) lower and upper
-            bounds on the utility U(lam) (:func:`gcul_theory.utility_confidence_bounds`, method
-            ``"betting"``), ``feasible = gain_lower > 0``, ``n``, ``lam`` and ``delta``.
+            λ*_CERT, the one-sided (1 − δ) bounds on U(lam), ``feasible``, ``n``, ``lam``,
+            ``delta``.
         """
-        import gcul_theory
-
-        if not hasattr(self, "phase3_"):
-            raise AttributeError("This GCUL is not fitted yet; call fit first")
-        X_cal = _check_matrix(X_cal, "X_cal")
-        y_cal = _check_labels(y_cal, "y_cal", X_cal.shape[0])
-        if X_cal.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X_cal must have {self.n_features_in_} features (as in fit); got {X_cal.shape[1]}"
-            )
-        if y_cal.min() < 0 or y_cal.max() >= self.n_classes_:
-            raise ValueError(
-                f"y_cal must hold labels 0..{self.n_classes_ - 1}; got {int(y_cal.min())}.."
-                f"{int(y_cal.max())}"
-            )
-        base_wrong, selective_wrong, rejected = self._indicators(X_cal, y_cal)
-        lower, upper = gcul_theory.utility_confidence_bounds(
-            base_wrong, selective_wrong, rejected, lam=lam, delta=delta
-        )
-        return Certificate(
-            lambda_cert=gcul_theory.certified_lambda(
-                base_wrong, selective_wrong, rejected, delta=delta
-            ),
-            gain_lower=lower,
-            gain_upper=upper,
-            feasible=bool(lower > 0.0),
-            n=int(y_cal.size),
-            lam=float(lam),
-            delta=float(delta),
-        )
+        return certify(self, X_cal, y_cal, lam=lam, delta=delta)
 
     def certify_cross_fit(
-        self,
-        X,
-        y,
-        lam: float = 0.15,
-        delta: float = 0.05,
-        n_splits: int = 5,
-        seed: int = 0,
+        self, X, y, lam: float = 0.15, delta: float = 0.05, n_splits: int = 5, seed: int = 0
     ) -> CrossFitCertificate:
-        r"""Certify by K-fold cross-fitting, for users with no spare calibration data.
+        """Certify by K-fold cross-fitting, for users with no spare calibration data.
 
-        The rows are split into ``n_splits`` folds by a uniformly random partition drawn
-        independently of the data (:func:`random_folds`, seeded by
-        ``numpy.random.SeedSequence(seed)``); for each fold k a fresh GCUL with this model's
-        hyper-parameters is fitted on the other folds and judged on fold k, which it never saw.
-        ``self`` is neither used as a fitted model nor modified.
+        :func:`simulations.certification.certify_cross_fit` of this estimator, which see (the
+        guarantee, the folds): a clone is fitted on each fold's training part and judged on the
+        fold; ``self`` is neither used as a fitted model nor modified.
 
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
             Finite features: all the labelled data there is.
         y : array_like of shape (n_samples,)
-            Labels in ``0..K-1``, every class at least twice; the random partition must leave
-            every class in every fold's training part (else ``ValueError``).
+            Labels, every class at least twice, every class in every fold's training part.
         lam : float, default=0.15
             Relative rejection cost λ ∈ [0, 1).
         delta : float, default=0.05
@@ -487,322 +621,10 @@ class GCUL:
         n_splits : int, default=5
             Number of folds K, at least 2 and at most ``n_samples``.
         seed : int, default=0
-            Seed of the random fold assignment, in ``[0, 2**32)``. Choose it before looking at
-            the result: redrawing the partition until a certificate appears voids the guarantee.
+            Seed of the random fold assignment, in ``[0, 2**32)``.
 
         Returns
         -------
         CrossFitCertificate
-            ``lambda_cert``, ``gain_lower`` and ``gain_upper`` speak about the *average* utility
-            of the K fold models (Notes); ``folds`` holds each fold's own certificate at risk
-            δ/K.
-
-        Notes
-        -----
-        What is guaranteed, for iid rows (features and labels) of the deployment law. Let
-        :math:`f_k` be the model fitted without fold k and :math:`U_k(\lambda)` its utility
-        :math:`\varepsilon - \varepsilon_{sel} - \lambda\rho` on the deployment law. The
-        partition is drawn independently of the data, so given it the rows of fold k are iid
-        draws of that law and independent of the other folds; :math:`f_k` is a function of the
-        other folds only, so given :math:`f_k` the rows of fold k are still iid draws of the
-        law, and :func:`gcul_theory.utility_confidence_bounds` at risk :math:`\delta/K` gives a
-        lower
-        bound :math:`L_k(\lambda)` with :math:`P(L_k(\lambda) > U_k(\lambda)) \le \delta/K`.
-        By a union bound over the K folds, with probability at least :math:`1 - \delta` every
-        :math:`L_k \le U_k`, hence
-
-        .. math:: \bar L(\lambda) = \frac1K \sum_k L_k(\lambda) \le \bar U(\lambda)
-                  = \frac1K \sum_k U_k(\lambda) .
-
-        ``gain_lower`` is :math:`\bar L(\text{lam})`, ``gain_upper`` the same average of the
-        upper bounds (so ``[gain_lower, gain_upper]`` is a :math:`1 - 2\delta` interval on
-        :math:`\bar U`), and ``lambda_cert`` the largest λ with :math:`\bar L > 0` on
-        :math:`[0, \lambda]` (each :math:`L_k`, clipped to the trivial range
-        :math:`[-1-\lambda, 1]`, is non-increasing in λ, and so is :math:`\bar L`). For every
-        fixed λ: :math:`P(\text{lambda\_cert} > \lambda \text{ and } \bar U(\lambda) \le 0)
-        \le \delta`.
-
-        Why the folds are not stratified by label: a stratified assignment is a function of the
-        labels, so a fold's label counts are fixed by the other folds' labels and its rows are
-        no longer an iid sample of the law (given the labels, they are independent but not
-        identically distributed, and the betting bound's argument needs iid rows). A class
-        whose rows the random partition puts all in one fold would be missing from that fold
-        model's training part; that case is refused (``ValueError``), which removes outcomes
-        and so cannot raise the risk above δ.
-
-        The K sets of indicators are *not* pooled into one sample: they come from K different
-        models, so their union is not an iid sample of any one model's outcomes, and the
-        certificate of :meth:`certify` would not apply to it. Each fold is certified alone, at
-        δ/K, with n/K samples, which costs tightness against one held-out split of the same
-        size (a fold model that cannot reject contributes the trivial bound -1 - λ).
-        On 4,000 rows of the Examples' geometry (1,000 per blob), K = 5 gave λ*_CERT = 0.39
-        against 0.44 for :meth:`certify` on one random 20% split (fold 0 of
-        ``random_folds(4000, 5, seed=0)``): cross-fitting does not buy tightness; it serves
-        users who cannot spare rows.
-
-        What is *not* guaranteed: anything about the model refitted on all rows (the one a user
-        would deploy), which none of the folds judged. It is usually close to the fold models
-        (trained on (K-1)/K of the data) but no finite-sample statement covers it; for that,
-        hold out calibration data and use :meth:`certify`.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
-        >>> X = np.concatenate([rng.normal(c, 1.0, (300, 2)) for c in centres]
-        ...                    + [rng.normal(centres.mean(axis=0), 1.0, (300, 2))])
-        >>> y = np.concatenate([np.repeat([0, 1, 2], 300), rng.integers(0, 3, 300)])
-        >>> cert = GCUL().certify_cross_fit(X, y, n_splits=3)
-        >>> len(cert.folds), cert.n, bool(cert.gain_lower <= cert.gain_upper)
-        (3, 1200, True)
         """
-        from gcul_theory._certified import _check_delta, _check_lam
-
-        self._check_params()
-        X = _check_matrix(X, "X")
-        y = _check_labels(y, "y", X.shape[0])
-        n_classes = _check_class_labels(y, "y")
-        lam = _check_lam(lam)
-        delta = _check_delta(delta)
-        n = y.size
-        if (
-            not isinstance(n_splits, Integral)
-            or isinstance(n_splits, bool)
-            or not 2 <= n_splits <= n
-        ):
-            raise ValueError(
-                f"n_splits must be an integer in [2, n_samples = {n}]; got {n_splits!r}"
-            )
-        counts = np.bincount(y, minlength=n_classes)
-        if counts.min() < 2:
-            c = int(np.argmin(counts))
-            raise ValueError(
-                f"y must hold every class at least twice for cross-fitting; class {c} occurs "
-                f"{int(counts[c])} time(s)"
-            )
-        folds = random_folds(n, int(n_splits), seed)
-        for k in range(n_splits):
-            missing = np.setdiff1d(np.arange(n_classes), y[folds != k])
-            if missing.size:
-                c = int(missing[0])
-                raise ValueError(
-                    f"the random fold assignment (seed {seed}) put all {int(counts[c])} rows of "
-                    f"class {c} in fold {k}, so that fold's model could not learn it; use fewer "
-                    "folds (n_splits) or certify on held-out data (GCUL.certify)"
-                )
-        fold_delta = delta / n_splits
-        bounds, certificates = [], []
-        for k in range(n_splits):
-            held_out = folds == k
-            model = GCUL(**self._params()).fit(X[~held_out], y[~held_out])
-            fold = _FoldBounds(*model._indicators(X[held_out], y[held_out]), fold_delta)
-            bounds.append(fold)
-            certificates.append(
-                Certificate(
-                    lambda_cert=_last_positive(fold.lower),
-                    gain_lower=fold.lower(lam),
-                    gain_upper=fold.upper(lam),
-                    feasible=bool(fold.lower(lam) > 0.0),
-                    n=int(held_out.sum()),
-                    lam=lam,
-                    delta=fold_delta,
-                )
-            )
-
-        def mean_lower(value: float) -> float:
-            return float(np.mean([fold.lower(value) for fold in bounds]))
-
-        gain_lower = mean_lower(lam)
-        gain_upper = float(np.mean([fold.upper(lam) for fold in bounds]))
-        lambda_cert = _last_positive(mean_lower)
-        return CrossFitCertificate(
-            lambda_cert=lambda_cert,
-            gain_lower=gain_lower,
-            gain_upper=gain_upper,
-            feasible=bool(gain_lower > 0.0),
-            n=int(n),
-            lam=lam,
-            delta=delta,
-            n_splits=int(n_splits),
-            seed=int(seed),
-            folds=tuple(certificates),
-        )
-
-    def _params(self) -> dict:
-        return {
-            "reduce": self.reduce,
-            "n_components": self.n_components,
-            "C": self.C,
-            "max_iter": self.max_iter,
-            "kmeans_max_iter": self.kmeans_max_iter,
-        }
-
-    def _indicators(self, X: np.ndarray, y: np.ndarray):
-        """Base wrong, accepted-and-wrong and rejected, per row of validated ``X``, ``y``."""
-        with _single_threaded_blas():
-            base_wrong = self.phase1_.predict(X) != y
-            selective = self.predict(X)
-        rejected = selective == self.n_classes_
-        return base_wrong, (selective != y) & ~rejected, rejected
-
-
-@dataclasses.dataclass(frozen=True)
-class Certificate:
-    """Result of :meth:`GCUL.certify`.
-
-    Attributes
-    ----------
-    lambda_cert : float
-        λ*_CERT: the largest cost at which rejecting is certified to pay (0 if none).
-    gain_lower, gain_upper : float
-        One-sided (1 − δ) lower and upper confidence bounds on U(lam) = ε − ε_sel − lam·ρ;
-        together a (1 − 2δ) interval.
-    feasible : bool
-        ``gain_lower > 0``: rejecting at cost ``lam`` pays, with confidence 1 − δ.
-    n : int
-        Calibration samples.
-    lam, delta : float
-        The cost and the risk certified.
-    """
-
-    lambda_cert: float
-    gain_lower: float
-    gain_upper: float
-    feasible: bool
-    n: int
-    lam: float
-    delta: float
-
-
-@dataclasses.dataclass(frozen=True)
-class CrossFitCertificate:
-    """Result of :meth:`GCUL.certify_cross_fit`.
-
-    Attributes
-    ----------
-    lambda_cert : float
-        The largest cost at which the *average* utility of the K fold models is certified
-        positive (0 if none).
-    gain_lower, gain_upper : float
-        The averages over the folds of each fold's one-sided (1 − δ/K) bounds on its U(lam):
-        with probability at least 1 − δ, ``gain_lower`` ≤ the average utility (and the same for
-        ``gain_upper`` from above).
-    feasible : bool
-        ``gain_lower > 0``.
-    n : int
-        Rows used, every one held out exactly once.
-    lam, delta : float
-        The cost and the total risk.
-    n_splits, seed : int
-        Folds K and the seed of their assignment.
-    folds : tuple of Certificate
-        Each fold model's own certificate on its held-out fold, at risk δ/K.
-    """
-
-    lambda_cert: float
-    gain_lower: float
-    gain_upper: float
-    feasible: bool
-    n: int
-    lam: float
-    delta: float
-    n_splits: int
-    seed: int
-    folds: tuple[Certificate, ...]
-
-
-_BISECTION_STEPS = 80  # as gcul_theory.certified_lambda
-
-
-def _seed_sequence(seed) -> np.random.SeedSequence:
-    if not isinstance(seed, Integral) or isinstance(seed, bool) or not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be an integer in [0, 2**32); got {seed!r}")
-    return np.random.SeedSequence(int(seed))
-
-
-def random_folds(n_samples: int, n_splits: int, seed: int = 0) -> np.ndarray:
-    """Assign each of ``n_samples`` rows to one of ``n_splits`` folds at random; returns fold ids.
-
-    A uniformly random permutation (``default_rng(SeedSequence(seed))``) dealt round-robin:
-    fold sizes differ by at most one, and the assignment does not depend on the data (not even
-    on the labels), so a fold of iid rows is an iid sample (the premise of
-    :meth:`GCUL.certify_cross_fit`).
-
-    Examples
-    --------
-    >>> folds = random_folds(10, 3, seed=0)
-    >>> np.bincount(folds).tolist()
-    [4, 3, 3]
-    """
-    rng = np.random.default_rng(_seed_sequence(seed))
-    folds = np.empty(n_samples, dtype=np.int64)
-    folds[rng.permutation(n_samples)] = np.arange(n_samples) % n_splits
-    return folds
-
-
-def stratified_split(y, fraction: float, seed: int = 0) -> np.ndarray:
-    """Boolean mask of a stratified held-out part holding about ``fraction`` of every class.
-
-    Class c contributes ``round(fraction * m_c)`` of its ``m_c`` rows (shuffled by
-    ``default_rng(SeedSequence(seed))``), at most ``m_c - 1``, so that the rest still holds
-    every class.
-
-    Examples
-    --------
-    >>> mask = stratified_split(np.repeat([0, 1], [50, 10]), 0.2, seed=0)
-    >>> int(mask[:50].sum()), int(mask[50:].sum())
-    (10, 2)
-    """
-    rng = np.random.default_rng(_seed_sequence(seed))
-    y = np.asarray(y)
-    mask = np.zeros(y.size, dtype=bool)
-    for c in np.unique(y):
-        rows = rng.permutation(np.flatnonzero(y == c))
-        take = min(int(np.floor(fraction * rows.size + 0.5)), rows.size - 1)
-        mask[rows[:take]] = True
-    return mask
-
-
-class _FoldBounds:
-    """One fold's one-sided (1 - delta) lower and upper bounds on U(lam), as functions of lam."""
-
-    def __init__(self, base_wrong, selective_wrong, rejected, delta: float):
-        from gcul_theory._certified import _parts
-
-        self._low = _parts(base_wrong, selective_wrong, rejected, delta, "betting", upper=False)
-        self._high = (
-            None
-            if self._low.degenerate
-            else _parts(base_wrong, selective_wrong, rejected, delta, "betting", upper=True)
-        )
-
-    # Both bounds are clipped to the trivial range -1 - lam <= U(lam) <= 1 (which holds for every
-    # law, so a clipped bound stays valid), as utility_confidence_bounds clips them. Clipping
-    # keeps lower() non-increasing in lam and does not move the set where it is positive.
-
-    def lower(self, lam: float) -> float:
-        # nothing (or everything) rejected: the trivial bounds
-        value = -1.0 - lam if self._high is None else float(self._low.lower(lam))
-        return min(max(value, -1.0 - lam), 1.0)
-
-    def upper(self, lam: float) -> float:
-        value = 1.0 if self._high is None else float(-self._high.lower(lam))
-        return min(max(value, -1.0 - lam), 1.0)
-
-
-def _last_positive(lower) -> float:
-    """sup{lam in [0, 1): lower > 0 on [0, lam]} for a non-increasing ``lower`` (0 if none, 1 if
-    all)."""
-    if not lower(0.0) > 0.0:
-        return 0.0
-    if lower(1.0) > 0.0:
-        return 1.0
-    lo, hi = 0.0, 1.0
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        if lower(mid) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+        return certify_cross_fit(self, X, y, lam=lam, delta=delta, n_splits=n_splits, seed=seed)

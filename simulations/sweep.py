@@ -64,7 +64,6 @@ from simulations._results import (
     lock_folder,
     remove_stale_temporaries,
 )
-from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
 from simulations.synthetic import (
     Dataset,
@@ -236,9 +235,11 @@ def run_cell(
     level = _check_level(level)
     if profile is not None and not isinstance(profile, dict):
         raise TypeError(f"profile must be a dict or None; got {type(profile).__name__}")
+    if model_factory is None:  # imported here: scikit-learn loads in the workers, not the parent
+        from simulations.gcul import GCUL as model_factory
     with _single_threaded_blas():
         metrics = _fit_and_measure(
-            make_dataset(seed, noise, config), model_factory or GCUL, seed, noise, profile
+            make_dataset(seed, noise, config), model_factory, seed, noise, profile
         )
     row = {
         "seed": seed,

@@ -43,6 +43,21 @@ def test_zero_threshold_on_paper_size_cells(noise):
     assert 0 < accepted.sum() < accepted.size  # both sides of the threshold occur
 
 
+def test_accept_set_does_not_depend_on_the_rejection_label():
+    # GCUL(uncertain_label=-1) predicts -1 where it rejects, never n_classes_: the rejector's
+    # accept set must still be GCUL's (the old one compared predict with n_classes_ and
+    # accepted everything)
+    data, default, _ = cell(16, 6.0, SMALL)
+    model = GCUL(uncertain_label=-1).fit(data.X_train, data.y_train)
+    rejector = get_rejector("gcul").fit(RejectorContext(data.X_train, data.y_train, model, 16))
+    accepted = model.accepts(data.X_test)
+    assert 0 < accepted.sum() < accepted.size
+    np.testing.assert_array_equal(rejector.accept(data.X_test, 0.15), accepted)
+    np.testing.assert_array_equal(accepted, model.predict(data.X_test) != -1)
+    np.testing.assert_array_equal(accepted, default.accepts(data.X_test))
+    np.testing.assert_array_equal(rejector.score(data.X_test) >= 0.0, accepted)
+
+
 @pytest.mark.parametrize("reduce", ["pca", "lda"])
 def test_zero_threshold_with_reduced_phase_two(reduce):
     data, _, _ = cell(14, 4.0, SMALL)

@@ -4,8 +4,9 @@ Score: phase 3's margin :math:`M(x) = \max_{k<K} P_3(k \mid x) - P_3(\mathrm{unc
 reported as the strictly increasing transform :math:`-\log(1 - M) \in (-\log 2, \infty)`,
 which keeps every ranking and the zero threshold of :math:`M` but does not round to a constant
 where :math:`M` rounds to 1 in float64 (confident samples would all tie there).
-Operating point: GCUL's own accept set, ``GCUL.predict(X) != GCUL.UNCERTAIN``; whatever λ is
-(GCUL's rule has no cost parameter: λ only judges it). Exactly that set is ``score >= 0``.
+Operating point: GCUL's own accept set, ``GCUL.accepts(X)`` (``GCUL.predict(X)`` is not the
+rejection label, whichever it is); whatever λ is (GCUL's rule has no cost parameter: λ only
+judges it). Exactly that set is ``score >= 0``.
 Prediction: phase 3's argmax over the ``K`` real classes (the first on ties), which is what
 ``GCUL.predict`` returns wherever it accepts.
 
@@ -120,7 +121,9 @@ class FittedGCULMargin(FittedRejector):
         return score, labels
 
     def _accept(self, X: np.ndarray, lam: float) -> np.ndarray:
-        return self.model_.predict(X) != self.model_.n_classes_
+        # phase 3 speaks the codes 0..K-1 and K (uncertain), whatever labels and rejection label
+        # the model was fitted with: this is GCUL.accepts(X) without needing that method
+        return self.model_.phase3_.predict(X) != self.model_.n_classes_
 
     def margin(self, X) -> np.ndarray:
         """The margin :math:`M = \\max_k P_3(k) - P_3(\\mathrm{uncertain})` itself, in (-1, 1]."""
@@ -139,7 +142,7 @@ REJECTOR = Rejector(
         "phase 3's margin max_k P(k) - P(uncertain), as -log(1 - margin); prediction: phase 3's"
         " argmax over the K classes"
     ),
-    operating_point="GCUL's own accept set (GCUL.predict != uncertain), i.e. margin >= 0",
+    operating_point="GCUL's own accept set (GCUL.accepts), i.e. margin >= 0",
     reference="the GCUL paper, Algorithm alg:gcul",
     needs_truth=False,
     needs_target_coverage=False,
