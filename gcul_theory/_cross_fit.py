@@ -61,7 +61,9 @@ class _FoldBounds:
     the betting construction's parts that do not depend on lam are computed once."""
 
     def __init__(self, base_wrong, selective_wrong, rejected, delta: float):
-        self._low = bound_parts(base_wrong, selective_wrong, rejected, delta, "betting", upper=False)
+        self._low = bound_parts(
+            base_wrong, selective_wrong, rejected, delta, "betting", upper=False
+        )
         self._high = (
             None
             if self._low.degenerate

@@ -31,7 +31,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 import gcul_theory
-
 from simulations.models._numerics import encode_known_labels, encode_labels
 from simulations.validation import check_real
 
