@@ -15,7 +15,6 @@ import math
 import os
 import platform
 import re
-import stat
 import sys
 import time
 import warnings
@@ -172,24 +171,11 @@ _SEED_TABLE = re.compile(r"seed\d+\.(?:csv|md|tex)")
 
 
 def _kind(path: Path) -> str | None:
-    """What is at ``path`` without following a link ("a folder", "a FIFO (named pipe)", ...);
-    None if nothing is there."""
-    try:
-        mode = path.lstat().st_mode
-    except FileNotFoundError:
-        return None
-    for test, kind in (
-        (stat.S_ISREG, "a file"),
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return kind
-    return "not a regular file"
+    """What is at ``path`` without following a link ("a file", "a folder", "a FIFO (named
+    pipe)", ...); None if nothing is there."""
+    from .outputs import file_kind
+
+    return file_kind(path, regular="a file")
 
 
 def _check_folder(path: Path, option: str, writable: bool) -> None:
@@ -220,7 +206,7 @@ def _check_folder(path: Path, option: str, writable: bool) -> None:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from ._results import (
+    from .outputs import (
         FolderInUseError,
         check_writable,
         lock_folder,
@@ -317,7 +303,8 @@ def _run_reproduce(args, out, cache, names, table_seed, levels, config, n_jobs, 
     import threading
 
     from . import figures, report
-    from ._results import atomic_write_text, check_row, write_csv, write_timings_csv
+    from .outputs import atomic_write_text
+    from .results import check_row, write_csv, write_timings_csv
     from .sweep import SweepError, run_sweep
 
     if capped:

@@ -27,7 +27,7 @@ from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from simulations._results import atomic_write_bytes
+from simulations.outputs import atomic_write_bytes
 from simulations.report import (
     CERTIFIED,
     LAMBDA_TARGET,
@@ -161,7 +161,7 @@ def save_figure(
     Parent directories are created.
 
     Each file is drawn into memory and written atomically
-    (:func:`simulations._results.atomic_write_bytes`): a process killed while saving leaves the
+    (:func:`simulations.outputs.atomic_write_bytes`): a process killed while saving leaves the
     previous file whole (it left truncated PDFs), and a symbolic link at the destination is
     replaced by the file, never written through.
     """

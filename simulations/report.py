@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
-from simulations._results import atomic_write_text
+from simulations.outputs import atomic_write_text
 
 __all__ = [
     "CERTIFIED",

@@ -1,6 +1,6 @@
 """The synthetic sweep: two GCUL fits per ``(seed, σ)`` cell, in parallel, resumable.
 
-:func:`run_cell` computes one row of :data:`~simulations._results.ROW_COLUMNS`: λ*_PRE of every
+:func:`run_cell` computes one row of :data:`~simulations.results.ROW_COLUMNS`: λ*_PRE of every
 predictor of :data:`gcul_theory.PREDICTORS` for a GCUL fitted on the whole training split, and the
 certified λ*_CERT of a second GCUL fitted on 80% of it (:mod:`simulations._certified_cell`);
 :func:`run_sweep`
@@ -37,7 +37,6 @@ import math
 import numbers
 import os
 import re
-import stat
 import sys
 import threading
 import time
@@ -54,18 +53,21 @@ from joblib import Parallel, delayed, parallel_config
 import gcul_theory
 from gcul_theory._predictors import critical as _critical
 from simulations._certified_cell import certified_columns
-from simulations._results import (
-    CONTAMINATION_MODELS,
-    ROW_COLUMNS,
-    atomic_write_text,
-    check_row,
-    check_writable,
-    contamination_column,
-    lock_folder,
-    remove_stale_temporaries,
-)
 from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
+from simulations.outputs import (
+    atomic_write_text,
+    check_writable,
+    lock_folder,
+    mode_kind,
+    remove_stale_temporaries,
+)
+from simulations.results import (
+    CONTAMINATION_MODELS,
+    ROW_COLUMNS,
+    check_row,
+    contamination_column,
+)
 from simulations.synthetic import (
     Dataset,
     SyntheticConfig,
@@ -138,7 +140,7 @@ _CODE_FILES = (
     "gcul.py",
     "models.py",
     "sweep.py",
-    "_results.py",
+    "results.py",
     "_certified_cell.py",
 )  # simulations/
 _CODE_PACKAGES = ("gcul_theory",)  # every .py file of these packages
@@ -181,7 +183,7 @@ def run_cell(
     Returns
     -------
     dict
-        One row with the keys of :data:`~simulations._results.ROW_COLUMNS`:
+        One row with the keys of :data:`~simulations.results.ROW_COLUMNS`:
 
         Training split (observed, possibly flipped labels; ``E`` = phase-1 error pool):
         ``eps_train`` = |E|/N; ``lambda_pre_<m>`` = λ*_PRE and ``r1_hat_<m>`` = r̂1 for each
@@ -203,7 +205,7 @@ def run_cell(
         labels are).
 
         Plus ``seed``, ``noise``, ``level`` and ``flip_prob``. Every value lies in its range
-        in :data:`~simulations._results.COLUMN_RANGES`; the row holds no wall time.
+        in :data:`~simulations.results.COLUMN_RANGES`; the row holds no wall time.
 
     Raises
     ------
@@ -1011,7 +1013,7 @@ def _read_cell_file(path: Path) -> bytes | str | None:
         return None
     except OSError as error:
         return f"unreadable ({error.strerror or type(error).__name__})"
-    kind = _file_kind(info.st_mode)
+    kind = mode_kind(info.st_mode)
     if kind != "a regular file":
         return f"{kind}, not a cell file"
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -1025,7 +1027,7 @@ def _read_cell_file(path: Path) -> bytes | str | None:
         return f"unreadable ({error.strerror or type(error).__name__})"
     try:
         info = os.fstat(fd)  # what was opened (it may have been swapped since the lstat)
-        kind = _file_kind(info.st_mode)
+        kind = mode_kind(info.st_mode)
         if kind != "a regular file":
             return f"{kind}, not a cell file"
         if info.st_size > CELL_MAX_BYTES:
@@ -1044,22 +1046,6 @@ def _read_cell_file(path: Path) -> bytes | str | None:
         return f"unreadable ({error.strerror or type(error).__name__})"
     finally:
         os.close(fd)
-
-
-def _file_kind(mode: int) -> str:
-    """What a file is, from its ``st_mode``: "a regular file", "a folder", "a FIFO", ..."""
-    for test, kind in (
-        (stat.S_ISREG, "a regular file"),
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return kind
-    return "not a regular file"
 
 
 def _is_cell_name(name: str) -> bool:
@@ -1215,7 +1201,7 @@ def _check_cache_dir(cache_dir: str | os.PathLike[str]) -> Path:
             "exist; create that folder or give another cache_dir"
         )
     if path.exists() and not path.is_dir():
-        kind = _file_kind(path.stat().st_mode)
+        kind = mode_kind(path.stat().st_mode)
         raise ValueError(f"cache_dir must be a directory; {str(path)!r} is {kind}")
     try:
         path.mkdir(parents=True, exist_ok=True)

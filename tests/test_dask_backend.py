@@ -27,8 +27,8 @@ import distributed
 import pytest
 
 import simulations.sweep as sweep
-from simulations._results import write_csv
 from simulations.cli import main
+from simulations.results import write_csv
 from simulations.sweep import run_sweep
 from simulations.synthetic import SyntheticConfig
 

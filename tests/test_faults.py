@@ -422,7 +422,7 @@ def test_a_read_only_cache_serves_a_grid_it_holds(tmp_path, monkeypatch):
 def test_the_cache_lock_is_shared_and_kept(tmp_path):
     # Sweeps that share a cache run side by side; the one that finds no other cleans it.
     (tmp_path / ".cell-x.json.abcd1234.tmp").write_text("", encoding="utf-8")
-    from simulations._results import lock_folder
+    from simulations.outputs import lock_folder
 
     with lock_folder(tmp_path, CACHE_LOCK, "another sweep", shared=True) as exclusive:
         assert exclusive
@@ -574,19 +574,19 @@ def test_quiet_prints_nothing_on_stderr(tmp_path, capsys):
 def test_a_writer_that_dies_mid_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
     import errno
 
-    import simulations._results as results
+    import simulations.outputs as outputs
 
     target = tmp_path / "phase_transition.pdf"
     target.write_bytes(b"the old figure")
-    real = results._write_all
+    real = outputs._write_all
 
     def half_then_disk_full(fd, data):
         real(fd, data[: len(data) // 2])
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(results, "_write_all", half_then_disk_full)
+    monkeypatch.setattr(outputs, "_write_all", half_then_disk_full)
     with pytest.raises(OSError) as info:
-        results.atomic_write_bytes(target, b"x" * 10_000)
+        outputs.atomic_write_bytes(target, b"x" * 10_000)
     assert (info.value.errno, info.value.filename) == (errno.ENOSPC, str(target))
     assert target.read_bytes() == b"the old figure"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["phase_transition.pdf"]

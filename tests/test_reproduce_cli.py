@@ -20,8 +20,8 @@ import pytest
 
 import gcul_theory
 import simulations.sweep
-from simulations._results import ROW_COLUMNS, TIMING_COLUMNS
 from simulations.cli import _build_parser, main, parse_seeds
+from simulations.results import ROW_COLUMNS, TIMING_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 OUTPUTS = (

@@ -1,4 +1,5 @@
-"""Tests for simulations.sweep and simulations._results: rows, determinism, the cell cache, CSV."""
+"""Tests for simulations.sweep, simulations.results and simulations.outputs: rows, determinism,
+the cell cache, CSV."""
 
 from __future__ import annotations
 
@@ -22,17 +23,17 @@ from _tolerances import GAUSSIAN_REL, gamma, score_rate_condition
 import gcul_theory
 from simulations import sweep
 from simulations._certified_cell import certified_columns
-from simulations._results import (
+from simulations.gcul import GCUL
+from simulations.outputs import current_umask
+from simulations.results import (
     COLUMN_RANGES,
     ROW_COLUMNS,
     check_row,
-    current_umask,
     read_csv,
     to_columns,
     write_csv,
     write_timings_csv,
 )
-from simulations.gcul import GCUL
 from simulations.sweep import run_cell, run_sweep
 from simulations.synthetic import SyntheticConfig, make_dataset
 
