@@ -8,13 +8,9 @@ prints the version. Output cut short by its reader (``| head``) ends quietly wit
 from __future__ import annotations
 
 import argparse
-import contextlib
-import hashlib
 import json
 import math
 import os
-import platform
-import re
 import sys
 import time
 import warnings
@@ -23,6 +19,8 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+from simulations.reproduce import MAX_CELLS  # a light module: a run imports the rest
 
 __all__ = ["main", "parse_seeds"]
 
@@ -41,9 +39,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
-
-MAX_CELLS = 100_000
-"""Most cells one ``gcul reproduce`` grid may hold (seeds x noise levels)."""
 
 SEED_LIMIT = 2**32
 """Seeds must be below this (``0 <= seed < 2**32``)."""
@@ -150,277 +145,67 @@ def _cost(text: str) -> float:
     return value
 
 
-def _versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for name in ("gcul", "numpy", "scipy", "sympy", "matplotlib", "joblib"):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-OUT_LOCK = ".gcul-reproduce.lock"
-"""The lock file ``gcul reproduce`` holds in ``--out`` while it runs (removed when it ends)."""
-
-_SEED_TABLE = re.compile(r"seed\d+\.(?:csv|md|tex)")
-
-
-def _kind(path: Path) -> str | None:
-    """What is at ``path`` without following a link ("a file", "a folder", "a FIFO (named
-    pipe)", ...); None if nothing is there."""
-    from .outputs import file_kind
-
-    return file_kind(path, regular="a file")
-
-
-def _check_folder(path: Path, option: str, writable: bool) -> None:
-    """``path`` is a folder (``writable`` if asked), or can be created as one. Nothing is made."""
-    if path.is_symlink() and not path.exists():
-        raise CommandError(
-            f"{option}: {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not "
-            f"exist; create that folder or choose another {option}"
-        )
-    if path.exists():
-        if not path.is_dir():
-            raise CommandError(f"{option}: {str(path)!r} is {_kind(path)}, not a folder")
-        if writable and not os.access(path, os.W_OK | os.X_OK):
-            raise CommandError(f"{option}: folder {str(path)!r} is not writable")
-        return
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise CommandError(
-            f"{option}: cannot create {str(path)!r}: {str(ancestor)!r} is "
-            f"{_kind(ancestor)}, not a folder"
-        )
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise CommandError(
-            f"{option}: cannot create {str(path)!r}: folder {str(ancestor)!r} is not writable"
-        )
+REPRODUCE_OPTIONS = {
+    "out": "--out",
+    "seeds": "--seeds",
+    "levels": "--levels",
+    "jobs": "--jobs",
+    "backend": "--backend",
+    "scheduler": "--scheduler",
+    "lam": "--lam",
+    "method": "--method",
+    "cache": "--cache",
+    "progress": "--quiet",
+}
+"""How ``gcul reproduce`` names the arguments of :func:`simulations.reproduce.reproduce`."""
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from .outputs import (
-        FolderInUseError,
-        check_writable,
-        lock_folder,
-        remove_stale_temporaries,
-    )
-    from .sweep import _check_backend, _resolve_n_jobs
-    from .synthetic import SyntheticConfig, noise_levels
+    from .outputs import FolderInUseError
+    from .report import format_violations_text
+    from .reproduce import Interrupted, reproduce
+    from .sweep import SweepError
 
-    # 1. Every argument is checked before anything is created on disk.
-    if args.scheduler is not None and args.backend != "dask":
-        raise CommandError(
-            f"--scheduler {_shown(args.scheduler)} needs --backend dask (got --backend "
-            f"{args.backend})"
-        )
     try:
-        _check_backend(args.backend, args.scheduler)
-    except ImportError as exc:
-        raise CommandError(f"--backend dask: {_first_line(exc)}") from None
-    if args.levels < 2:
-        raise CommandError(
-            f"--levels {args.levels} is a single noise level (sigma = 0); the figures draw every "
-            "quantity as a curve over sigma, so --levels must be at least 2"
-        )
-    config = SyntheticConfig()
-    step = 0.4
-    top = round(step * (args.levels - 1), 10)
-    if config.flip_probability(top) > 1.0:
-        most = int(round(config.max_noise / step, 9)) + 1
-        raise CommandError(
-            f"--levels {args.levels} reaches sigma = {top:g}, whose label-flip probability "
-            f"{config.flip_per_noise:g} * sigma is above 1; --levels must be at most {most}"
-        )
-    n_cells = len(args.seeds) * args.levels
-    if n_cells > MAX_CELLS:
-        raise CommandError(
-            f"{len(args.seeds)} seeds x {args.levels} levels = {n_cells} cells; "
-            f"a grid holds at most {MAX_CELLS} cells"
-        )
-    levels = noise_levels(args.levels, step)
-    n_jobs, capped = _resolve_n_jobs(args.jobs)
-    out = Path(args.out)
-    cache = Path(args.cache) if args.cache else out / "cache"
-    table_seed = 16 if 16 in args.seeds else args.seeds[0]
-    names = ["results.csv", "timings.csv", "manifest.json"]
-    for stem in ("violations", f"seed{table_seed}"):
-        names += [f"{stem}.csv", f"{stem}.md", f"{stem}.tex"]
-    names += ["phase_transition.png", "phase_transition.pdf", "predictors.png", "predictors.pdf"]
-
-    # 2. --out must be a writable folder (or a creatable one), the cache a folder (writable only
-    #    if a cell is missing from it: run_sweep checks that), and each output name free for a
-    #    file: checked now, not after every cell has run. Nothing is created until all pass.
-    #    An output that is a symbolic link is replaced by the file (never written through).
-    _check_folder(out, "--out", writable=True)
-    if args.cache is None and cache.is_symlink():
-        raise CommandError(
-            f"--out: {str(cache)!r} is a symbolic link (to {os.readlink(cache)!r}); the cache "
-            f"goes inside --out unless --cache names it: remove the link, or pass --cache "
-            f"{os.readlink(cache)}"
-        )
-    _check_folder(cache, "--cache", writable=False)
-    for name in names:
-        kind = _kind(out / name)
-        if kind not in (None, "a file", "a symbolic link"):
-            raise CommandError(f"--out: {str(out / name)!r} is {kind} where a file goes")
-    for path, option in ((out, "--out"), (cache, "--cache")):
-        try:
-            path.mkdir(parents=True, exist_ok=True)
-            if path == out:
-                check_writable(out)
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            raise CommandError(
-                f"{option}: cannot create or write in {str(path)!r}: {reason}"
-            ) from None
-
-    # 3. One run at a time in --out: a second is refused, naming the holder. The kernel drops
-    #    the lock when this process ends, however it ends, so a lock never outlives its run.
-    with contextlib.ExitStack() as stack:
-        try:
-            stack.enter_context(lock_folder(out, OUT_LOCK, "gcul reproduce"))
-        except FolderInUseError as exc:
-            raise CommandError(
-                f"--out {str(out)!r} is in use by {exc.holder}; wait for it to end or choose "
-                "another --out"
-            ) from None
-        # what a run killed while writing left behind (no other run writes here: we hold the lock)
-        remove_stale_temporaries(out, lambda name: name in names or _SEED_TABLE.fullmatch(name))
-        return _run_reproduce(args, out, cache, names, table_seed, levels, config, n_jobs, capped)
-
-
-def _run_reproduce(args, out, cache, names, table_seed, levels, config, n_jobs, capped) -> int:
-    """The sweep and the outputs of ``gcul reproduce``, in ``out`` locked by the caller."""
-    import signal
-    import threading
-
-    from . import figures, report
-    from .outputs import atomic_write_text
-    from .results import check_row, write_csv, write_timings_csv
-    from .sweep import SweepError, run_sweep
-
-    if capped:
-        print(f"gcul reproduce: --jobs {capped.removeprefix('n_jobs=')}", file=sys.stderr)
-    plan: dict[str, int] = {}
-
-    def announce(n_cached: int, n_compute: int) -> None:
-        """The header, once the cache has been read: what runs, and where."""
-        plan.update(cached=n_cached, computed=n_compute)
-        if args.quiet:
-            return
-        workers = min(n_jobs, n_compute)
-        if n_compute == 0:
-            where = "all in the cache: nothing to compute"
-        elif args.scheduler is not None:
-            where = f"{n_compute} to compute on the dask scheduler at {args.scheduler}"
-        elif args.backend == "dask":
-            where = f"{n_compute} to compute on a dask LocalCluster of {workers} worker(s)"
-        else:
-            where = f"{n_compute} to compute with {workers} job(s)"
-        cached = f"{n_cached} in the cache, " if n_cached and n_compute else ""
-        print(
-            f"gcul reproduce: {len(args.seeds)} seeds x {len(levels)} noise levels = "
-            f"{n_cached + n_compute} cells, {cached}{where}; cache {cache}",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    # SIGTERM stops the run as Ctrl-C does: the KeyboardInterrupt closes joblib's generator,
-    # which terminates the worker processes (no orphans); finished cells stay in the cache.
-    received: list[int] = []
-
-    def on_sigterm(signum: int, frame: object) -> None:
-        received.append(signum)
-        raise KeyboardInterrupt
-
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main_thread else None
-    start = time.perf_counter()
-    try:
-        rows = run_sweep(
-            levels,
-            args.seeds,
-            n_jobs=n_jobs,
-            cache_dir=cache,
-            config=config,
-            progress=not args.quiet,
+        run = reproduce(
+            args.out,
+            seeds=args.seeds,
+            levels=args.levels,
+            jobs=args.jobs,
             backend=args.backend,
             scheduler=args.scheduler,
-            on_start=announce,
+            lam=args.lam,
+            method=args.method,
+            cache=args.cache,
+            progress=not args.quiet,
+            argv=sys.argv[1:],
+            names=REPRODUCE_OPTIONS,
         )
-        elapsed = time.perf_counter() - start
-        timings = rows.timings
-        # Every row verifies before the first output file is written.
-        rows = [check_row(row, f"cell (seed={row['seed']}, noise={row['noise']})") for row in rows]
-
-        # The manifest goes first and comes back last: while it exists, every file it lists has
-        # the hash it gives. Each output is written atomically (a temporary file, then a rename),
-        # so a run killed here leaves whole files, old or new, and no manifest; a rerun repairs.
-        (out / "manifest.json").unlink(missing_ok=True)
-        written = [write_csv(rows, out / "results.csv")]
-        written.append(write_timings_csv(timings, out / "timings.csv"))
-        written += report.write_violations(rows, out, lam=args.lam)
-        written += report.write_seed_table(rows, out, seed=table_seed)
-        drawing = figures.plot_phase_transition(rows, lam=args.lam, method=args.method)
-        written += figures.save_figure(drawing.ax.figure, out / "phase_transition")
-        panels = figures.plot_predictors(rows, lam=args.lam)
-        written += figures.save_figure(panels.figure, out / "predictors")
-
-        computed = plan.get("computed", 0)
-        manifest = {
-            "command": "gcul reproduce",
-            "argv": sys.argv[1:],
-            "seeds": args.seeds,
-            "noise_levels": [float(level) for level in levels],
-            "lambda_target": args.lam,
-            "figure_method": args.method,
-            "n_jobs": n_jobs,
-            # where this run computed its cells; null when every cell came from the cache
-            "backend": args.backend if computed else None,
-            "scheduler": args.scheduler if computed else None,
-            "cells_computed": computed,
-            "cells_cached": plan.get("cached", 0),
-            "config": {key: getattr(config, key) for key in config.__dataclass_fields__},
-            "n_cells": len(rows),
-            "elapsed_seconds": round(elapsed, 3),
-            "cell_seconds_total": round(float(sum(t["seconds"] for t in timings)), 3),
-            "versions": _versions(),
-            "platform": platform.platform(),
-            "files": {path.name: _sha256(path) for path in written},
-        }
-        manifest_text = json.dumps(manifest, indent=2) + "\n"
-        manifest_path = atomic_write_text(out / "manifest.json", manifest_text)
-        written.append(manifest_path)
-    except KeyboardInterrupt:
-        cause = "SIGTERM" if received else "Ctrl-C"
+    except Interrupted as exc:
         print(
-            f"gcul: interrupted ({cause}); finished cells are kept in {cache} and a rerun resumes",
+            f"gcul: interrupted ({exc.cause}); finished cells are kept in {exc.cache} and a "
+            "rerun resumes",
             file=sys.stderr,
         )
-        return 128 + signal.SIGTERM if received else EXIT_INTERRUPTED
+        return exc.exit_code
+    except FolderInUseError as exc:
+        raise CommandError(
+            f"--out {str(exc.folder)!r} is in use by {exc.holder}; wait for it to end or choose "
+            "another --out"
+        ) from None
     except SweepError as exc:  # a worker died, a local cluster did not start
         raise CommandError(_first_line(exc)) from None
-    except ConnectionError as exc:  # the dask scheduler (an OSError, but not a file's)
-        option = "--scheduler" if args.scheduler is not None else "--backend dask"
-        raise CommandError(f"{option}: {_first_line(exc)}") from None
-    except OSError as exc:
+    except ImportError as exc:  # --backend dask without dask.distributed
+        raise CommandError(_first_line(exc)) from None
+    except ConnectionError:  # the dask scheduler: its message names the option
+        raise
+    except OSError as exc:  # once the run has started: a file could not be written
         where = f" {exc.filename}" if exc.filename else ""
         raise CommandError(f"cannot write{where}: {exc.strerror or exc}") from None
-    finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
-    print(report.format_violations_text(report.violation_table(rows, lam=args.lam)))
-    print(f"\n{len(rows)} cells in {elapsed:.1f} s; wrote:")
-    for path in written:
+    print(format_violations_text(run.violations))
+    print(f"\n{len(run.rows)} cells in {run.elapsed:.1f} s; wrote:")
+    for path in run.written:
         print(f"  {path}")
     return 0
 

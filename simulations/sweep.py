@@ -81,6 +81,7 @@ __all__ = [
     "BACKENDS",
     "CACHE_VERSION",
     "CELL_MAX_BYTES",
+    "CODE_PACKAGES",
     "LAMBDA_METHODS",
     "SweepError",
     "SweepRows",
@@ -133,17 +134,11 @@ the certified fit (``lambda_cert``, ``lambda_emp_cert``).
 4: ``lambda_emp_cert_noisy`` (the certified model's λ*_EMP on noisy test labels).
 """
 
-# Source files that decide a row; their bytes are hashed into the cache key, so editing any of them
-# invalidates cached cells instead of silently reusing them.
-_CODE_FILES = (
-    "synthetic.py",
-    "gcul.py",
-    "models.py",
-    "sweep.py",
-    "results.py",
-    "_certified_cell.py",
-)  # simulations/
-_CODE_PACKAGES = ("gcul_theory",)  # every .py file of these packages
+CODE_PACKAGES: tuple[str, ...] = ("simulations", "gcul_theory")
+"""The packages whose source decides a row: every ``.py`` file under their folders (found by
+walking them, subfolders included, not from a list of names) is hashed into the cache key, so
+editing, adding, moving or removing any of them invalidates cached cells instead of silently
+reusing them."""
 
 
 def run_cell(
@@ -1082,17 +1077,21 @@ def _cache_key(config: SyntheticConfig, code: str) -> str:
 
 
 def _code_fingerprint() -> str:
-    """SHA-256 of the source files that compute a row (a missing file hashes as absent)."""
-    here = Path(__file__).resolve().parent
-    files = [(f"simulations/{name}", here / name) for name in _CODE_FILES]
-    for package in _CODE_PACKAGES:
+    """SHA-256 of the path (relative to its package) and the bytes of every ``.py`` file under
+    the folders of :data:`CODE_PACKAGES`, in sorted order."""
+    files: list[tuple[str, Path]] = []
+    for package in CODE_PACKAGES:
         for location in importlib.import_module(package).__path__:
-            if Path(location).is_dir():
-                files += [(f"{package}/{p.name}", p) for p in sorted(Path(location).glob("*.py"))]
+            root = Path(location)
+            files += [
+                (f"{package}/{path.relative_to(root).as_posix()}", path)
+                for path in root.rglob("*.py")
+                if path.is_file()
+            ]
     digest = hashlib.sha256()
-    for name, path in files:
+    for name, path in sorted(files):
         digest.update(name.encode() + b"\0")
-        digest.update(path.read_bytes() if path.is_file() else b"<absent>")
+        digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()
 

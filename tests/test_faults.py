@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 import simulations.sweep
-from simulations.cli import OUT_LOCK, main
+from simulations.cli import main
+from simulations.reproduce import OUT_LOCK
 from simulations.sweep import CACHE_LOCK, CELL_MAX_BYTES, run_sweep
 from simulations.synthetic import SyntheticConfig
 

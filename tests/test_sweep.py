@@ -11,10 +11,13 @@ import math
 import os
 import random
 import re
+import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -328,6 +331,54 @@ def test_changed_code_or_version_never_reuses_cells(tmp_path, calls, monkeypatch
     monkeypatch.setattr(sweep, "_code_fingerprint", lambda: "edited source")
     run_sweep([0.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     assert calls == [(10, 0.0)]
+
+
+_CACHED_CODE = """
+import json, sys
+from pathlib import Path
+from simulations.sweep import run_sweep
+from simulations.synthetic import SyntheticConfig
+cache = Path(sys.argv[1])
+run_sweep([0.0], [10], cache_dir=cache, config=SyntheticConfig(n_per_class=40, n_confusion=40),
+          progress=False)
+(cell,) = cache.glob("cell-*.json")
+print(json.loads(cell.read_text(encoding="utf-8"))["payload"]["code"])
+"""
+
+
+def test_an_added_or_moved_module_never_reuses_cells(tmp_path) -> None:
+    # The code fingerprint hashed a hard-coded list of six files of simulations/ (and the top
+    # folder of gcul_theory/): a module added to simulations/, or to a subfolder of it, left the
+    # cached cells in use. Here the packages are copied, changed, and a cell cached by each copy.
+    repo = Path(__file__).resolve().parents[1]
+    tree = tmp_path / "tree"
+    for package in ("simulations", "gcul_theory"):
+        shutil.copytree(
+            repo / package, tree / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
+
+    def code() -> str:
+        cache = tmp_path / f"cache{len(codes)}"
+        # cwd: `python -c` imports from its working directory first
+        run = [sys.executable, "-c", _CACHED_CODE, str(cache)]
+        done = subprocess.run(
+            run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    codes: list[str] = []
+    codes.append(code())
+    (tree / "simulations" / "added_module.py").write_text("X = 1\n", encoding="utf-8")
+    codes.append(code())
+    (tree / "simulations" / "rejectors" / "added_rejector.py").write_text(
+        "Y = 2\n", encoding="utf-8"
+    )
+    codes.append(code())
+    (tree / "simulations" / "added_module.py").rename(tree / "simulations" / "moved_module.py")
+    codes.append(code())
+    assert len(set(codes)) == len(codes), codes
 
 
 def test_unreadable_or_foreign_cache_files_are_recomputed(tmp_path, calls) -> None:
