@@ -9,8 +9,8 @@ The public API, importable from here::
 - :func:`make_dataset` (:mod:`simulations.synthetic`): one ``(seed, σ)`` dataset of the synthetic
   protocol.
 - :func:`run_sweep` (:mod:`simulations.sweep`): a grid of cells, in parallel, resumable.
-- :func:`reproduce` (:mod:`simulations.reproduce`): one run of ``gcul reproduce``, from its arguments to
-  its files.
+- :func:`reproduce` (:mod:`simulations.reproduce`): one run of ``gcul reproduce``, from its
+  arguments to its files.
 
 Where a change goes: the row schema and its CSV in ``results.py``; how files are written (atomic
 writes, the folder lock) in ``outputs.py``; a run's outputs and manifest in ``reproduce.py``; the

@@ -162,12 +162,12 @@ def reproduce(
     *,
     seeds: Iterable[int] = range(10, 20),
     levels: int = 41,
-    jobs: int = -1,
+    n_jobs: int = -1,
     backend: str = "loky",
     scheduler: str | None = None,
     lam: float = 0.15,
     method: str = "union",
-    cache: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
     argv: Sequence[str] | None = None,
     names: Mapping[str, str] | None = None,
@@ -187,7 +187,7 @@ def reproduce(
         (:func:`simulations.synthetic.noise_levels`); at least 2 (the figures draw curves over σ)
         and at most 101 (the label-flip probability 0.025 σ reaches 1 there). At most
         :data:`MAX_CELLS` cells in all.
-    jobs : int, default -1
+    n_jobs : int, default -1
         Worker processes, joblib semantics (-1 = all usable cores, -2 = all but one); more than
         the usable cores is capped there, with a notice on stderr. With ``backend="dask"`` the
         workers of the local cluster.
@@ -201,11 +201,11 @@ def reproduce(
     method : str, default "union"
         The λ*_PRE predictor drawn in the paper's figure (a name of
         :data:`gcul_theory.METHODS`); the tables and the predictors figure show every one.
-    cache : path, optional
+    cache_dir : path, optional
         The per-cell cache folder (default ``out/cache``); a rerun resumes from it.
     progress : bool, default True
         Print a header (what runs, and where) and the sweep's progress on stderr. Notices (a
-        capped ``jobs``) and the cache's reports show either way.
+        capped ``n_jobs``) and the cache's reports show either way.
     argv : sequence of str, optional
         The command line to record in the manifest (``gcul reproduce`` passes its own); without
         it the manifest records a Python call.
@@ -244,7 +244,7 @@ def reproduce(
     --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +SKIP
-    ...     run = reproduce(tmp, seeds=[10], levels=2, jobs=1, progress=False)
+    ...     run = reproduce(tmp, seeds=[10], levels=2, n_jobs=1, progress=False)
     ...     [path.name for path in run.written][:2]
     ['results.csv', 'timings.csv']
     """
@@ -252,7 +252,6 @@ def reproduce(
     from simulations.synthetic import SyntheticConfig, noise_levels
 
     name = _namer(names)
-    seeds = _check_seeds(seeds, name)
     levels = _check_levels(levels, name)
     lam = _check_lam(lam, name)
     method = _check_method(method, name)
@@ -265,10 +264,11 @@ def reproduce(
             f"{name('scheduler')} {_shown(str(scheduler))} needs {name('backend')} dask (got "
             f"{name('backend')} {backend})"
         )
-    try:
-        backend, scheduler = sweep._check_backend(backend, scheduler)
-    except ImportError as exc:
-        raise ImportError(f"{name('backend')} dask: {_first_line(exc)}") from None
+    if backend == "dask":  # before the grid: a missing extra is named before anything else
+        try:
+            sweep.backends.check_backend(backend, scheduler)
+        except ImportError as exc:
+            raise ImportError(f"{name('backend')} dask: {_first_line(exc)}") from None
     config = SyntheticConfig()
     step = float(noise_levels(2)[1])  # the grid's step, as noise_levels defines it
     top = round(step * (levels - 1), 10)
@@ -278,17 +278,28 @@ def reproduce(
             f"{name('levels')} {levels} reaches sigma = {top:g}, whose label-flip probability "
             f"{config.flip_per_noise:g} * sigma is above 1; {name('levels')} must be at most {most}"
         )
-    n_cells = len(seeds) * levels
+    # the sweep's own arguments (seeds, n_jobs, backend, scheduler, cache_dir): checked once, by
+    # the sweep, for the whole grid; nothing is created yet
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"{name('out')} must be a path; got {out!r}")
+    out = Path(out)
+    plan = sweep.plan_sweep(
+        noise_levels(levels, step),
+        seeds,
+        n_jobs=n_jobs,
+        cache_dir=out / "cache" if cache_dir is None else cache_dir,
+        config=config,
+        backend=backend,
+        scheduler=scheduler,
+    )
+    cache = plan.cache_dir
+    n_cells = len(plan.seeds) * levels
     if n_cells > MAX_CELLS:
         raise ValueError(
-            f"{len(seeds)} seeds x {levels} levels = {n_cells} cells; "
+            f"{len(plan.seeds)} seeds x {levels} levels = {n_cells} cells; "
             f"a grid holds at most {MAX_CELLS} cells"
         )
-    grid = noise_levels(levels, step)
-    n_jobs, capped = sweep._resolve_n_jobs(jobs)
-    out = Path(out)
-    cache_dir = Path(cache) if cache is not None else out / "cache"
-    table_seed = 16 if 16 in seeds else seeds[0]
+    table_seed = 16 if 16 in plan.seeds else plan.seeds[0]
     names_out = output_names(table_seed)
 
     # --out must be a writable folder (or a creatable one), the cache a folder (writable only if
@@ -296,19 +307,19 @@ def reproduce(
     # checked now, not after every cell has run. Nothing is created until all pass. An output
     # that is a symbolic link is replaced by the file (never written through).
     _check_folder(out, name("out"), writable=True)
-    if cache is None and cache_dir.is_symlink():
-        target = os.readlink(cache_dir)
+    if cache_dir is None and cache.is_symlink():
+        target = os.readlink(cache)
         raise ValueError(
-            f"{name('out')}: {str(cache_dir)!r} is a symbolic link (to {target!r}); the cache "
-            f"goes inside {name('out')} unless {name('cache')} names it: remove the link, or pass "
-            f"{name('cache')} {target}"
+            f"{name('out')}: {str(cache)!r} is a symbolic link (to {target!r}); the cache goes "
+            f"inside {name('out')} unless {name('cache_dir')} names it: remove the link, or pass "
+            f"{name('cache_dir')} {target}"
         )
-    _check_folder(cache_dir, name("cache"), writable=False)
+    _check_folder(cache, name("cache_dir"), writable=False)
     for file_name in names_out:
         kind = file_kind(out / file_name, regular="a file")
         if kind not in (None, "a file", "a symbolic link"):
             raise ValueError(f"{name('out')}: {str(out / file_name)!r} is {kind} where a file goes")
-    for path, option in ((out, name("out")), (cache_dir, name("cache"))):
+    for path, option in ((out, name("out")), (cache, name("cache_dir"))):
         try:
             path.mkdir(parents=True, exist_ok=True)
             if path == out:
@@ -335,13 +346,7 @@ def reproduce(
         )
         run = _Run(
             out=out,
-            cache=cache_dir,
-            seeds=seeds,
-            grid=grid,
-            config=config,
-            n_jobs=n_jobs,
-            backend=backend,
-            scheduler=scheduler,
+            sweep=plan,
             lam=lam,
             method=method,
             table_seed=table_seed,
@@ -349,11 +354,9 @@ def reproduce(
             argv=argv,
             name=name,
         )
-        if capped:
-            print(
-                f"gcul reproduce: {name('jobs')} {capped.removeprefix('n_jobs=')}",
-                file=sys.stderr,
-            )
+        if plan.notice:
+            notice = plan.notice.removeprefix("n_jobs=")
+            print(f"gcul reproduce: {name('n_jobs')} {notice}", file=sys.stderr)
         return run.execute()
 
 
@@ -362,49 +365,43 @@ class _Run:
     """The sweep and the outputs of one checked, locked run."""
 
     out: Path
-    cache: Path
-    seeds: list[int]
-    grid: Any
-    config: Any
-    n_jobs: int
-    backend: str
-    scheduler: str | None
+    sweep: Any  # the simulations.sweep.SweepPlan
     lam: float
     method: str
     table_seed: int
     progress: bool
     argv: list[str] | None
     name: Callable[[str], str]
-    plan: dict[str, int] = dataclasses.field(default_factory=dict)
+    counts: dict[str, int] = dataclasses.field(default_factory=dict)  # cached, computed
     rows: Any = None
     elapsed: float = 0.0
     manifest_data: dict = dataclasses.field(default_factory=dict)
 
     def announce(self, n_cached: int, n_compute: int) -> None:
         """The header, once the cache has been read: what runs, and where."""
-        self.plan.update(cached=n_cached, computed=n_compute)
+        self.counts.update(cached=n_cached, computed=n_compute)
         if not self.progress:
             return
-        workers = min(self.n_jobs, n_compute)
+        plan = self.sweep
+        workers = min(plan.n_jobs, n_compute)
         if n_compute == 0:
             where = "all in the cache: nothing to compute"
-        elif self.scheduler is not None:
-            where = f"{n_compute} to compute on the dask scheduler at {self.scheduler}"
-        elif self.backend == "dask":
+        elif plan.scheduler is not None:
+            where = f"{n_compute} to compute on the dask scheduler at {plan.scheduler}"
+        elif plan.backend == "dask":
             where = f"{n_compute} to compute on a dask LocalCluster of {workers} worker(s)"
         else:
             where = f"{n_compute} to compute with {workers} job(s)"
         cached = f"{n_cached} in the cache, " if n_cached and n_compute else ""
         print(
-            f"gcul reproduce: {len(self.seeds)} seeds x {len(self.grid)} noise levels = "
-            f"{n_cached + n_compute} cells, {cached}{where}; cache {self.cache}",
+            f"gcul reproduce: {len(plan.seeds)} seeds x {len(plan.grid)} noise levels = "
+            f"{n_cached + n_compute} cells, {cached}{where}; cache {plan.cache_dir}",
             file=sys.stderr,
             flush=True,
         )
 
     def execute(self) -> Reproduction:
-        from simulations import report, sweep
-        from simulations.results import check_row
+        from simulations import report
 
         # SIGTERM stops the run as Ctrl-C does: the KeyboardInterrupt closes joblib's generator,
         # which terminates the worker processes (no orphans); finished cells stay in the cache.
@@ -418,38 +415,22 @@ class _Run:
         previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main_thread else None
         try:
             start = time.perf_counter()
-            rows = sweep.run_sweep(
-                self.grid,
-                self.seeds,
-                n_jobs=self.n_jobs,
-                cache_dir=self.cache,
-                config=self.config,
-                progress=self.progress,
-                backend=self.backend,
-                scheduler=self.scheduler,
-                on_start=self.announce,
-            )
+            # every row verifies (the sweep checks each) before the first output file is written
+            self.rows = self.sweep.run(progress=self.progress, on_start=self.announce)
             self.elapsed = time.perf_counter() - start
-            timings = rows.timings
-            # Every row verifies before the first output file is written.
-            checked = [
-                check_row(row, f"cell (seed={row['seed']}, noise={row['noise']})") for row in rows
-            ]
-            self.rows = type(rows)(checked)
-            self.rows.timings, self.rows.cached = timings, rows.cached
             written = self.write()
         except KeyboardInterrupt:
-            raise Interrupted("SIGTERM" if received else "Ctrl-C", self.cache) from None
+            raise Interrupted("SIGTERM" if received else "Ctrl-C", self.sweep.cache_dir) from None
         except ConnectionError as exc:  # the dask scheduler (an OSError, but not a file's)
-            option = "scheduler" if self.scheduler is not None else "backend"
-            prefix = self.name(option) + ("" if self.scheduler is not None else " dask")
+            remote = self.sweep.scheduler is not None
+            prefix = self.name("scheduler") if remote else self.name("backend") + " dask"
             raise ConnectionError(f"{prefix}: {_first_line(exc)}") from None
         finally:
             if in_main_thread:
                 signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
         return Reproduction(
             out=self.out,
-            cache=self.cache,
+            cache=self.sweep.cache_dir,
             rows=self.rows,
             violations=report.violation_table(self.rows, lam=self.lam),
             written=tuple(written),
@@ -509,22 +490,23 @@ class _Run:
         return figures.save_figure(panels.figure, self.out / "predictors")
 
     def write_manifest(self, written: list[Path]) -> list[Path]:
-        computed = self.plan.get("computed", 0)
+        computed = self.counts.get("computed", 0)
+        plan = self.sweep
         timings = self.rows.timings
         self.manifest_data = {
             "command": "gcul reproduce" if self.argv is not None else "simulations.reproduce",
             "argv": self.argv,
-            "seeds": self.seeds,
-            "noise_levels": [float(level) for level in self.grid],
+            "seeds": list(plan.seeds),
+            "noise_levels": [float(level) for level in plan.grid],
             "lambda_target": self.lam,
             "figure_method": self.method,
-            "n_jobs": self.n_jobs,
+            "n_jobs": plan.n_jobs,
             # where this run computed its cells; null when every cell came from the cache
-            "backend": self.backend if computed else None,
-            "scheduler": self.scheduler if computed else None,
+            "backend": plan.backend if computed else None,
+            "scheduler": plan.scheduler if computed else None,
             "cells_computed": computed,
-            "cells_cached": self.plan.get("cached", 0),
-            "config": {key: getattr(self.config, key) for key in self.config.__dataclass_fields__},
+            "cells_cached": self.counts.get("cached", 0),
+            "config": {key: getattr(plan.config, key) for key in plan.config.__dataclass_fields__},
             "n_cells": len(self.rows),
             "elapsed_seconds": round(self.elapsed, 3),
             "cell_seconds_total": round(float(sum(t["seconds"] for t in timings)), 3),
@@ -557,22 +539,6 @@ def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
         raise TypeError(f"names must be a mapping of argument names or None; got {names!r}")
     given = dict(names or {})
     return lambda argument: given.get(argument, argument)
-
-
-def _check_seeds(seeds: Iterable[int], name: Callable[[str], str]) -> list[int]:
-    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
-        raise TypeError(f"{name('seeds')} must be an iterable of ints; got {seeds!r}")
-    values = list(seeds)
-    if not values:
-        raise ValueError(f"{name('seeds')} must be non-empty")
-    for seed in values:
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-            raise TypeError(f"{name('seeds')}: every seed must be an int; got {seed!r}")
-        if not 0 <= seed < 2**32:
-            raise ValueError(f"{name('seeds')}: every seed must be in [0, 2**32); got {seed}")
-    if len(set(values)) != len(values):
-        raise ValueError(f"{name('seeds')} must be distinct")
-    return [int(seed) for seed in values]
 
 
 def _check_levels(levels: int, name: Callable[[str], str]) -> int:

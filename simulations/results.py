@@ -71,7 +71,7 @@ def contamination_column(model: str) -> str:
 _LAMBDA_PRE, _R1_HAT, _R2_HAT = _predictor_columns()
 
 CERTIFIED_COLUMNS: tuple[str, ...] = ("lambda_cert", "lambda_emp_cert", "lambda_emp_cert_noisy")
-"""The certified predictor of a cell (:func:`simulations._certified_cell.certified_columns`)."""
+"""The certified predictor of a cell (:func:`simulations.sweep.cell.certified_columns`)."""
 
 ROW_COLUMNS: tuple[str, ...] = (
     "seed",

@@ -75,13 +75,13 @@ def environment() -> dict[str, str]:
 def computed(monkeypatch):
     """Record every cell the sweep computes in this process (``--jobs 1``)."""
     cells: list[tuple[int, float]] = []
-    real = simulations.sweep.run_cell
+    real = simulations.sweep.cell.compute_row
 
     def counting(seed, noise, config, **kwargs):
         cells.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(simulations.sweep, "run_cell", counting)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
     return cells
 
 
@@ -470,14 +470,14 @@ def test_a_dangling_out_link_is_named(tmp_path, capsys, computed):
 def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys, monkeypatch):
     # kill -9 of a worker gave a TerminatedWorkerError traceback and exit code 1 (10 of 10).
     out = tmp_path / "out"
-    real = simulations.sweep._cell_task
+    real = simulations.sweep.backends.cell_task
 
     def killed_at_sigma_08(seed, noise, config):  # a local function: pickled by value to loky
         if noise == 0.8:
             os.kill(os.getpid(), signal.SIGKILL)
         return real(seed, noise, config)
 
-    monkeypatch.setattr(simulations.sweep, "_cell_task", killed_at_sigma_08)
+    monkeypatch.setattr(simulations.sweep.backends, "cell_task", killed_at_sigma_08)
     argv = ["reproduce", "--out", str(out), "--seeds", "10", "--levels", "3", "--quiet"]
     code, _, err = run([*argv, "--jobs", "2"], capsys)
     assert code == 2
@@ -486,7 +486,7 @@ def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys
         "killed, or out of memory; the cells finished before are cached and a rerun resumes"
     ]
     cached = {path.name for path in (out / "cache").glob("*.json")}
-    monkeypatch.setattr(simulations.sweep, "_cell_task", real)
+    monkeypatch.setattr(simulations.sweep.backends, "cell_task", real)
     code, _, err = run([*argv, "--jobs", "2"], capsys)
     assert code == 0, err
     assert cached <= {path.name for path in (out / "cache").glob("*.json")}

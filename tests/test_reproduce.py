@@ -1,4 +1,4 @@
-"""``simulations.reproduce``: a run from Python, its one list of outputs, its checks (issue 15, step 1).
+"""``simulations.reproduce``: a run from Python, its one list of outputs, its checks (issue 15).
 
 The command line is tested in test_reproduce_cli.py and test_faults.py; here the function it calls.
 The grids are tiny (one seed, two noise levels of the paper's protocol).
@@ -18,20 +18,20 @@ from simulations.results import read_csv
 
 @pytest.fixture
 def computed(monkeypatch):
-    """Record every cell the sweep computes in this process (``jobs=1``)."""
+    """Record every cell the sweep computes in this process (``n_jobs=1``)."""
     cells: list[tuple[int, float]] = []
-    real = simulations.sweep.run_cell
+    real = simulations.sweep.cell.compute_row
 
     def counting(seed, noise, config, **kwargs):
         cells.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(simulations.sweep, "run_cell", counting)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
     return cells
 
 
 def test_a_run_writes_exactly_the_outputs_list(tmp_path, capsys):
-    run = reproduce(tmp_path / "out", seeds=[10], levels=2, jobs=1, progress=False)
+    run = reproduce(tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False)
     assert isinstance(run, Reproduction)
     assert [path.name for path in run.written] == output_names(10)
     assert [path.parent for path in run.written] == [tmp_path / "out"] * len(run.written)
@@ -66,7 +66,7 @@ def test_every_output_name_is_checked_before_any_cell(tmp_path, computed, name):
     # the outputs goes is refused before a cell is computed (it was checked for two of them)
     (tmp_path / "out" / name).mkdir(parents=True)
     with pytest.raises(ValueError, match=rf"^out: '.*/{name}' is a folder where a file goes$"):
-        reproduce(tmp_path / "out", seeds=[10], levels=2, jobs=1, progress=False)
+        reproduce(tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False)
     assert computed == []
 
 
@@ -86,10 +86,13 @@ def test_every_output_name_is_checked_before_any_cell(tmp_path, computed, name):
             "above 1; levels must be at most 101",
         ),
         ({"levels": 2.0}, TypeError, "levels must be an int >= 2; got 2.0"),
-        ({"seeds": []}, ValueError, "seeds must be non-empty"),
-        ({"seeds": [3, 3]}, ValueError, "seeds must be distinct"),
-        ({"seeds": [2**32]}, ValueError, "seeds: every seed must be in [0, 2**32); got 4294967296"),
-        ({"seeds": "10"}, TypeError, "seeds must be an iterable of ints; got '10'"),
+        ({"seeds": []}, ValueError, "seeds must be non-empty; got an empty sequence"),
+        ({"seeds": [3, 3]}, ValueError, "seeds must be distinct; repeated: [3]"),
+        ({"seeds": [-1]}, ValueError, "seeds: seed must be a non-negative int (>= 0); got -1"),
+        ({"seeds": "10"}, TypeError, "seeds must be a non-empty iterable of numbers; got '10'"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must be a non-zero int (-1 = all usable cores); got 0"),
+        ({"cache_dir": 3}, TypeError, "cache_dir must be a path or None; got 3"),
+        ({"out": 3}, TypeError, "out must be a path; got 3"),
         ({"lam": 1.0}, ValueError, "lam must be a number in [0, 1); got 1.0"),
         ({"method": "erf"}, ValueError, "method must be one of gaussian, union, chernoff, boole, "),
         (
@@ -101,9 +104,10 @@ def test_every_output_name_is_checked_before_any_cell(tmp_path, computed, name):
     ],
 )
 def test_bad_arguments_create_nothing(tmp_path, computed, kwargs, error, message):
-    arguments = {"seeds": [10], "levels": 2, "jobs": 1, "progress": False} | kwargs
+    arguments = {"seeds": [10], "levels": 2, "n_jobs": 1, "progress": False} | kwargs
+    out = arguments.pop("out", tmp_path / "out")
     with pytest.raises(error) as info:
-        reproduce(tmp_path / "out", **arguments)
+        reproduce(out, **arguments)
     assert str(info.value).startswith(message), str(info.value)
     assert computed == [] and not (tmp_path / "out").exists()
 
@@ -116,7 +120,7 @@ def test_names_say_how_messages_name_the_arguments(tmp_path):
 
 
 def test_an_interrupt_keeps_the_finished_cells(tmp_path, monkeypatch):
-    real = simulations.sweep.run_cell
+    real = simulations.sweep.cell.compute_row
     done: list[float] = []
 
     def interrupted_at_the_second(seed, noise, config, **kwargs):
@@ -125,9 +129,9 @@ def test_an_interrupt_keeps_the_finished_cells(tmp_path, monkeypatch):
         done.append(noise)
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(simulations.sweep, "run_cell", interrupted_at_the_second)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", interrupted_at_the_second)
     with pytest.raises(Interrupted) as info:
-        reproduce(tmp_path / "out", seeds=[10], levels=2, jobs=1, progress=False)
+        reproduce(tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False)
     assert (info.value.cause, info.value.exit_code) == ("Ctrl-C", 130)
     assert info.value.cache == tmp_path / "out" / "cache"
     assert isinstance(info.value, KeyboardInterrupt)  # a Python caller's Ctrl-C stays one
@@ -136,12 +140,12 @@ def test_an_interrupt_keeps_the_finished_cells(tmp_path, monkeypatch):
 
 
 def test_the_default_cache_is_inside_out(tmp_path):
-    run = reproduce(tmp_path / "out", seeds=[10], levels=2, jobs=1, progress=False)
+    run = reproduce(tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False)
     assert run.cache == tmp_path / "out" / "cache"
     assert len(list(run.cache.glob("cell-*.json"))) == 2
     elsewhere = tmp_path / "elsewhere"
     again = reproduce(
-        tmp_path / "out", seeds=[10], levels=2, jobs=1, progress=False, cache=elsewhere
+        tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False, cache_dir=elsewhere
     )
     assert again.rows == run.rows and len(os.listdir(elsewhere)) >= 2
 
