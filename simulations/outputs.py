@@ -30,6 +30,7 @@ __all__ = [
     "FolderInUseError",
     "atomic_write_bytes",
     "atomic_write_text",
+    "check_folder",
     "check_writable",
     "current_umask",
     "file_kind",
@@ -473,3 +474,49 @@ def file_kind(path: str | os.PathLike[str], *, regular: str = "a regular file") 
     except FileNotFoundError:
         return None
     return mode_kind(mode, regular=regular)
+
+
+def check_folder(path: Path, option: str, *, writable: bool) -> None:
+    """Check that ``path`` is a folder (``writable`` if asked), or can be created as one.
+
+    Nothing is created. A ValueError names ``option`` (how the caller names the path, e.g.
+    ``"--out"``), the path and what is wrong: a symbolic link to nowhere, something that is not a
+    folder, a folder that is not writable, or an ancestor that stops the folder being created.
+    Writability is judged by ``os.access`` here; :func:`check_writable` asks the file system.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     check_folder(pathlib.Path(tmp) / "new" / "folder", "out", writable=True)
+    ...     _ = (pathlib.Path(tmp) / "file").write_text("")
+    ...     try:
+    ...         check_folder(pathlib.Path(tmp) / "file" / "sub", "out", writable=True)
+    ...     except ValueError as error:
+    ...         print(str(error).replace(tmp, "TMP"))
+    out: cannot create 'TMP/file/sub': 'TMP/file' is a file, not a folder
+    """
+    if path.is_symlink() and not path.exists():
+        raise ValueError(
+            f"{option}: {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not "
+            f"exist; create that folder or choose another {option}"
+        )
+    if path.exists():
+        if not path.is_dir():
+            kind = file_kind(path, regular="a file")
+            raise ValueError(f"{option}: {str(path)!r} is {kind}, not a folder")
+        if writable and not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{option}: folder {str(path)!r} is not writable")
+        return
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(
+            f"{option}: cannot create {str(path)!r}: {str(ancestor)!r} is "
+            f"{file_kind(ancestor, regular='a file')}, not a folder"
+        )
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ValueError(
+            f"{option}: cannot create {str(path)!r}: folder {str(ancestor)!r} is not writable"
+        )

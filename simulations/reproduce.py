@@ -47,6 +47,7 @@ from typing import Any
 from simulations.outputs import (
     FolderInUseError,
     atomic_write_text,
+    check_folder,
     check_writable,
     file_kind,
     lock_folder,
@@ -306,7 +307,7 @@ def reproduce(
     # a cell is missing from it: the sweep checks that), and each output name free for a file:
     # checked now, not after every cell has run. Nothing is created until all pass. An output
     # that is a symbolic link is replaced by the file (never written through).
-    _check_folder(out, name("out"), writable=True)
+    check_folder(out, name("out"), writable=True)
     if cache_dir is None and cache.is_symlink():
         target = os.readlink(cache)
         raise ValueError(
@@ -314,7 +315,7 @@ def reproduce(
             f"inside {name('out')} unless {name('cache_dir')} names it: remove the link, or pass "
             f"{name('cache_dir')} {target}"
         )
-    _check_folder(cache, name("cache_dir"), writable=False)
+    check_folder(cache, name("cache_dir"), writable=False)
     for file_name in names_out:
         kind = file_kind(out / file_name, regular="a file")
         if kind not in (None, "a file", "a symbolic link"):
@@ -566,34 +567,6 @@ def _check_method(method: str, name: Callable[[str], str]) -> str:
     if method not in METHODS:
         raise ValueError(f"{name('method')} must be one of {', '.join(METHODS)}; got {method!r}")
     return method
-
-
-def _check_folder(path: Path, option: str, writable: bool) -> None:
-    """``path`` is a folder (``writable`` if asked), or can be created as one. Nothing is made."""
-    if path.is_symlink() and not path.exists():
-        raise ValueError(
-            f"{option}: {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not "
-            f"exist; create that folder or choose another {option}"
-        )
-    if path.exists():
-        if not path.is_dir():
-            kind = file_kind(path, regular="a file")
-            raise ValueError(f"{option}: {str(path)!r} is {kind}, not a folder")
-        if writable and not os.access(path, os.W_OK | os.X_OK):
-            raise ValueError(f"{option}: folder {str(path)!r} is not writable")
-        return
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise ValueError(
-            f"{option}: cannot create {str(path)!r}: {str(ancestor)!r} is "
-            f"{file_kind(ancestor, regular='a file')}, not a folder"
-        )
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise ValueError(
-            f"{option}: cannot create {str(path)!r}: folder {str(ancestor)!r} is not writable"
-        )
 
 
 def _shown(text: str, limit: int = 40) -> str:

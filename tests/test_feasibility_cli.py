@@ -15,6 +15,7 @@ from gcul_theory import MAX_CLASSES, METHODS, PREDICTORS, feasibility_report
 from gcul_theory._report import COLUMN_LEGEND
 from simulations import cli
 from simulations.cli import main
+from simulations.feasibility import VERDICT_DEFAULT, requested_methods
 
 
 def run(argv, capsys):
@@ -75,7 +76,7 @@ def test_default_method_is_the_valid_hunter_worsley(files, capsys):
     )
     # the CLI's default is the library's
     default = inspect.signature(feasibility_report).parameters["method"].default
-    assert cli.VERDICT_DEFAULT == default
+    assert VERDICT_DEFAULT == default
 
 
 def test_several_methods_first_one_decides(files, capsys):
@@ -96,7 +97,7 @@ def test_several_methods_first_one_decides(files, capsys):
     ],
 )
 def test_all_expands_to_the_registry(words, expected):
-    assert cli._requested_methods(words) == expected
+    assert requested_methods(words) == expected
 
 
 def test_all_reports_every_registered_predictor(files, capsys):
@@ -415,7 +416,7 @@ def test_json_schema(files, capsys, certify):
     assert out.count("\n") == 1  # one object, one line, nothing else on stdout
     result = json.loads(out)
     assert list(result) == TOP_KEYS
-    assert [p["name"] for p in result["predictors"]] == cli._requested_methods(["all"])
+    assert [p["name"] for p in result["predictors"]] == requested_methods(["all"])
     for entry in result["predictors"]:
         assert list(entry) == PREDICTOR_KEYS
         registered = next(e for e in PREDICTORS if e.name == entry["name"])
@@ -515,7 +516,7 @@ def test_calibration_too_small_for_the_data(tmp_path, capsys):
 def test_reproduce_method_lists_the_registry(capsys):
     (parser,) = [
         action.choices["reproduce"]
-        for action in cli._build_parser()._actions
+        for action in cli.build_parser()._actions
         if hasattr(action, "choices") and isinstance(action.choices, dict)
     ]
     (method,) = [a for a in parser._actions if "--method" in a.option_strings]

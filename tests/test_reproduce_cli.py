@@ -20,7 +20,7 @@ import pytest
 
 import gcul_theory
 import simulations.sweep
-from simulations.cli import _build_parser, main, parse_seeds
+from simulations.cli import build_parser, main, parse_seeds
 from simulations.results import ROW_COLUMNS, TIMING_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -409,7 +409,7 @@ def test_huge_seed_range_is_one_line_on_the_command_line(capsys):
 
 
 def test_every_reproduce_option_has_a_help_text(capsys):
-    parser = _build_parser()
+    parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     reproduce = commands.choices["reproduce"]
     for action in reproduce._actions:
