@@ -197,7 +197,8 @@ def assess(
         Predictors of :data:`gcul_theory.METHODS` to report, or ``"all"`` (every one); the
         verdict uses the first (:func:`requested_methods`). Default: :data:`VERDICT_DEFAULT`.
     certify : bool, default False
-        Also split the rows, fit GCUL on one part and certify it on the other.
+        Also split the rows at random (seeded by ``seed``, not stratified), fit GCUL on one part
+        and certify it on the other (see Notes).
     calibration : float, optional
         Share of the rows held out to certify, in (0, 1) (default :data:`DEFAULT_CALIBRATION`);
         only with ``certify``.
@@ -220,15 +221,20 @@ def assess(
     TypeError, ValueError
         For inputs of the wrong shape or type, labels that are not 0..C-1 (each present), more
         than :data:`gcul_theory.MAX_CLASSES` classes (refused before anything is fitted), a
-        ``calibration`` or ``delta`` without ``certify``, or a split that leaves no calibration
-        row.
+        ``calibration`` or ``delta`` without ``certify``, or a split that holds out every row of
+        a class (GCUL could not be fitted on it).
 
     Notes
     -----
     λ*_PRE = max(0, S_GCUL(ε, r̂1, r̂2)), Eq. (eq:selectivity_score) of [1], with r̂1, r̂2 from the
     geometry of the error pool (:func:`gcul_theory.estimate_geometry`). The certificate's
     guarantee (:func:`gcul_theory.certified_lambda`) is for the GCUL fitted on the fit part, not
-    for one refitted on all rows.
+    for one refitted on all rows, and holds when the rows are drawn iid from the deployment law:
+    the calibration part is then an iid sample independent of the fitted model, because it is a
+    uniformly random subset chosen without looking at the data
+    (:func:`simulations.sweep.cell.calibration_split`, ``round(calibration * N)`` rows). A
+    stratified split would break that: holding out a fixed share of each class makes whether a
+    row is held out depend on the other rows' labels.
 
     Examples
     --------
@@ -366,18 +372,33 @@ def _certify(
     seed: int,
     name: Callable[[str], str],
 ) -> dict:
-    """Split (stratified, seeded), fit GCUL on the rest, certify on the calibration part."""
-    from simulations.gcul import GCUL, stratified_split
+    """Split at random (seeded, not stratified), fit GCUL on the rest, certify on the held-out
+    part.
 
-    held_out = stratified_split(y, calibration, seed)
-    n_cal, n_fit = int(held_out.sum()), int((~held_out).sum())
-    if n_cal == 0:
+    The split is :func:`simulations.sweep.cell.calibration_split`: a uniformly random subset of
+    ``round(calibration * N)`` rows (at least 1, leaving at least 1), chosen independently of the
+    data. The certificate's guarantee (:func:`gcul_theory.certified_lambda`) needs calibration
+    rows drawn iid from the deployment law and independent of the fitted model; rows drawn iid and
+    split so stay iid, given the split's size. A stratified split does not: it fixes how many rows
+    of each class are held out, so whether a row is held out depends on the other rows' labels.
+    A split whose fit part lacks a class is refused (GCUL is fitted on every class).
+    """
+    from simulations.gcul import GCUL
+    from simulations.sweep.cell import calibration_split
+
+    fit, held_out = calibration_split(y.size, seed, calibration)
+    n_cal, n_fit = held_out.size, fit.size
+    counts = np.bincount(y, minlength=int(y.max()) + 1)
+    missing = np.flatnonzero((np.bincount(y[fit], minlength=counts.size) == 0) & (counts > 0))
+    if missing.size:
+        label = int(missing[0])
         raise ValueError(
-            f"{name('calibration')} {calibration:g} of {y.size} rows leaves no calibration sample "
-            f"(every class keeps at least one row for fitting); raise {name('calibration')} or "
-            "pass more rows"
+            f"{name('calibration')} {calibration:g} with {name('seed')} {seed} holds out every "
+            f"row of class {label} ({counts[label]} of {y.size} rows), so GCUL cannot be fitted on "
+            f"it; lower {name('calibration')}, choose another {name('seed')} or pass more rows of "
+            "that class"
         )
-    model = GCUL().fit(Z[~held_out], y[~held_out])
+    model = GCUL().fit(Z[fit], y[fit])
     certificate = model.certify(Z[held_out], y[held_out], lam=lam, delta=delta)
     n_rejected = int(np.count_nonzero(model.predict(Z[held_out]) == model.uncertain_label_))
     guarantee = (

@@ -331,7 +331,7 @@ def test_certify_on_a_tiny_dataset(tmp_path, capsys):
     assert code == 0, err
     lines = out.splitlines()
     (head,) = [line for line in lines if line.startswith("certificate (")]
-    # 60 rows, 20% of each class: 8 of class 0's 38 and 4 of class 1's 22 (round half up)
+    # 60 rows, 20% of them (rounded) held out at random: 12
     assert head.startswith("certificate (GCUL fitted on 48 rows, certified on n = 12 held-out")
     assert any(line.startswith("  lambda*_CERT = ") for line in lines)
     assert any(line.startswith("  U(0.15) in [") for line in lines)
@@ -340,16 +340,22 @@ def test_certify_on_a_tiny_dataset(tmp_path, capsys):
 
 
 def test_certify_matches_gcul_certify_on_the_same_split(files, capsys):
-    from simulations.gcul import GCUL, stratified_split
+    # The split was stratified (gcul.stratified_split): a fixed share of each class held out, so
+    # whether a row was held out depended on the other rows' labels, and the calibration rows
+    # were not the iid sample the certificate's proof needs. It is now a uniformly random subset
+    # chosen without looking at the data, the sweep's calibration_split.
+    from simulations.gcul import GCUL
+    from simulations.sweep.cell import calibration_split
 
     argv = base(files) + ["--certify", "--calibration", "0.3", "--delta", "0.1", "--seed", "7"]
     code, out, err = run(argv + ["--json"], capsys)
     assert code == 0, err
     certificate = json.loads(out)["certificate"]
     Z, y, _ = blobs()
-    held = stratified_split(y, 0.3, seed=7)
-    expected = GCUL().fit(Z[~held], y[~held]).certify(Z[held], y[held], lam=0.15, delta=0.1)
-    assert certificate["n"] == expected.n == int(held.sum())
+    fit, held = calibration_split(y.size, 7, 0.3)
+    expected = GCUL().fit(Z[fit], y[fit]).certify(Z[held], y[held], lam=0.15, delta=0.1)
+    assert certificate["n"] == expected.n == held.size == round(0.3 * y.size)
+    assert certificate["n_fit"] == fit.size
     assert certificate["lambda_cert"] == expected.lambda_cert
     assert certificate["gain_lower"] == expected.gain_lower
     assert certificate["gain_upper"] == expected.gain_upper
@@ -501,16 +507,49 @@ def test_bad_values_are_one_line(files, capsys, extra, message):
     assert err.splitlines() == [f"gcul feasibility: error: {message}"]
 
 
-def test_calibration_too_small_for_the_data(tmp_path, capsys):
-    Z, y, y_pred = blobs(n=4)  # 12 rows
+def test_the_split_does_not_fix_the_class_shares(tmp_path, capsys):
+    # Stratified, every seed held out the same number of rows of each class (round(0.3 m_c));
+    # drawn at random, the count of a class among the held-out rows varies with the seed.
+    from simulations.gcul import GCUL
+    from simulations.sweep.cell import calibration_split
+
+    Z, y, y_pred = blobs(n=20)  # 60 rows
     for name, array in (("Z", Z), ("y", y), ("p", y_pred)):
         np.save(tmp_path / f"{name}.npy", array)
-    code, out, err = run(base(tmp_path) + ["--certify", "--calibration", "0.01"], capsys)
+    zeros = set()
+    for seed in range(8):
+        argv = base(tmp_path) + ["--certify", "--calibration", "0.3", "--seed", str(seed)]
+        code, out, err = run(argv + ["--json"], capsys)
+        assert code == 0, err
+        certificate = json.loads(out)["certificate"]
+        fit, held = calibration_split(y.size, seed, 0.3)
+        expected = GCUL().fit(Z[fit], y[fit]).certify(Z[held], y[held], lam=0.15, delta=0.05)
+        assert (certificate["n"], certificate["gain_lower"]) == (18, expected.gain_lower)
+        zeros.add(int(np.count_nonzero(y[held] == 0)))
+    assert len(zeros) > 1, zeros
+
+
+def test_a_split_that_holds_out_a_whole_class_is_refused(tmp_path, capsys):
+    # Stratified, every class kept a row to fit on; drawn at random, the one row of a rare class
+    # can be held out, and GCUL cannot then be fitted on that class: one line, exit code 2.
+    from simulations.sweep.cell import calibration_split
+
+    Z, y, y_pred = blobs(n=20)
+    Z, y, y_pred = np.vstack([Z, [[0.0, 9.0]]]), np.r_[y, 2], np.r_[y_pred, 2]  # class 2: 1 row
+    for name, array in (("Z", Z), ("y", y), ("p", y_pred)):
+        np.save(tmp_path / f"{name}.npy", array)
+    seed = next(s for s in range(100) if y.size - 1 in calibration_split(y.size, s, 0.5)[1])
+    argv = base(tmp_path) + ["--certify", "--calibration", "0.5", "--seed", str(seed)]
+    code, out, err = run(argv, capsys)
     assert code == 2 and out == ""
     assert err.splitlines() == [
-        "gcul feasibility: error: --calibration 0.01 of 12 rows leaves no calibration sample "
-        "(every class keeps at least one row for fitting); raise --calibration or pass more rows"
+        f"gcul feasibility: error: --calibration 0.5 with --seed {seed} holds out every row of "
+        "class 2 (1 of 61 rows), so GCUL cannot be fitted on it; lower --calibration, choose "
+        "another --seed or pass more rows of that class"
     ]
+    other = next(s for s in range(100) if y.size - 1 not in calibration_split(y.size, s, 0.5)[1])
+    argv[-1] = str(other)
+    assert run(argv, capsys)[0] == 0
 
 
 def test_reproduce_method_lists_the_registry(capsys):

@@ -80,7 +80,9 @@ def add_parser(commands) -> None:
     feasibility.add_argument(
         "--certify",
         action="store_true",
-        help="also split the rows (stratified, --seed), fit GCUL on the rest and certify on the "
+        help="also split the rows at random (seeded by --seed; not stratified: the certificate "
+        "needs calibration rows drawn iid, and a split that fixes each class's share makes a "
+        "row's place depend on the other rows' labels), fit GCUL on the rest and certify on the "
         "calibration part: lambda*_CERT, bounds on U(lambda), a finite-sample verdict for that "
         "fitted GCUL",
     )
@@ -89,7 +91,8 @@ def add_parser(commands) -> None:
         type=open_unit,
         default=None,
         metavar="FRACTION",
-        help="share of each class held out to certify, in (0, 1); needs --certify (default: 0.2)",
+        help="share of the rows held out to certify, in (0, 1) (rounded; at least one row, and "
+        "every class must keep a row to fit on); needs --certify (default: 0.2)",
     )
     feasibility.add_argument(
         "--delta",
