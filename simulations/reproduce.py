@@ -58,6 +58,8 @@ from simulations.outputs import (
 # the command line reads MAX_CELLS and OUT_LOCK from here at every start (1.4 s of imports).
 
 __all__ = [
+    "CLEAN_FIGURE_NOTE",
+    "ERROR_POOL_MEANING",
     "MAX_CELLS",
     "OUTPUTS",
     "OUT_LOCK",
@@ -87,6 +89,23 @@ seed of the per-seed table. The manifest comes last: while it exists, every file
 hash it gives."""
 
 _SEED_TABLE = re.compile(r"seed\d+\.(?:csv|md|tex)")  # a per-seed table of any seed
+
+ERROR_POOL_MEANING = {
+    "observed": "the error pool of every lambda*_PRE is judged against the observed, partly "
+    "flipped training labels, as the paper defines it and as a deployment has them",
+    "clean": "the error pool of every lambda*_PRE is judged against the clean training labels "
+    "(before flipping), the reading that reproduces the paper's column; no deployment has "
+    "clean labels",
+}
+"""What each ``error_pool`` means, as the manifest says it."""
+
+CLEAN_FIGURE_NOTE = (
+    "Error pool judged against the clean training labels\n"
+    "(--error-pool clean), the paper's reading;\n"
+    "no deployment has clean labels"
+)
+"""The title of each figure of an ``error_pool="clean"`` run (broken into lines that fit the
+single-column width of ``phase_transition``)."""
 
 
 def output_names(table_seed: int) -> list[str]:
@@ -170,6 +189,7 @@ def reproduce(
     method: str = "union",
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
+    error_pool: str = "observed",
     argv: Sequence[str] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> Reproduction:
@@ -207,6 +227,14 @@ def reproduce(
     progress : bool, default True
         Print a header (what runs, and where) and the sweep's progress on stderr. Notices (a
         capped ``n_jobs``) and the cache's reports show either way.
+    error_pool : {"observed", "clean"}, default "observed"
+        What the error pool behind every λ*_PRE is judged against. ``"observed"``: the training
+        labels as given, partly flipped, as the paper's Sec. ``subsec:assumptions1`` defines it
+        and as any deployment has them. ``"clean"``: the training labels before flipping, the
+        reading that reproduces the paper's ``tab:synthetic_gcul`` column and its violation
+        counts, so that its table and figure can be set beside the paper's; no deployment has
+        clean labels. GCUL, λ*_EMP and the certificate are the same either way. The manifest,
+        the captions of ``violations.*`` and ``seed*.*`` and the figures say which was used.
     argv : sequence of str, optional
         The command line to record in the manifest (``gcul reproduce`` passes its own); without
         it the manifest records a Python call.
@@ -250,12 +278,14 @@ def reproduce(
     ['results.csv', 'timings.csv']
     """
     from simulations import sweep
+    from simulations.results import check_error_pool
     from simulations.synthetic import SyntheticConfig, noise_levels
 
     name = _namer(names)
     levels = _check_levels(levels, name)
     lam = _check_lam(lam, name)
     method = _check_method(method, name)
+    error_pool = check_error_pool(error_pool, name("error_pool"))
     if not isinstance(progress, bool):
         raise TypeError(f"{name('progress')} must be a bool; got {progress!r}")
     if argv is not None:
@@ -292,6 +322,7 @@ def reproduce(
         config=config,
         backend=backend,
         scheduler=scheduler,
+        error_pool=error_pool,
     )
     cache = plan.cache_dir
     n_cells = len(plan.seeds) * levels
@@ -471,23 +502,29 @@ class _Run:
     def write_violations(self, written: list[Path]) -> list[Path]:
         from simulations import report
 
-        return report.write_violations(self.rows, self.out, lam=self.lam)
+        pool = self.sweep.error_pool
+        return report.write_violations(self.rows, self.out, lam=self.lam, error_pool=pool)
 
     def write_seed_table(self, written: list[Path]) -> list[Path]:
         from simulations import report
 
-        return report.write_seed_table(self.rows, self.out, seed=self.table_seed)
+        pool = self.sweep.error_pool
+        return report.write_seed_table(self.rows, self.out, seed=self.table_seed, error_pool=pool)
 
     def write_phase_transition(self, written: list[Path]) -> list[Path]:
         from simulations import figures
 
         drawing = figures.plot_phase_transition(self.rows, lam=self.lam, method=self.method)
+        if self.sweep.error_pool == "clean":
+            drawing.ax.figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
         return figures.save_figure(drawing.ax.figure, self.out / "phase_transition")
 
     def write_predictors(self, written: list[Path]) -> list[Path]:
         from simulations import figures
 
         panels = figures.plot_predictors(self.rows, lam=self.lam)
+        if self.sweep.error_pool == "clean":
+            panels.figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
         return figures.save_figure(panels.figure, self.out / "predictors")
 
     def write_manifest(self, written: list[Path]) -> list[Path]:
@@ -501,6 +538,9 @@ class _Run:
             "noise_levels": [float(level) for level in plan.grid],
             "lambda_target": self.lam,
             "figure_method": self.method,
+            # what the error pool behind every lambda*_PRE was judged against
+            "error_pool": plan.error_pool,
+            "error_pool_meaning": ERROR_POOL_MEANING[plan.error_pool],
             "n_jobs": plan.n_jobs,
             # where this run computed its cells; null when every cell came from the cache
             "backend": plan.backend if computed else None,

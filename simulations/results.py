@@ -28,9 +28,12 @@ __all__ = [
     "CERTIFIED_COLUMNS",
     "COLUMN_RANGES",
     "CONTAMINATION_MODELS",
+    "ERROR_POOLS",
+    "ERROR_POOL_COLUMNS",
     "INT_COLUMNS",
     "ROW_COLUMNS",
     "TIMING_COLUMNS",
+    "check_error_pool",
     "check_row",
     "contamination_column",
     "normalize_row",
@@ -98,6 +101,37 @@ ROW_COLUMNS: tuple[str, ...] = (
 (the paper's three first), one r̂2 column per contamination model (:func:`contamination_column`),
 and the certified predictor's ``lambda_cert`` / ``lambda_emp_cert`` last.
 """
+
+ERROR_POOLS: tuple[str, ...] = ("observed", "clean")
+"""What the error pool behind every λ*_PRE of a row is judged against (``gcul reproduce
+--error-pool``): ``"observed"``, the training labels as given (partly flipped), as the paper's Sec.
+``subsec:assumptions1`` defines E = {ŷ ≠ y} and as a deployment has them (the default); or
+``"clean"``, the training labels before flipping (E = {ŷ ≠ y_clean}), the reading that reproduces
+the paper's ``tab:synthetic_gcul`` λ*_PRE column, which no deployment can use."""
+
+ERROR_POOL_COLUMNS: tuple[str, ...] = (*_LAMBDA_PRE, *_R1_HAT, *_R2_HAT)
+"""The columns of a row that depend on :data:`ERROR_POOLS` (the estimated geometry of the error
+pool and what it predicts); every other column is the same for both readings."""
+
+
+def check_error_pool(error_pool: object, name: str = "error_pool") -> str:
+    """``error_pool`` if it is one of :data:`ERROR_POOLS`; else a ValueError naming ``name``, the
+    allowed values and the bad one.
+
+    Examples
+    --------
+    >>> check_error_pool("clean")
+    'clean'
+    >>> check_error_pool("noisy")
+    Traceback (most recent call last):
+    ...
+    ValueError: error_pool must be one of 'observed', 'clean'; got 'noisy'
+    """
+    if not isinstance(error_pool, str) or error_pool not in ERROR_POOLS:
+        allowed = ", ".join(map(repr, ERROR_POOLS))
+        raise ValueError(f"{name} must be one of {allowed}; got {error_pool!r}")
+    return error_pool
+
 
 INT_COLUMNS: frozenset[str] = frozenset({"seed", "level"})
 """Columns holding integers; all others hold floats."""

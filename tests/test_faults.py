@@ -472,10 +472,10 @@ def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys
     out = tmp_path / "out"
     real = simulations.sweep.backends.cell_task
 
-    def killed_at_sigma_08(seed, noise, config):  # a local function: pickled by value to loky
+    def killed_at_sigma_08(seed, noise, config, *args):  # local: pickled by value to loky
         if noise == 0.8:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(seed, noise, config)
+        return real(seed, noise, config, *args)
 
     monkeypatch.setattr(simulations.sweep.backends, "cell_task", killed_at_sigma_08)
     argv = ["reproduce", "--out", str(out), "--seeds", "10", "--levels", "3", "--quiet"]

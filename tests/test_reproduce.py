@@ -101,6 +101,11 @@ def test_every_output_name_is_checked_before_any_cell(tmp_path, computed, name):
             "scheduler 'tcp://h:8786' needs backend dask (got backend loky)",
         ),
         ({"progress": 1}, TypeError, "progress must be a bool; got 1"),
+        (
+            {"error_pool": "noisy"},
+            ValueError,
+            "error_pool must be one of 'observed', 'clean'; got 'noisy'",
+        ),
     ],
 )
 def test_bad_arguments_create_nothing(tmp_path, computed, kwargs, error, message):

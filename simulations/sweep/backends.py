@@ -126,17 +126,17 @@ def check_backend(backend: str, scheduler: str | None) -> tuple[str, str | None]
     return backend, scheduler
 
 
-def cell_task(seed: int, noise: float, config: SyntheticConfig):
+def cell_task(seed: int, noise: float, config: SyntheticConfig, error_pool: str = "observed"):
     """Compute one cell in a worker: ``(seed, noise, row, seconds)``, the row unchecked (the
     parent checks it before caching it)."""
     # cell.compute_row is looked up at call time, so that a test can replace it (in-process runs)
     start = time.perf_counter()
-    row = cell.compute_row(seed, noise, config)
+    row = cell.compute_row(seed, noise, config, error_pool=error_pool)
     return seed, noise, row, time.perf_counter() - start
 
 
 def run_cells(
-    cells, config, n_jobs, backend="loky", scheduler=None, bar=None
+    cells, config, n_jobs, backend="loky", scheduler=None, bar=None, error_pool="observed"
 ) -> Iterator[tuple[int, float, dict, float]]:
     """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
 
@@ -162,7 +162,7 @@ def run_cells(
         bar.workers = n_jobs
     if backend == "loky" and n_jobs == 1:
         for seed, noise in cells:
-            yield cell_task(seed, noise, config)
+            yield cell_task(seed, noise, config, error_pool)
         return
     with contextlib.ExitStack() as stack:
         if backend == "dask":
@@ -176,7 +176,9 @@ def run_cells(
                 parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),))
             )
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        outputs = parallel(delayed(cell_task)(seed, noise, config) for seed, noise in cells)
+        outputs = parallel(
+            delayed(cell_task)(seed, noise, config, error_pool) for seed, noise in cells
+        )
         killed = _import_distributed().KilledWorker if backend == "dask" else BrokenExecutor
         try:
             # not `yield from`: that would pass our close() on to joblib's generator outside the

@@ -48,7 +48,7 @@ is reported and the cell recomputed."""
 CACHE_LOCK = ".gcul-cache.lock"
 """The lock file a sweep keeps in its cache folder (see :func:`simulations.sweep.run_sweep`)."""
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 """Bump when the meaning of a cached row changes (columns, definitions, file format).
 
 2: no ``seconds`` column in a row (the cell's wall time is stored beside it); identity and SHA-256
@@ -56,6 +56,7 @@ checksum in every cell file.
 3: every registry predictor (``lambda_pre_<name>``, ``r1_hat_<name>``), ``r2_hat_attractor``, and
 the certified fit (``lambda_cert``, ``lambda_emp_cert``).
 4: ``lambda_emp_cert_noisy`` (the certified model's λ*_EMP on noisy test labels).
+5: ``error_pool`` in the identity of a cell (what its λ*_PRE's error pool is judged against).
 """
 
 CODE_PACKAGES: tuple[str, ...] = ("simulations", "gcul_theory")
@@ -66,12 +67,23 @@ reusing them."""
 
 _CELL_FORMAT = "gcul-sweep-cell"
 _CELL_KEYS = frozenset(
-    {"format", "cache_version", "key", "code", "config", "seed", "noise", "row", "seconds"}
+    {
+        "format",
+        "cache_version",
+        "key",
+        "code",
+        "config",
+        "seed",
+        "noise",
+        "error_pool",
+        "row",
+        "seconds",
+    }
 )
 
 
 class CellCache:
-    """One JSON file per finished cell, keyed by (seed, σ, config, code version).
+    """One JSON file per finished cell, keyed by (seed, σ, config, error pool, code version).
 
     A file is ``{"sha256": <hex>, "payload": {...}}``. The payload names the cell (``seed``,
     ``noise``, ``config``, ``code`` fingerprint, the cache ``key`` derived from them and the
@@ -82,12 +94,15 @@ class CellCache:
     check on every value still applies.
     """
 
-    def __init__(self, directory: Path, config: SyntheticConfig) -> None:
+    def __init__(
+        self, directory: Path, config: SyntheticConfig, error_pool: str = "observed"
+    ) -> None:
         self.directory = directory
         self.config = dataclasses.asdict(config)
+        self.error_pool = error_pool
         self.flip_per_noise = config.flip_per_noise
         self.code = code_fingerprint()
-        self.key = cache_key(config, self.code)
+        self.key = cache_key(config, self.code, error_pool)
 
     def path(self, seed: int, noise: float) -> Path:
         """Where the file of cell ``(seed, noise)`` goes."""
@@ -152,6 +167,7 @@ class CellCache:
             "config": self.config,
             "seed": seed,
             "noise": noise,
+            "error_pool": self.error_pool,
         }
 
     def store(self, row: dict[str, int | float], seconds: float) -> None:
@@ -245,9 +261,10 @@ def describe_rejected(rejected: list[tuple[Path, str]]) -> str:
     )
 
 
-def cache_key(config: SyntheticConfig, code: str) -> str:
+def cache_key(config: SyntheticConfig, code: str, error_pool: str = "observed") -> str:
     """SHA-256 of what makes the cells of a sweep the same: the cache version, the columns, the
-    protocol ``config``, the ``code`` fingerprint and the NumPy and SciPy versions."""
+    protocol ``config``, the ``code`` fingerprint, the ``error_pool`` reading and the NumPy and
+    SciPy versions."""
     description = {
         "cache_version": CACHE_VERSION,
         "columns": list(ROW_COLUMNS),
@@ -255,6 +272,7 @@ def cache_key(config: SyntheticConfig, code: str) -> str:
         "code": code,
         "numpy": np.__version__,
         "scipy": scipy.__version__,
+        "error_pool": error_pool,
     }
     return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()
 

@@ -48,7 +48,12 @@ import gcul_theory
 from gcul_theory._predictors import critical as _critical
 from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
-from simulations.results import CONTAMINATION_MODELS, check_row, contamination_column
+from simulations.results import (
+    CONTAMINATION_MODELS,
+    check_error_pool,
+    check_row,
+    contamination_column,
+)
 from simulations.synthetic import (
     Dataset,
     SyntheticConfig,
@@ -90,6 +95,7 @@ def run_cell(
     level: int = -1,
     model_factory: Callable[[], Any] | None = None,
     profile: dict[str, float] | None = None,
+    error_pool: str = "observed",
 ) -> dict[str, int | float]:
     """Fit GCUL on one ``(seed, σ)`` dataset and measure predicted, certified and empirical λ*.
 
@@ -115,6 +121,14 @@ def run_cell(
         If given, filled with the wall seconds of two parts of the cell (for benchmarks; the row
         holds no time): ``"gaussian_exact"`` (its r̂1, a quasi-Monte Carlo orthant probability)
         and ``"certified"`` (the second fit and the certificate).
+    error_pool : {"observed", "clean"}, default "observed"
+        The labels the error pool behind every λ*_PRE is judged against (:data:`simulations.results.ERROR_POOLS`):
+        ``"observed"``, the training labels as given (partly flipped), as the paper's Sec.
+        ``subsec:assumptions1`` defines E = {ŷ ≠ y}; or ``"clean"``, the training labels before
+        flipping (E = {ŷ ≠ y_clean}), the reading that reproduces the paper's ``tab:synthetic_gcul``
+        column and which no deployment can use (it needs to know which labels were flipped).
+        Only λ*_PRE, r̂1 and r̂2 change: GCUL is fitted on the observed labels either way, and
+        ``eps_train``, the cluster shares, λ*_EMP and the certified columns are the same.
 
     Returns
     -------
@@ -146,8 +160,9 @@ def run_cell(
     Raises
     ------
     TypeError, ValueError
-        For a bad seed, noise level, config or level (the message names the argument); a
-        ValueError too if a computed value left its documented range (never silently written).
+        For a bad seed, noise level, config, level or error pool (the message names the
+        argument); a ValueError too if a computed value left its documented range (never
+        silently written).
 
     Notes
     -----
@@ -174,8 +189,15 @@ def run_cell(
     level = _check_level(level)
     if profile is not None and not isinstance(profile, dict):
         raise TypeError(f"profile must be a dict or None; got {type(profile).__name__}")
+    error_pool = check_error_pool(error_pool)
     row = compute_row(
-        seed, noise, config, level=level, model_factory=model_factory, profile=profile
+        seed,
+        noise,
+        config,
+        level=level,
+        model_factory=model_factory,
+        profile=profile,
+        error_pool=error_pool,
     )
     return check_row(row, f"cell (seed={seed}, noise={noise!r})")
 
@@ -188,6 +210,7 @@ def compute_row(
     level: int = -1,
     model_factory: Callable[[], Any] | None = None,
     profile: dict[str, float] | None = None,
+    error_pool: str = "observed",
 ) -> dict[str, int | float]:
     """The row of :func:`run_cell` for arguments already checked, itself not checked.
 
@@ -197,7 +220,12 @@ def compute_row(
     """
     with _single_threaded_blas():
         metrics = fit_and_measure(
-            make_dataset(seed, noise, config), model_factory or GCUL, seed, noise, profile
+            make_dataset(seed, noise, config),
+            model_factory or GCUL,
+            seed,
+            noise,
+            profile,
+            error_pool,
         )
     return {
         "seed": seed,
@@ -214,10 +242,12 @@ def fit_and_measure(
     seed: int,
     noise: float,
     profile: dict[str, float] | None = None,
+    error_pool: str = "observed",
 ) -> dict[str, float]:
     """Every measured column of a cell's row (all but ``seed``, ``noise``, ``level``,
     ``flip_prob``): fit ``model_factory()`` on the training split, predict λ* from its error
-    pool, measure λ*_EMP on the test split, and add the certified predictor's columns."""
+    pool (judged against the labels ``error_pool`` names), measure λ*_EMP on the test split, and
+    add the certified predictor's columns."""
     model = model_factory().fit(data.X_train, data.y_train)
 
     # Training split: predicted λ* from the geometry of the phase-1 error pool, for every
@@ -227,7 +257,10 @@ def fit_and_measure(
     y_pred_train = getattr(model, "train_pred_", None)  # GCUL keeps it from its fit
     if y_pred_train is None:
         y_pred_train = model.phase1_.predict(data.X_train)
-    geometry = gcul_theory.estimate_geometry(Z=data.X_train, y=data.y_train, y_pred=y_pred_train)
+    # the error pool of every λ*_PRE: phase 1's predictions judged against the observed labels, or
+    # (error_pool="clean", the paper's reading) against the labels before flipping
+    judged = data.y_train if error_pool == "observed" else data.y_train_clean
+    geometry = gcul_theory.estimate_geometry(Z=data.X_train, y=judged, y_pred=y_pred_train)
     metrics: dict[str, float] = {}
     r2_by_model = {}
     for model_name in CONTAMINATION_MODELS:
@@ -243,14 +276,14 @@ def fit_and_measure(
         lambda_pre = _critical(np.asarray(geometry.eps), np.asarray(r1), np.asarray(r2))
         metrics[entry.column] = float(lambda_pre)
         metrics[f"r1_hat_{entry.name}"] = float(r1)
-    error_pool = np.asarray(model.error_mask_, dtype=bool)
+    train_errors = np.asarray(model.error_mask_, dtype=bool)
     if model.uncertain_cluster_ is None:  # no training error: GCUL has nothing to reject
-        uncertain = np.zeros_like(error_pool)
+        uncertain = np.zeros_like(train_errors)
     else:
         uncertain = np.asarray(model.cluster_labels_) == model.uncertain_cluster_
-    metrics["eps_train"] = share(error_pool, np.ones_like(error_pool))
-    metrics["r1_cluster"] = share(uncertain, error_pool)
-    metrics["r2_cluster"] = share(uncertain, ~error_pool)
+    metrics["eps_train"] = share(train_errors, np.ones_like(train_errors))
+    metrics["r1_cluster"] = share(uncertain, train_errors)
+    metrics["r2_cluster"] = share(uncertain, ~train_errors)
 
     # Test split: what rejecting actually bought.
     base_correct = model.phase1_.predict(data.X_test) == data.y_test

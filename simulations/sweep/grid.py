@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from simulations.outputs import lock_folder, remove_stale_temporaries
-from simulations.results import check_row
+from simulations.results import check_error_pool, check_row
 from simulations.sweep import backends, cache
 from simulations.sweep.cell import DEFAULT_CONFIG
 from simulations.sweep.progress import ProgressBar
@@ -65,6 +65,9 @@ class SweepPlan:
         The protocol.
     cache_dir : Path or None
         The cache folder (created when the plan runs).
+    error_pool : {"observed", "clean"}
+        What the error pool behind λ*_PRE is judged against
+        (:data:`simulations.results.ERROR_POOLS`).
     """
 
     grid: tuple[float, ...]
@@ -75,6 +78,7 @@ class SweepPlan:
     scheduler: str | None
     config: SyntheticConfig
     cache_dir: Path | None
+    error_pool: str = "observed"
 
     @property
     def cells(self) -> list[tuple[int, float]]:
@@ -101,7 +105,7 @@ class SweepPlan:
             store = None
             rejected: list[tuple[Path, str]] = []
             if directory is not None:
-                store = cache.CellCache(directory, self.config)
+                store = cache.CellCache(directory, self.config, self.error_pool)
                 unwritable = cache.unwritable(directory)
                 if unwritable is None:
                     lock = lock_folder(directory, cache.CACHE_LOCK, "a gcul sweep", shared=True)
@@ -129,7 +133,7 @@ class SweepPlan:
                 total=len(cells), done=len(rows), enabled=progress, workers=self.n_jobs
             )
             finished = backends.run_cells(
-                todo, self.config, self.n_jobs, self.backend, self.scheduler, bar
+                todo, self.config, self.n_jobs, self.backend, self.scheduler, bar, self.error_pool
             )
             try:
                 for seed, noise, row, elapsed in finished:
@@ -162,6 +166,7 @@ def plan_sweep(
     config: SyntheticConfig = DEFAULT_CONFIG,
     backend: str = "loky",
     scheduler: str | None = None,
+    error_pool: str = "observed",
 ) -> SweepPlan:
     """Check the arguments of a sweep, once, for the whole grid; nothing is run or created.
 
@@ -192,6 +197,7 @@ def plan_sweep(
     backend, scheduler = backends.check_backend(backend, scheduler)
     if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
         raise TypeError(f"cache_dir must be a path or None; got {cache_dir!r}")
+    error_pool = check_error_pool(error_pool)
     return SweepPlan(
         grid=tuple(grid),
         seeds=tuple(seed_list),
@@ -201,6 +207,7 @@ def plan_sweep(
         scheduler=scheduler,
         config=config,
         cache_dir=None if cache_dir is None else Path(cache_dir),
+        error_pool=error_pool,
     )
 
 
@@ -214,6 +221,7 @@ def run_sweep(
     backend: str = "loky",
     scheduler: str | None = None,
     on_start: Callable[[int, int], object] | None = None,
+    error_pool: str = "observed",
 ) -> SweepRows:
     """Run :func:`~simulations.sweep.cell.run_cell` on every ``(seed, σ)`` of a grid; a row a cell.
 
@@ -266,6 +274,10 @@ def run_sweep(
     on_start : callable, optional
         Called once as ``on_start(n_cached, n_to_compute)`` when the cache has been read, before
         any cell is computed or any worker or cluster is started (e.g. to print what will run).
+    error_pool : {"observed", "clean"}, default "observed"
+        What the error pool behind every λ*_PRE is judged against (see
+        :func:`~simulations.sweep.cell.run_cell`); part of each cached cell's identity, so the
+        two readings never share a cell.
 
     Returns
     -------
@@ -309,7 +321,9 @@ def run_sweep(
     >>> [(t["seed"], t["noise"]) for t in rows.timings][:2]
     [(10, 0.0), (10, 4.0)]
     """
-    plan = plan_sweep(noise_levels, seeds, n_jobs, cache_dir, config, backend, scheduler)
+    plan = plan_sweep(
+        noise_levels, seeds, n_jobs, cache_dir, config, backend, scheduler, error_pool
+    )
     if not isinstance(progress, bool):  # before the notice, as every other argument
         raise TypeError(f"progress must be a bool; got {progress!r}")
     if plan.notice:
