@@ -464,7 +464,9 @@ class _Run:
             out=self.out,
             cache=self.sweep.cache_dir,
             rows=self.rows,
-            violations=report.violation_table(self.rows, lam=self.lam),
+            violations=report.violation_table(
+                self.rows, lam=self.lam, error_pool=self.sweep.error_pool
+            ),
             written=tuple(written),
             elapsed=self.elapsed,
             manifest=self.manifest_data,

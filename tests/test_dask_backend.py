@@ -1,6 +1,6 @@
 """The dask backend of the sweep (issue 9, section 1): same rows, same cache, same results.csv.
 
-The cells run through joblib's dask backend on a ``dask.distributed.LocalCluster`` of 2 worker
+The cells run as tasks of a ``dask.distributed`` client on a ``LocalCluster`` of 2 worker
 processes, either one shared by the module (its scheduler address is passed as ``scheduler``, as
 a user passes a remote one) or one that :func:`run_sweep` starts and closes itself. A cluster takes
 a few seconds to start, so the grids are tiny (the ``TINY`` protocol of test_sweep.py, 2 seeds x 3
@@ -177,6 +177,24 @@ def test_workers_do_not_import_matplotlib_or_the_proofs(tmp_path, cluster) -> No
         ran = client.run(lambda: "simulations.sweep" in sys.modules)
     assert any(ran.values())  # the cells did run on these workers
     assert found == {address: [] for address in found}
+
+
+def test_workers_open_no_client_of_their_own(tmp_path, cluster) -> None:
+    # joblib's dask backend ran every batch under parallel_config(backend="dask"), which opens a
+    # dask Client inside the worker (distributed.get_client). When the cluster closed under a
+    # running cell (SIGTERM), that client could outlive its worker's event loop and print
+    # "Exception ignored in Client.__del__ ... RuntimeError: IOLoop is closed" (a traceback on
+    # the command's stderr: test_sigterm_closes_the_local_cluster failed about 1 run in 25).
+    # The cells are submitted to the cluster directly: a worker never opens a client.
+    run_sweep(
+        [0.0, 4.0], [10], config=TINY, progress=False, backend="dask",
+        scheduler=cluster.scheduler_address,
+    )  # fmt: skip
+    with distributed.Client(cluster, set_as_default=False) as client:
+        clients = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.clients))
+        ran = client.run(lambda: "simulations.sweep" in sys.modules)
+    assert any(ran.values())  # the cells did run on these workers
+    assert [name for name in clients if "worker" in name] == []
 
 
 def test_reproduce_on_a_scheduler_writes_the_loky_bytes(tmp_path, capsys, cluster) -> None:

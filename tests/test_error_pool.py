@@ -88,6 +88,7 @@ def test_the_two_pools_share_no_cache_cell_and_say_which_they_used(tmp_path, com
 
     for run, pool in ((observed, "observed"), (clean, "clean")):
         out = run.written[0].parent
+        assert run.violations.error_pool == pool  # the table the command prints says it too
         manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
         assert manifest["error_pool"] == pool
         assert manifest["error_pool_meaning"] == ERROR_POOL_MEANING[pool]
@@ -139,7 +140,7 @@ def test_clean_figures_carry_the_note_inside_the_figure(tmp_path, monkeypatch):
 def test_the_command_line_passes_the_pool_and_refuses_a_bad_one(tmp_path, capsys):
     argv = ["reproduce", "--out", str(tmp_path / "out"), "--seeds", "10", "--levels", "2"]
     assert main([*argv, "--quiet", "--jobs", "1", "--error-pool", "clean"]) == 0
-    capsys.readouterr()
+    assert CLEAN_CAPTION in capsys.readouterr().out  # the violation table it prints says so
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["error_pool"] == "clean"
 

@@ -1,9 +1,10 @@
 """Where the cells of a sweep run: joblib's loky process pool, or a dask.distributed cluster.
 
-One call site runs every backend (:func:`run_cells`): ``joblib.parallel_config`` chooses it around
-the same ``Parallel(return_as="generator_unordered")``, and the task (:func:`cell_task`) does not
-know which one runs it. Workers started here end with their parent, however it ends; a worker that
-dies raises :class:`SweepError`.
+One generator runs every backend (:func:`run_cells`): loky through joblib's
+``Parallel(return_as="generator_unordered")``, dask by submitting each cell to the cluster's client
+(``Client.map`` and ``as_completed``), and the task (:func:`cell_task`) does not know which one runs
+it. Workers started here end with their parent, however it ends; a worker that dies raises
+:class:`SweepError`.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ __all__ = [
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
 """Where :func:`simulations.sweep.run_sweep` runs its cells: ``"loky"`` (joblib's process pool on
-this machine) or ``"dask"`` (joblib's dask backend on a ``dask.distributed`` cluster; needs the
-``dask`` extra)."""
+this machine) or ``"dask"`` (a ``dask.distributed`` cluster, each cell one task; needs the ``dask``
+extra)."""
 
 SCHEDULER_TIMEOUT = 10.0
 """Seconds to wait for a dask scheduler to answer (connect and handshake), and then for its first
@@ -140,10 +141,11 @@ def run_cells(
 ) -> Iterator[tuple[int, float, dict, float]]:
     """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
 
-    One call site runs every backend: ``joblib.parallel_config`` chooses it around the same
-    ``Parallel(return_as="generator_unordered")``, and :func:`cell_task` does not know which
-    one runs it. With loky and one job the cells run in this process, in order. ``bar`` (a
-    :class:`~simulations.sweep.progress.ProgressBar`) is told how many cells run at once.
+    With loky the cells go through joblib's ``Parallel(return_as="generator_unordered")`` (with
+    one job they run in this process, in order); with dask each cell is one task submitted to
+    the cluster's client, and its result is yielded as it completes. :func:`cell_task` does not
+    know which one runs it. ``bar`` (a :class:`~simulations.sweep.progress.ProgressBar`) is told
+    how many cells run at once.
 
     When the consumer stops early (an exception, KeyboardInterrupt or SIGTERM turned into one),
     the joblib generator is closed at once, which makes loky terminate its worker processes
@@ -153,6 +155,11 @@ def run_cells(
     ends by itself (:func:`_watch_parent`), as a local cluster's workers do (dask's nannies
     watch their parent).
 
+    Not joblib's dask backend: it runs every batch under ``parallel_config(backend="dask")``,
+    which opens a dask client inside the worker; when the cluster closed under a running cell
+    (SIGTERM), that client could outlive its worker's event loop and print a traceback
+    (``Client.__del__``: "IOLoop is closed") on the command's stderr, in about 1 run in 25.
+
     A worker that dies (killed, out of memory) raises :class:`SweepError`.
     """
     if not cells:
@@ -160,48 +167,61 @@ def run_cells(
     n_jobs = min(n_jobs, len(cells))
     if bar is not None:
         bar.workers = n_jobs
-    if backend == "loky" and n_jobs == 1:
+    if backend == "dask":
+        yield from _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool)
+        return
+    if n_jobs == 1:
         for seed, noise in cells:
             yield cell_task(seed, noise, config, error_pool)
         return
-    with contextlib.ExitStack() as stack:
-        if backend == "dask":
-            client = stack.enter_context(_dask_client(n_jobs, scheduler))
-            stack.enter_context(parallel_config(backend="dask", client=client))
-            n_jobs = -1  # every thread of the cluster
-            if bar is not None and scheduler is not None:
-                bar.workers = max(1, sum(client.nthreads().values()))
-        else:
-            stack.enter_context(
-                parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),))
-            )
+    with parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),)):
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
         outputs = parallel(
             delayed(cell_task)(seed, noise, config, error_pool) for seed, noise in cells
         )
-        killed = _import_distributed().KilledWorker if backend == "dask" else BrokenExecutor
         try:
             # not `yield from`: that would pass our close() on to joblib's generator outside the
             # catch_warnings below
             for output in outputs:  # noqa: UP028
                 yield output
-        except (BrokenExecutor, killed) as error:  # a worker process died
-            if isinstance(error, BrokenExecutor):  # loky
-                codes = re.search(r"exit codes of the workers are (\{.*?\})", str(error))
-                what = "a worker process ended unexpectedly" + (
-                    f" (exit codes {codes[1]})" if codes else ""
-                )
-            else:  # dask, after its retries on other workers
-                what = f"dask workers died while running a cell ({first_line(error)})"
-            raise SweepError(
-                f"{what}: killed, or out of memory; the cells finished before are cached and a "
-                "rerun resumes"
-            ) from None
+        except BrokenExecutor as error:  # a worker process died
+            codes = re.search(r"exit codes of the workers are (\{.*?\})", str(error))
+            what = "a worker process ended unexpectedly" + (
+                f" (exit codes {codes[1]})" if codes else ""
+            )
+            raise SweepError(f"{what}: {_WORKER_DIED}") from None
         finally:
             with warnings.catch_warnings():
                 # joblib warns that the cancelled tasks were "not used": that is the point here.
                 warnings.simplefilter("ignore")
                 outputs.close()
+
+
+_WORKER_DIED = "killed, or out of memory; the cells finished before are cached and a rerun resumes"
+
+
+def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool):
+    """:func:`run_cells` on dask: one task per cell on the client of :func:`_dask_client`."""
+    distributed = _import_distributed()
+    with _dask_client(n_jobs, scheduler) as client:
+        if bar is not None and scheduler is not None:
+            bar.workers = max(1, sum(client.nthreads().values()))
+        n_cells = len(cells)
+        futures = client.map(
+            cell_task,
+            [seed for seed, _ in cells],
+            [noise for _, noise in cells],
+            [config] * n_cells,
+            [error_pool] * n_cells,
+            pure=False,  # a key per submission: a rerun computes, never reuses another's result
+        )
+        try:
+            for future in distributed.as_completed(futures, loop=client.loop):
+                yield future.result()
+        except distributed.KilledWorker as error:  # after dask's retries on other workers
+            raise SweepError(
+                f"dask workers died while running a cell ({first_line(error)}): {_WORKER_DIED}"
+            ) from None
 
 
 def _watch_parent(parent: int) -> None:
