@@ -36,15 +36,8 @@ from scipy.special import ndtr
 from scipy.stats import multivariate_normal
 
 import gcul_theory
-from gcul_theory._predictors import (
-    ORTHANT_SEED,
-    _crossable,
-    _hunter_worsley,
-    _orthant,
-    _thresholds,
-    _upper_orthant,
-)
-from gcul_theory._tails import _gaussian_tail
+from gcul_theory._orthant import ORTHANT_SEED, crossable, orthant_probability, upper_orthant
+from gcul_theory._predictors import thresholds
 from simulations.cli import parse_seeds
 from simulations.gcul import GCUL
 from simulations.models import LogisticRegression, _single_threaded_blas
@@ -69,15 +62,15 @@ def grid_geometries(seeds, levels):
 
 
 def old_orthant(h: np.ndarray, rho: np.ndarray) -> float:
-    """main's ``_orthant`` before this change, verbatim but for the constant's name."""
-    keep = _crossable(h)
+    """main's ``_orthant`` before this change, verbatim but for the constant's and helpers' names."""
+    keep = crossable(h)
     h, rho = h[keep], rho[np.ix_(keep, keep)]
     if h.size == 0:
         return 1.0
     if h.size == 1:
         return float(ndtr(h[0]))
     if h.size == 2:
-        return float(1.0 - ndtr(-h[0]) - ndtr(-h[1]) + _upper_orthant(h[0], h[1], rho[0, 1]))
+        return float(1.0 - ndtr(-h[0]) - ndtr(-h[1]) + upper_orthant(h[0], h[1], rho[0, 1]))
     rng = np.random.default_rng(ORTHANT_SEED)
     return float(
         multivariate_normal.cdf(
@@ -90,9 +83,12 @@ def old_gaussian_exact(geometry) -> float:
     """main's r̂1 of "gaussian_exact" for one geometry with an error pool."""
     if not geometry.eps > 0.0:
         return 0.0
-    value = old_orthant(_thresholds(geometry), geometry.corr_mix)
-    p = _gaussian_tail(geometry.D, geometry.sigma_mix)
-    r1 = np.clip(value, _hunter_worsley(geometry), 1.0 - p.max(axis=-1))
+    value = old_orthant(thresholds(geometry), geometry.corr_mix)
+    p = gcul_theory.gaussian_tail(geometry.D, geometry.sigma_mix)
+    # hunter_worsley clipped to [0, 1] (as capture_rate_bound returns it) gives the same result:
+    # the orthant value is >= 0 and the final clip is to [0, 1].
+    hunter_worsley = gcul_theory.capture_rate_bound(geometry, "hunter_worsley")
+    r1 = np.clip(value, hunter_worsley, 1.0 - p.max(axis=-1))
     return float(np.clip(r1, 0.0, 1.0))
 
 
@@ -132,7 +128,7 @@ def main(argv=None) -> None:
     seeds = parse_seeds(args.seeds)
     geometries = grid_geometries(seeds, noise_levels(args.levels))
     n = len(geometries)
-    dims = sorted({int(_crossable(_thresholds(g)).sum()) for g in geometries})
+    dims = sorted({int(crossable(thresholds(g)).sum()) for g in geometries})
     print(f"geometries: {n} (seeds {args.seeds} x {args.levels} levels), orthant dimensions {dims}")
 
     new_gaussian_exact(geometries[0])  # the Sobol' points of each dimension, computed once
@@ -145,8 +141,8 @@ def main(argv=None) -> None:
         start = time.perf_counter()
         together = gcul_theory.capture_rate_bound(grid, "gaussian_exact")
         batch_times.append((time.perf_counter() - start) / n)
-    h = np.stack([_thresholds(g) for g in geometries])
-    _, errors = _orthant(h, np.stack([g.corr_mix for g in geometries]))
+    h = np.stack([thresholds(g) for g in geometries])
+    _, errors = orthant_probability(h, np.stack([g.corr_mix for g in geometries]))
 
     def line(name, times):
         return (

@@ -20,7 +20,7 @@ Usage::
     PYTHONPATH=$PWD python benchmarks/orthant_accuracy.py          # ~15 min on 2 loaded cores
     PYTHONPATH=$PWD python benchmarks/orthant_accuracy.py --quick  # C = 3, 8, 24 only
 
-benchmarks/orthant_accuracy.md records a run; the docstring of gcul_theory._predictors quotes
+benchmarks/orthant_accuracy.md records a run; the docstring of gcul_theory._orthant quotes
 its table.
 """
 
@@ -63,20 +63,20 @@ def draw(rng, C, kind):
 def values_and_errors(geometries, points):
     """capture_rate_bound("gaussian_exact") of each geometry with ``points`` Sobol' points per
     scrambling, and the standard error of the unprojected estimate."""
-    module = gcul_theory._predictors
+    module = gcul_theory._orthant
     saved = module.ORTHANT_POINTS
     module.ORTHANT_POINTS = points
-    module._sobol_points.cache_clear()
+    module.sobol_points.cache_clear()
     try:
         values, errors = [], []
         for g in geometries:
             values.append(float(gcul_theory.capture_rate_bound(g, "gaussian_exact")))
-            h = module._thresholds(g)
-            errors.append(float(module._orthant(h[None], g.corr_mix[None])[1][0]))
+            h = gcul_theory._predictors.thresholds(g)
+            errors.append(float(module.orthant_probability(h[None], g.corr_mix[None])[1][0]))
         return np.array(values), np.array(errors)
     finally:
         module.ORTHANT_POINTS = saved
-        module._sobol_points.cache_clear()
+        module.sobol_points.cache_clear()
 
 
 def main():
@@ -95,7 +95,7 @@ def main():
             count = 20 if C <= 16 else 8
             geometries = [draw(rng, C, kind) for _ in range(count)]
             start = time.perf_counter()
-            value, se = values_and_errors(geometries, gcul_theory._predictors.ORTHANT_POINTS)
+            value, se = values_and_errors(geometries, gcul_theory._orthant.ORTHANT_POINTS)
             reference, reference_se = values_and_errors(geometries, REFERENCE_POINTS)
             error = np.abs(value - reference)
             ratio = np.max(error / np.maximum(se, 1e-12))

@@ -63,7 +63,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 import gcul_theory
-from gcul_theory._selectivity import _selectivity
+from gcul_theory._selectivity import selectivity_unchecked
 from simulations.cli import parse_seeds
 from simulations.gcul import GCUL
 from simulations.models import LogisticRegression, _single_threaded_blas
@@ -345,7 +345,7 @@ def estimate(cell: dict, r: Reading) -> float:
         r1, r2 = min(max(r1, 0.0), 1.0), min(max(r2, 0.0), 1.0)
         if r1 <= r2:
             return 0.0
-    return float(max(0.0, _selectivity(np.asarray(eps), np.asarray(r1), np.asarray(r2))))
+    return float(max(0.0, selectivity_unchecked(np.asarray(eps), np.asarray(r1), np.asarray(r2))))
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 import gcul_theory
-from gcul_theory._predictors import critical
 from simulations.cli import parse_seeds
 from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
@@ -73,7 +72,9 @@ def cell(seed: int, level: int, noise: float, n_boot: int, delta: float) -> dict
         row[f"r2_hat_{FINITE}"] = finite.r2_upper
         row[f"seconds_{FINITE_VORONOI}"] = 0.0  # computed in the same call
         row[f"lambda_pre_{FINITE_VORONOI}"] = float(
-            critical(geometry.eps, np.asarray(finite.r1_lower), np.asarray(finite.r2_upper_voronoi))
+            gcul_theory.critical_lambda_from_rates(
+                geometry.eps, finite.r1_lower, finite.r2_upper_voronoi
+            )
         )
         row[f"r1_hat_{FINITE_VORONOI}"] = finite.r1_lower
         row[f"r2_hat_{FINITE_VORONOI}"] = finite.r2_upper_voronoi

@@ -22,9 +22,12 @@ Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
     MAX_CLASSES           4096, the largest number of classes estimate_geometry accepts
     capture_rate_bound    r̂1 ∈ [0, 1] of a predictor (``method``, a name in METHODS)
     contamination_rate_bound  r̂2 ∈ [0, 1]
-    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)) ∈ [0, 1]; default method "boole" (valid)
+    critical_lambda       λ*_PRE = max(0, S(ε, r̂1, r̂2)) ∈ [0, 1]; method DEFAULT_METHOD
+    critical_lambda_from_rates  the same λ*_PRE from ε, r̂1, r̂2 computed once (same bits)
     structural_existence_confidence  S_exist ∈ [0, 1]
     feasibility_report    λ*_PRE, r̂1, r̂2, per-class table and a verdict, printable as text
+    COLUMN_LEGEND         (name, definition) of every column of the report's per-class table
+    guarantee_phrase      the words a verdict quotes for a predictor's guarantee (by its kind)
 
 Predictors (the registry)
     PREDICTORS            every method: name, kind (paper / bound / model), valid, column, guarantee
@@ -32,7 +35,11 @@ Predictors (the registry)
                           bounds: errata) then "boole", "hunter_worsley" (valid) and
                           "gaussian_exact" (model value)
     predictor             the registry entry of one name
+    DEFAULT_METHOD        "hunter_worsley", the one default of every function with a ``method``
+                          (the tightest valid bound; needs Geometry.corr_mix, which
+                          estimate_geometry fills; refused by name without it)
     finite_sample_lambda  λ*_PRE whose rates hold with probability ≥ 1 - δ over the sample
+    hoeffding_deviation   √(log(1/α)/(2n)), the Hoeffding term finite_sample_lambda uses
 
 Certified predictor (held-out calibration data, beyond the paper)
     certified_lambda           λ*_CERT: largest λ whose (1 - δ) lower bound on U(λ) is positive
@@ -51,6 +58,20 @@ Selective-classification evaluation (``subsec:selective_exp``; scores: higher = 
     selective_risk_upper_bound  (1 - δ) Clopper-Pearson bound on a fixed rule's selective risk
     sgr_threshold         SGRResult: SGR's threshold with a (1 - δ) risk bound below a target
                           (Geifman & El-Yaniv 2017), or a refusal with its reason
+
+Where a change goes (one idea per private module)
+    a predictor            one entry of PREDICTORS and its capture function (_predictors.py),
+                           plus its tests; every table, figure and command iterates over it
+    the orthant probability  _orthant.py (Genz's method; "gaussian_exact")
+    finite_sample_lambda   _finite_sample.py; the unbiased quadratic forms it uses: _moments.py
+    the geometry           Geometry and estimate_geometry: _geometry.py
+    a public bound         _bounds.py; the feasibility report and its wording: _report.py
+    λ*_CERT                _certified.py (betting and asymptotic bounds on U(λ))
+    the utility model      _selectivity.py, _joint_utility.py; the tails: _tails.py
+    selective metrics      _risk_coverage.py, _selective_guarantees.py
+    argument checks        _validation.py (validation happens once, at the public boundary)
+No module imports a private (``_x``) name of another module (tests/test_private_imports.py);
+a helper another module needs has a public name in its own module.
 """
 
 from ._bounds import (
@@ -58,6 +79,7 @@ from ._bounds import (
     capture_rate_bound,
     contamination_rate_bound,
     critical_lambda,
+    critical_lambda_from_rates,
     structural_existence_confidence,
 )
 from ._certified import (
@@ -66,17 +88,11 @@ from ._certified import (
     certified_lambda,
     utility_confidence_bounds,
 )
+from ._finite_sample import FiniteSampleBound, finite_sample_lambda, hoeffding_deviation
 from ._geometry import MAX_CLASSES, Geometry, estimate_geometry
 from ._joint_utility import joint_utility
-from ._predictors import (
-    DEFAULT_METHOD,
-    PREDICTORS,
-    FiniteSampleBound,
-    Predictor,
-    finite_sample_lambda,
-    predictor,
-)
-from ._report import FeasibilityReport, feasibility_report
+from ._predictors import DEFAULT_METHOD, PREDICTORS, Predictor, predictor
+from ._report import COLUMN_LEGEND, FeasibilityReport, feasibility_report, guarantee_phrase
 from ._risk_coverage import (
     RiskCoverageCurve,
     augrc,
@@ -98,6 +114,7 @@ from ._tails import chernoff_tail, gaussian_tail
 __all__ = [
     "ASYMPTOTIC_MIN_COUNT",
     "CERTIFIED_METHODS",
+    "COLUMN_LEGEND",
     "certified_lambda",
     "utility_confidence_bounds",
     "DEFAULT_METHOD",
@@ -113,11 +130,14 @@ __all__ = [
     "clean_error",
     "contamination_rate_bound",
     "critical_lambda",
+    "critical_lambda_from_rates",
     "empirical_lambda",
     "estimate_geometry",
     "feasibility_report",
     "finite_sample_lambda",
     "gaussian_tail",
+    "guarantee_phrase",
+    "hoeffding_deviation",
     "predictor",
     "rejection_rate",
     "selectivity_score",

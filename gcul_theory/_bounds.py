@@ -18,11 +18,13 @@ Theorems ``thm:global_rate_bounds``, ``thm:gcul_effectiveness_sufficient_conditi
   maximum spanning tree);
 * the model value ``"gaussian_exact"`` (the multivariate-normal orthant probability).
 
-The default, ``"boole"``, is valid and needs nothing beyond the per-class geometry
-(:func:`~gcul_theory.feasibility_report`, which always has the correlations, defaults to the
-tighter ``"hunter_worsley"``). On the synthetic sweep (410 cells, λ = 0.15; the benchmark
-``benchmarks/predictor_sweep.py``) neither has a Type-II violation (union: 0, gaussian: 208),
-with Type-I 94 ("boole") and 69 ("hunter_worsley") against the union bound's 62.
+The default, :data:`~gcul_theory.DEFAULT_METHOD` = ``"hunter_worsley"``, is the tightest valid
+bound; it needs ``Geometry.corr_mix``, which :func:`~gcul_theory.estimate_geometry` always fills
+(a Geometry built without it is refused with a ``ValueError`` naming ``corr_mix``, and
+``method="boole"`` needs nothing beyond the per-class geometry). On the synthetic sweep (410
+cells, λ = 0.15; the benchmark ``benchmarks/predictor_sweep.py``) neither has a Type-II
+violation (union: 0, gaussian: 208), with Type-I 94 ("boole") and 69 ("hunter_worsley") against
+the union bound's 62.
 
 References
 ----------
@@ -33,17 +35,19 @@ References
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._geometry import Geometry
 from ._predictors import DEFAULT_METHOD, METHODS, capture, contamination, critical
-from ._tails import _chernoff_tail
-from ._validation import as_output, check_method
+from ._tails import chernoff_tail_unchecked
+from ._validation import as_float_array, as_output, broadcast, check_method
 
 __all__ = [
     "METHODS",
     "capture_rate_bound",
     "contamination_rate_bound",
     "critical_lambda",
+    "critical_lambda_from_rates",
     "structural_existence_confidence",
 ]
 
@@ -56,14 +60,6 @@ def _check_geometry(geometry: object) -> Geometry:
     return geometry
 
 
-def _capture(geometry: Geometry, method: str) -> np.ndarray:
-    return capture(geometry, method)
-
-
-def _contamination(geometry: Geometry, method: str = "gaussian") -> np.ndarray:
-    return contamination(geometry, method)
-
-
 def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> float | np.ndarray:
     r"""Capture rate :math:`\hat r_1` of a predictor: a lower bound on :math:`E[r_1]` if it is valid.
 
@@ -71,9 +67,11 @@ def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> floa
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : str, default "boole"
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
         A name in :data:`METHODS` (the registry :data:`~gcul_theory.PREDICTORS` says which are
-        valid). "hunter_worsley" and "gaussian_exact" need ``geometry.corr_mix``.
+        valid). "hunter_worsley" and "gaussian_exact" need ``geometry.corr_mix``: without it
+        they raise ``ValueError`` (use ``method="boole"``, the valid bound that needs no
+        correlations).
 
     Returns
     -------
@@ -120,12 +118,24 @@ def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> floa
     True
     >>> bool(capture_rate_bound(g, "union") < capture_rate_bound(g, "chernoff"))
     True
-    >>> capture_rate_bound(g) == 1 - 2 * gaussian_tail(4.0, 1.0)  # "boole"
+    >>> capture_rate_bound(g, "boole") == 1 - 2 * gaussian_tail(4.0, 1.0)
+    True
+    >>> capture_rate_bound(g)  # the default, "hunter_worsley", needs corr_mix
+    Traceback (most recent call last):
+    ...
+    ValueError: method "hunter_worsley" needs the correlations of the error pool's projections, ...
+
+    With orthogonal class directions and an isotropic pool the two projections are
+    independent, and "hunter_worsley" is exact for two classes: :math:`(1 - p)^2`.
+
+    >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0],
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0], corr_mix=[[1, 0], [0, 1]])
+    >>> bool(abs(capture_rate_bound(g) - (1 - gaussian_tail(4.0, 1.0)) ** 2) < 1e-15)
     True
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
-    return as_output(_capture(geometry, method))
+    return as_output(capture(geometry, method))
 
 
 def contamination_rate_bound(
@@ -137,9 +147,9 @@ def contamination_rate_bound(
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : str, default "boole"
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
         A name in :data:`METHODS`. The paper's three use the paper's :math:`\hat r_2`; the others
-        add the attractor's chance-correct samples (below).
+        add the attractor's chance-correct samples (below). It needs no ``corr_mix``.
 
     Returns
     -------
@@ -183,7 +193,7 @@ def contamination_rate_bound(
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
-    return as_output(_contamination(geometry, method))
+    return as_output(contamination(geometry, method))
 
 
 def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float | np.ndarray:
@@ -195,11 +205,12 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
     ----------
     geometry : Geometry
         Error-pool geometry, e.g. from :func:`estimate_geometry`.
-    method : str, default "boole"
-        The predictor (see :func:`capture_rate_bound`). The default, "boole", is the valid
-        predictor that needs no more than the per-class geometry; "hunter_worsley" is tighter
-        and needs ``geometry.corr_mix``; the paper's printed bounds ("gaussian", "union",
-        "chernoff") are not valid lower bounds and are kept to reproduce the paper.
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
+        The predictor (see :func:`capture_rate_bound`). The default, "hunter_worsley", is the
+        tightest valid bound and needs ``geometry.corr_mix`` (which :func:`estimate_geometry`
+        fills; without it, ``ValueError``); "boole" is the valid bound that needs no more than
+        the per-class geometry; the paper's printed bounds ("gaussian", "union", "chernoff")
+        are not valid lower bounds and are kept to reproduce the paper.
 
     Returns
     -------
@@ -212,9 +223,10 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
     :math:`S(r_1, r_2) \ge S(\hat r_1, \hat r_2) = \lambda^*` when :math:`r_1 \ge \hat r_1` and
     :math:`r_2 \le \hat r_2`, so :math:`\lambda^* > \lambda` is sufficient for
     :math:`U(\lambda) > 0` (for the expected rates, and only for a valid ``method``; see
-    :func:`~gcul_theory.finite_sample_lambda` for one finite sample). Defined values: 0 when :math:`\hat r_2 \ge \hat r_1` (no selectivity
-    is certified; the score would be :math:`\le 0`), and 0 when :math:`\varepsilon \in \{0, 1\}`
-    (no errors to reject, or no correct sample to keep).
+    :func:`~gcul_theory.finite_sample_lambda` for one finite sample). Defined values: 0 when
+    :math:`\hat r_2 \ge \hat r_1` (no selectivity is certified; the score would be
+    :math:`\le 0`), and 0 when :math:`\varepsilon \in \{0, 1\}` (no errors to reject, or no
+    correct sample to keep). :func:`critical_lambda_from_rates` does this last step alone.
 
     References
     ----------
@@ -223,27 +235,98 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
 
     Examples
     --------
-    Well separated classes: the paper's bounds are nearly perfect and :math:`\lambda^*` is near
-    1; the valid default also charges the attractor's chance-correct samples
-    (:math:`\hat r_2 = (0.1/(C-1))/0.9`).
+    Well separated classes (orthogonal directions, isotropic pool: ``corr_mix`` the identity):
+    the paper's bounds are nearly perfect and :math:`\lambda^*` is near 1; the valid default
+    also charges the attractor's chance-correct samples (:math:`\hat r_2 = (0.1/(C-1))/0.9`).
 
     >>> from gcul_theory import Geometry, critical_lambda, selectivity_score
     >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[20.0, 20.0],
-    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0], corr_mix=[[1, 0], [0, 1]])
     >>> round(critical_lambda(g, "union"), 6)
     1.0
     >>> bool(abs(critical_lambda(g) - selectivity_score(0.1, 1.0, 0.1 / 0.9)) < 1e-12)
     True
     >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[1.0, 1.0],
-    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
-    >>> critical_lambda(g)
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0], corr_mix=[[1, 0], [0, 1]])
+    >>> critical_lambda(g, "boole")
     0.0
+    >>> round(critical_lambda(g), 4)  # the default also counts errors lost across both boundaries
+    0.0088
     """
     geometry = _check_geometry(geometry)
     method = check_method(method, METHODS)
-    r1 = _capture(geometry, method)
-    r2 = _contamination(geometry, method)
+    r1 = capture(geometry, method)
+    r2 = contamination(geometry, method)
     return as_output(critical(geometry.eps, r1, r2))
+
+
+def critical_lambda_from_rates(
+    eps: ArrayLike, r1_hat: ArrayLike, r2_hat: ArrayLike
+) -> float | np.ndarray:
+    r"""Critical cost :math:`\lambda^*_{PRE}` from given rates :math:`\varepsilon, \hat r_1, \hat r_2`.
+
+    What :func:`critical_lambda` does after it has computed :math:`\hat r_1` and
+    :math:`\hat r_2`: for a caller that computes the rates once (e.g. one :math:`\hat r_2`
+    shared by several predictors, or an expensive "gaussian_exact" :math:`\hat r_1`) and
+    combines them, with the same result to the bit.
+
+    Parameters
+    ----------
+    eps : array_like
+        Base error :math:`\varepsilon \in [0, 1]`.
+    r1_hat : array_like
+        Capture rate :math:`\hat r_1 \in [0, 1]` (e.g. :func:`capture_rate_bound`).
+    r2_hat : array_like
+        Contamination rate :math:`\hat r_2 \in [0, 1]` (e.g. :func:`contamination_rate_bound`).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\lambda^*_{PRE} \in [0, 1]`, broadcast over the inputs.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For arguments that are not real numbers, are NaN or infinite, lie outside [0, 1], or do
+        not broadcast; the message names the argument.
+
+    Notes
+    -----
+    Theorem ``thm:gcul_effectiveness_sufficient_condition`` of [1]_ with Eq.
+    (``eq:selectivity_score``):
+
+    .. math::
+
+        \lambda^*_{PRE} = \max\left(0, \frac{\varepsilon(1-\varepsilon)(\hat r_1 - \hat r_2)}
+        {\rho(1-\rho)}\right), \qquad \rho = \varepsilon\hat r_1 + (1-\varepsilon)\hat r_2 .
+
+    Defined values, as :func:`critical_lambda`: 0 when :math:`\hat r_2 \ge \hat r_1` (no
+    selectivity is certified) and 0 when :math:`\varepsilon \in \{0, 1\}`. Unlike
+    :func:`selectivity_score`, :math:`\hat r_2 > \hat r_1` is not an error: a pessimistic
+    contamination bound may exceed the capture bound.
+
+    References
+    ----------
+    .. [1] The GCUL paper, "Ambiguity identification in text emotion classification via
+       cluster-guided learning".
+
+    Examples
+    --------
+    >>> from gcul_theory import (Geometry, capture_rate_bound, contamination_rate_bound,
+    ...                          critical_lambda, critical_lambda_from_rates)
+    >>> g = Geometry(eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0],
+    ...              sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0])
+    >>> r1, r2 = capture_rate_bound(g, "union"), contamination_rate_bound(g, "union")
+    >>> critical_lambda_from_rates(0.1, r1, r2) == critical_lambda(g, "union")
+    True
+    >>> critical_lambda_from_rates(0.1, 0.2, 0.3)  # r2_hat > r1_hat: nothing certified
+    0.0
+    """
+    eps_a = as_float_array(eps, "eps", lower=0.0, upper=1.0)
+    r1_a = as_float_array(r1_hat, "r1_hat", lower=0.0, upper=1.0)
+    r2_a = as_float_array(r2_hat, "r2_hat", lower=0.0, upper=1.0)
+    eps_a, r1_a, r2_a = broadcast(eps_a, r1_a, r2_a, names=("eps", "r1_hat", "r2_hat"))
+    return as_output(critical(eps_a, r1_a, r2_a))
 
 
 def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
@@ -286,7 +369,8 @@ def structural_existence_confidence(geometry: Geometry) -> float | np.ndarray:
     True
     """
     geometry = _check_geometry(geometry)
-    outliers = (geometry.weights * _chernoff_tail(geometry.D, geometry.sigma_mix)).sum(axis=-1)
+    tails = chernoff_tail_unchecked(geometry.D, geometry.sigma_mix)
+    outliers = (geometry.weights * tails).sum(axis=-1)
     # Exactly, the weights sum to 1 and each tail is in [0, 1], so 1 - outliers is in [0, 1];
     # the weights' sum may exceed 1 by the rounding Geometry tolerates, and the clip undoes it.
     return as_output(np.where(geometry.eps > 0.0, np.clip(1.0 - outliers, 0.0, 1.0), 1.0))

@@ -22,6 +22,7 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,16 @@ def _indicator(value: Any, name: str) -> np.ndarray:
     return array.astype(bool)
 
 
-def _check_indicators(base_wrong, selective_wrong, rejected):
+def check_indicators(
+    base_wrong: ArrayLike, selective_wrong: ArrayLike, rejected: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three per-sample indicators as boolean arrays, validated as the public functions do.
+
+    Raises ``TypeError``/``ValueError`` (naming the argument) for arrays that are not 1-D
+    booleans or 0/1 of one common non-zero length, or for ``selective_wrong`` true on a rejected
+    sample. Used by :func:`utility_confidence_bounds`, :func:`certified_lambda` and the
+    cross-fitted certificate.
+    """
     bw = _indicator(base_wrong, "base_wrong")
     aw = _indicator(selective_wrong, "selective_wrong")
     rej = _indicator(rejected, "rejected")
@@ -94,11 +104,13 @@ def _check_indicators(base_wrong, selective_wrong, rejected):
     return bw, aw, rej
 
 
-def _check_delta(delta: Any) -> float:
+def check_delta(delta: Any) -> float:
+    """``delta`` as a float in (0, 1), or ``TypeError``/``ValueError`` naming ``delta``."""
     return as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
 
 
-def _check_lam(lam: Any) -> float:
+def check_lam(lam: Any) -> float:
+    """``lam`` as a float in [0, 1), or ``TypeError``/``ValueError`` naming ``lam``."""
     return as_float_scalar(lam, "lam", lower=0.0, upper=1.0, upper_open=True)
 
 
@@ -286,24 +298,96 @@ class _AsymptoticParts:
         return -(u_hat + half) if self.upper else u_hat - half
 
 
-def _parts(bw, aw, rej, delta, method, upper):
+def bound_parts(
+    bw: np.ndarray, aw: np.ndarray, rej: np.ndarray, delta: float, method: str, upper: bool
+) -> _BettingParts | _AsymptoticParts:
+    """The one-sided bound of ``method`` on U(λ) with everything that does not depend on λ done.
+
+    For validated inputs (:func:`check_indicators`, :func:`check_delta`, a name in
+    :data:`CERTIFIED_METHODS`). The result has ``degenerate`` (True when nothing, or
+    everything, is rejected: then only the trivial bounds hold and ``lower`` must not be called)
+    and ``lower(lam)``: the (1 - δ) lower bound on U(λ), or, with ``upper=True``, minus the
+    (1 - δ) upper bound; unclipped (:class:`UtilityBounds` clips), concave and non-increasing
+    in λ for ``upper=False``.
+    """
     cls = _BettingParts if method == "betting" else _AsymptoticParts
     return cls(bw, aw, rej, delta, upper)
 
 
-def _trivial_bounds(lam: float) -> tuple[float, float]:
+def trivial_bounds(lam: float) -> tuple[float, float]:
+    """``(-1 - lam, 1)``: the bounds on U(λ) that hold for every law."""
     # -1 - λ <= -ε_sel - λρ <= U(λ) <= ε <= 1 for any law.
     return -1.0 - lam, 1.0
 
 
-def _clip_to_trivial(lower: float, upper: float, lam: float) -> tuple[float, float]:
+def clip_to_trivial(lower: float, upper: float, lam: float) -> tuple[float, float]:
     """Both bounds moved into the trivial range [-1 - λ, 1] that holds U(λ) for every law.
 
     Clipping a valid lower (upper) bound into a range that always holds U(λ) keeps it valid and
     can only tighten it; small calibration sets otherwise give bounds as wide as [-4, 4].
     """
-    least, most = _trivial_bounds(lam)
+    least, most = trivial_bounds(lam)
     return min(max(lower, least), most), min(max(upper, least), most)
+
+
+class UtilityBounds:
+    """One-sided (1 - δ) lower and upper bounds on U(λ) of one calibration set, at any λ.
+
+    What :func:`utility_confidence_bounds` computes, with the work that does not depend on λ
+    done once: for a caller that evaluates the bounds at many λ (a bisection, the folds of a
+    cross-fitted certificate). Inputs are validated (:func:`check_indicators`,
+    :func:`check_delta`, a name in :data:`CERTIFIED_METHODS`); the method's minimum counts
+    (``"asymptotic"``) are the caller's to check.
+
+    Both bounds are clipped to the trivial range ``[-1 - lam, 1]``, which holds U(λ) for every
+    law (so a clipped bound stays valid); clipping keeps ``lower`` non-increasing in λ and does
+    not move the set of λ where it is positive. With nothing, or everything, rejected
+    (``degenerate``) they are the trivial bounds.
+    """
+
+    def __init__(
+        self, bw: np.ndarray, aw: np.ndarray, rej: np.ndarray, delta: float, method: str = "betting"
+    ):
+        self._low = bound_parts(bw, aw, rej, delta, method, upper=False)
+        self.degenerate = self._low.degenerate
+        self._high = None if self.degenerate else bound_parts(bw, aw, rej, delta, method, True)
+
+    def bounds(self, lam: float) -> tuple[float, float]:
+        """``(lower, upper)`` at ``lam``: each holds with probability at least 1 - δ."""
+        if self._high is None:
+            return trivial_bounds(lam)
+        return clip_to_trivial(float(self._low.lower(lam)), float(-self._high.lower(lam)), lam)
+
+    def lower(self, lam: float) -> float:
+        """The (1 - δ) lower bound on U(lam)."""
+        return self.bounds(lam)[0]
+
+    def upper(self, lam: float) -> float:
+        """The (1 - δ) upper bound on U(lam)."""
+        return self.bounds(lam)[1]
+
+
+def last_positive(lower: Callable[[float], float]) -> float:
+    """``sup{lam in [0, 1): lower > 0 on [0, lam]}`` for a non-increasing ``lower``.
+
+    0 when ``lower(0) <= 0``, 1 when ``lower(1) > 0``; otherwise ``_BISECTION_STEPS`` halvings
+    of [0, 1] keeping ``lower(lo) > 0 >= lower(hi)``, stopped early (same result) once ``lo``
+    and ``hi`` are adjacent floats. :func:`certified_lambda` is this of its lower bound.
+    """
+    if not lower(0.0) > 0.0:
+        return 0.0
+    if lower(1.0) > 0.0:
+        return 1.0
+    lo, hi = 0.0, 1.0  # lower(lo) > 0 >= lower(hi); non-increasing, so positive on [0, lo]
+    for _ in range(_BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):  # adjacent floats: every further step repeats this one
+            break
+        if lower(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 # --------------------------------------------------------------------------------------------
@@ -419,17 +503,13 @@ def utility_confidence_bounds(
     >>> bool(lower < 0.06 < upper), bool(lower > 0)
     (True, True)
     """
-    bw, aw, rej = _check_indicators(base_wrong, selective_wrong, rejected)
-    lam = _check_lam(lam)
-    delta = _check_delta(delta)
+    bw, aw, rej = check_indicators(base_wrong, selective_wrong, rejected)
+    lam = check_lam(lam)
+    delta = check_delta(delta)
     method = _check_method(method)
     if method == "asymptotic":
         _check_asymptotic_counts(rej)
-    low_parts = _parts(bw, aw, rej, delta, method, upper=False)
-    if low_parts.degenerate:
-        return _trivial_bounds(lam)
-    high_parts = _parts(bw, aw, rej, delta, method, upper=True)
-    return _clip_to_trivial(float(low_parts.lower(lam)), float(-high_parts.lower(lam)), lam)
+    return UtilityBounds(bw, aw, rej, delta, method).bounds(lam)
 
 
 def certified_lambda(
@@ -491,26 +571,21 @@ def certified_lambda(
     >>> certified_lambda(base_wrong, selective_wrong, np.zeros(2000, bool) & rejected)
     0.0
     """
-    bw, aw, rej = _check_indicators(base_wrong, selective_wrong, rejected)
-    delta = _check_delta(delta)
+    bw, aw, rej = check_indicators(base_wrong, selective_wrong, rejected)
+    delta = check_delta(delta)
     method = _check_method(method)
     if method == "asymptotic":
         _check_asymptotic_counts(rej)
-    parts = _parts(bw, aw, rej, delta, method, upper=False)
+    parts = bound_parts(bw, aw, rej, delta, method, upper=False)
     if parts.degenerate:
         return 0.0
-    at_zero = float(parts.lower(0.0))
-    if not at_zero > 0.0:
-        return 0.0
-    if float(parts.lower(1.0)) > 0.0:
-        return 1.0
-    lo, hi = 0.0, 1.0  # lower(lo) > 0 >= lower(hi); concave, so positive on [0, root)
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):  # adjacent floats: every further step repeats this one
-            break
-        if float(parts.lower(mid)) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    # L is concave: where L(0) > 0 it is positive on an interval [0, root), whose end
+    # last_positive finds.
+    return last_positive(lambda lam: float(parts.lower(lam)))
+
+
+# The names simulations/gcul.py imports until the cross-fit moves into gcul_theory/_cross_fit.py
+# (the final step of the refactor removes them).
+_check_delta = check_delta
+_check_lam = check_lam
+_parts = bound_parts

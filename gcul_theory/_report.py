@@ -12,16 +12,10 @@ from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
 
-from ._bounds import (
-    METHODS,
-    _capture,
-    _contamination,
-    critical_lambda,
-    structural_existence_confidence,
-)
+from ._bounds import METHODS, critical_lambda, structural_existence_confidence
 from ._geometry import Geometry, estimate_geometry
-from ._predictors import Predictor, predictor, unsupported
-from ._tails import _chernoff_tail, _gaussian_tail
+from ._predictors import DEFAULT_METHOD, Predictor, capture, contamination, predictor, unsupported
+from ._tails import chernoff_tail_unchecked, gaussian_tail_unchecked
 from ._validation import as_float_array, check_method
 
 __all__ = ["COLUMN_LEGEND", "FeasibilityReport", "feasibility_report", "guarantee_phrase"]
@@ -74,15 +68,35 @@ COLUMN_LEGEND: tuple[tuple[str, str], ...] = (
 def guarantee_phrase(method: str | Predictor) -> str:
     """The few words a verdict quotes for a predictor's guarantee, from its registry ``kind``.
 
+    :func:`feasibility_report` names the verdict's predictor with them, and
+    :meth:`FeasibilityReport.format` explains its ``kind`` column with them.
+
+    Parameters
+    ----------
+    method : str or Predictor
+        A name in :data:`METHODS`, or a registry entry of :data:`~gcul_theory.PREDICTORS`.
+
+    Returns
+    -------
+    str
+        For ``kind`` "bound": "valid in expectation under the paper's Gaussian model"; "paper":
+        "the paper's printed bound, NOT a valid lower bound"; "model": "a model value under the
+        paper's Gaussian model, not a bound".
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``method`` that is neither a Predictor nor a name in :data:`METHODS`.
+
     Examples
     --------
-    >>> from gcul_theory._report import guarantee_phrase
+    >>> from gcul_theory import guarantee_phrase
     >>> guarantee_phrase("hunter_worsley")
     "valid in expectation under the paper's Gaussian model"
     >>> guarantee_phrase("union")
     "the paper's printed bound, NOT a valid lower bound"
     """
-    entry = method if isinstance(method, Predictor) else predictor(method)
+    entry = method if isinstance(method, Predictor) else predictor(check_method(method, METHODS))
     return _PHRASES[entry.kind]
 
 
@@ -206,7 +220,7 @@ def feasibility_report(
     y: ArrayLike,
     y_pred: ArrayLike,
     lam: float = 0.15,
-    method: str = "hunter_worsley",
+    method: str = DEFAULT_METHOD,
     n_classes: int | None = None,
 ) -> FeasibilityReport:
     r"""Predict, before running GCUL, whether rejecting at cost ``lam`` will pay off.
@@ -221,7 +235,7 @@ def feasibility_report(
         Phase-1 predictions in ``0..C-1``.
     lam : float, default 0.15
         Relative rejection cost :math:`\lambda \in [0, 1)`, a scalar.
-    method : str, default "hunter_worsley"
+    method : str, default DEFAULT_METHOD ("hunter_worsley")
         The predictor the verdict uses (a name in :data:`METHODS`); all are reported. The
         default is the tightest valid bound: this function estimates the geometry itself, so the
         correlations it needs are always there (on the synthetic sweep, 410 cells at
@@ -287,13 +301,13 @@ def feasibility_report(
         raise ValueError(skipped[method])
     computed = [name for name in METHODS if skipped[name] is None]
     lambda_pre = {name: float(critical_lambda(geometry, name)) for name in computed}
-    r1_hat = {name: float(_capture(geometry, name)) for name in computed}
-    r2_hat_by_method = {name: float(_contamination(geometry, name)) for name in computed}
+    r1_hat = {name: float(capture(geometry, name)) for name in computed}
+    r2_hat_by_method = {name: float(contamination(geometry, name)) for name in computed}
     r2_hat = r2_hat_by_method[method]
     s_exist = float(structural_existence_confidence(geometry))
-    p_loss = _gaussian_tail(geometry.D, geometry.sigma_mix)
-    eta = _chernoff_tail(geometry.D, geometry.sigma_mix)
-    q_contam = _gaussian_tail(geometry.D, geometry.sigma_c)
+    p_loss = gaussian_tail_unchecked(geometry.D, geometry.sigma_mix)
+    eta = chernoff_tail_unchecked(geometry.D, geometry.sigma_mix)
+    q_contam = gaussian_tail_unchecked(geometry.D, geometry.sigma_c)
     per_class = [
         {
             "class": float(c),

@@ -105,9 +105,10 @@ def _error_reduction(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndar
     return out
 
 
-def _selectivity(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
-    r"""S for r2 <= r1, as :math:`\frac{\varepsilon (r_1-r_2)}{\rho}\cdot\frac{1-\varepsilon}{1-\rho}`.
+def selectivity_unchecked(eps: np.ndarray, r1: np.ndarray, r2: np.ndarray) -> np.ndarray:
+    r""":func:`selectivity_score` without validation, for float arrays in [0, 1] with r2 <= r1.
 
+    Computed as :math:`\frac{\varepsilon (r_1-r_2)}{\rho}\cdot\frac{1-\varepsilon}{1-\rho}`.
     The first factor is formed from mantissas and exponents (``np.frexp``), so that subnormal
     inputs do not underflow it.
     """
@@ -342,7 +343,7 @@ def selectivity_score(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | n
             "selectivity_score requires r2 <= r1 (Theorem thm:monotonicity); got "
             f"r1={r1_a[tuple(index)]!r}, r2={r2_a[tuple(index)]!r}"
         )
-    return as_output(_selectivity(eps_a, r1_a, r2_a))
+    return as_output(selectivity_unchecked(eps_a, r1_a, r2_a))
 
 
 def empirical_lambda(

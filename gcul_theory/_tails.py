@@ -77,7 +77,12 @@ def _half_squared_ratio(
     return a, main, correction
 
 
-def _gaussian_tail(D: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+def gaussian_tail_unchecked(D: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """:func:`gaussian_tail` without validation, for float arrays D >= 0 and sigma >= 0 (no NaN).
+
+    The modules of ``gcul_theory`` that have validated their inputs call this; same values,
+    same edge cases, an array (never a Python float) out.
+    """
     # x = D / (2√2 σ); σ = 0 with D > 0 is a point mass inside the boundary (x = ∞, tail 0);
     # D = 0 puts the boundary through the centre (x = 0, tail ½) whatever σ is.
     D, sigma = np.broadcast_arrays(D, sigma)
@@ -90,7 +95,12 @@ def _gaussian_tail(D: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     return np.where(D == 0.0, 0.5, tail)
 
 
-def _chernoff_tail(D: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+def chernoff_tail_unchecked(D: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """:func:`chernoff_tail` without validation, for float arrays D >= 0 and sigma >= 0 (no NaN).
+
+    The modules of ``gcul_theory`` that have validated their inputs call this; same values,
+    same edge cases, an array (never a Python float) out.
+    """
     D, sigma = np.broadcast_arrays(D, sigma)
     _, main, correction = _half_squared_ratio(D, sigma)
     with np.errstate(over="ignore", under="ignore"):
@@ -145,16 +155,19 @@ def gaussian_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
     Examples
     --------
     At :math:`D = 2\sigma` the midpoint is one standard deviation away: :math:`\Phi(-1)`.
+    Both sides are as accurate as SciPy's error functions (1e-13 relative, the Faddeeva
+    package's documented 13 significant digits) plus a few roundings, so they agree to
+    :math:`2 \cdot 10^{-13} + 16u < 3 \cdot 10^{-13}` relative:
 
     >>> from scipy.stats import norm
     >>> from gcul_theory import gaussian_tail
-    >>> bool(abs(gaussian_tail(2.0, 1.0) - norm.sf(1.0)) < 1e-16)
+    >>> bool(abs(gaussian_tail(2.0, 1.0) - norm.sf(1.0)) <= 3e-13 * norm.sf(1.0))
     True
     >>> gaussian_tail(0.0, 3.0)
     0.5
     """
     D_a, sigma_a = _validate(D, sigma)
-    return as_output(_gaussian_tail(D_a, sigma_a))
+    return as_output(gaussian_tail_unchecked(D_a, sigma_a))
 
 
 def chernoff_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
@@ -198,4 +211,4 @@ def chernoff_tail(D: ArrayLike, sigma: ArrayLike) -> float | np.ndarray:
     True
     """
     D_a, sigma_a = _validate(D, sigma)
-    return as_output(_chernoff_tail(D_a, sigma_a))
+    return as_output(chernoff_tail_unchecked(D_a, sigma_a))

@@ -46,26 +46,53 @@ rigorous_capture_bound_expr
     Theorem ``thm:r1_rigorous``.
 structural_existence_bound_expr
     Corollary ``cor:attractor_properties``.
+
+Layout (where a change goes)
+----------------------------
+``_expressions.py``
+    every symbolic expression above (one pure function per formula): the bottom layer.
+``_lemmas.py``
+    tools several claims share (an erf identity test, exp(-x^2) >= erfc(x), exact binomial
+    tails, the nearest-centre assignment of the Monte Carlo checks), also at the bottom.
+``_symbolic.py``, ``_result.py``, ``_trace.py``
+    identity tests and counterexample search, the claim decorator and verdicts, ``--claim``'s
+    step recording.
+one module per claim family (``_utility.py``, ``_criterion.py``, ..., ``_numeric.py``)
+    the claims; each imports only the bottom layer, never another claim module, so there is no
+    import circle (``tests/test_import_graph.py``). A new claim goes into its family's module
+    (or a new one) and into ``_runner.CHECKS`` in paper order.
+``_runner.py``
+    runs the claims in paper order and formats the report; the CLI.
 """
 
-from ._chernoff import chernoff_exponent, chernoff_tail_expr
-from ._corollary import structural_existence_bound_expr
-from ._criterion import (
+from ._expressions import (
+    boole_capture_bound_expr,
+    capture_rate_bound_expr,
+    chernoff_exponent,
+    chernoff_tail_expr,
+    clean_error_expr,
+    clip_unit,
+    contamination_rate_bound_expr,
     criterion_margins,
+    critical_lambda_expr,
+    gaussian_tail_expr,
+    independent_capture_expr,
+    joint_utility_expr,
+    normal_density,
+    normal_interval_probability,
+    projection,
+    rejection_rate_expr,
+    rigorous_capture_bound_expr,
     selectivity_closed_form,
     selectivity_denominator,
     selectivity_expr,
+    selectivity_gradient,
+    structural_existence_bound_expr,
+    utility_expr,
+    voronoi_margin,
 )
-from ._monotonicity import selectivity_gradient
-from ._rate_bounds import (
-    boole_capture_bound_expr,
-    capture_rate_bound_expr,
-    contamination_rate_bound_expr,
-    independent_capture_expr,
-    nearest_centre_capture,
-)
+from ._lemmas import nearest_centre_capture
 from ._result import ClaimResult
-from ._rigorous import rigorous_capture_bound_expr
 from ._runner import (
     claim_ids,
     format_derivation,
@@ -78,10 +105,6 @@ from ._runner import (
     run_one,
     summary_line,
 )
-from ._sufficient import clip_unit, critical_lambda_expr
-from ._tails import gaussian_tail_expr, normal_density, normal_interval_probability
-from ._utility import clean_error_expr, joint_utility_expr, rejection_rate_expr, utility_expr
-from ._voronoi import projection, voronoi_margin
 
 __all__ = [
     "ClaimResult",

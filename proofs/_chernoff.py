@@ -16,38 +16,17 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from ._result import Finding, Outcome, claim, decide, require
-from ._symbolic import all_hold, identity_test, is_identity, show, sympify_all
+from ._expressions import (
+    chernoff_exponent,
+    chernoff_tail_expr,
+)
+from ._lemmas import (
+    erfc_below_gaussian_certificate,
+)
+from ._result import Finding, claim, decide, require
+from ._symbolic import all_hold, identity_test, is_identity, show
 
-__all__ = ["chernoff_exponent", "chernoff_tail_expr", "erfc_below_gaussian_certificate", "CLAIMS"]
-
-
-def chernoff_exponent(t: sp.Expr, D: sp.Expr, sigma: sp.Expr) -> sp.Expr:
-    r"""Exponent :math:`-tD/2 + t^2\sigma^2/2` of the Chernoff bound for :math:`P(Z > D/2)`.
-
-    Sources: appendix ``app:proof_chernoff`` (with the paper's :math:`\lambda` renamed :math:`t`).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> chernoff_exponent(sp.Integer(1), sp.Integer(4), sp.Integer(1))
-    -3/2
-    """
-    t, D, sigma = sympify_all(t, D, sigma)
-    return -t * D / 2 + t**2 * sigma**2 / 2
-
-
-def chernoff_tail_expr(D: sp.Expr, sigma: sp.Expr) -> sp.Expr:
-    r"""The optimised bound :math:`\exp(-D^2/(8\sigma^2))` of Eq. (``eq:chernoff_outlier``).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> chernoff_tail_expr(sp.Integer(4), sp.Integer(1))
-    exp(-2)
-    """
-    D, sigma = sympify_all(D, sigma)
-    return sp.exp(-(D**2) / (8 * sigma**2))
+__all__ = ["CLAIMS"]
 
 
 @claim(
@@ -93,33 +72,6 @@ def check_optimal_parameter() -> Finding:
             "hypothesis with equality. Remark (not an erratum): the proof names the Chernoff "
             "parameter lambda, the same letter as the rejection cost lambda = eta2/eta1."
         ),
-    )
-
-
-def erfc_below_gaussian_certificate() -> Outcome:
-    r"""Certify :math:`e^{-x^2} \ge \operatorname{erfc}(x)` for every :math:`x \ge 0`.
-
-    :math:`g(x) = e^{-x^2} - \operatorname{erfc}(x)` has :math:`g(0) = 0`, :math:`g(\infty) = 0`
-    and :math:`g'(x) = 2e^{-x^2}(1/\sqrt\pi - x)`: a positive factor times a linear one, so
-    :math:`g` rises on :math:`[0, 1/\sqrt\pi]` and falls to its limit 0 after; hence
-    :math:`g \ge 0`. Each fact is computed (``diff``/``factor``, ``subs``, ``limit``).
-    """
-    x = sp.Symbol("x", nonnegative=True)
-    g = sp.exp(-(x**2)) - sp.erfc(x)
-    dg = sp.factor(sp.diff(g, x))
-    sign_form = 2 * sp.exp(-(x**2)) * (1 / sp.sqrt(sp.pi) - x)
-    facts = {
-        "g'(x) = 2 exp(-x^2) (1/sqrt(pi) - x)": is_identity(dg, sign_form),
-        "g(0) = 0": g.subs(x, 0) == 0,
-        "lim g = 0": sp.limit(g, x, sp.oo) == 0,
-    }
-    failed = [k for k, ok in facts.items() if not ok]
-    if failed:
-        return Outcome(False, "exp(-x^2) >= erfc(x): " + ", ".join(failed) + " not shown")
-    return Outcome(
-        True,
-        "g = exp(-x^2) - erfc(x): " + ", ".join(facts) + "; g increases then decreases to 0, "
-        "so g >= 0 on [0, oo)",
     )
 
 

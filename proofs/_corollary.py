@@ -11,44 +11,19 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import sympy as sp
 
-from ._chernoff import chernoff_tail_expr
-from ._rate_bounds import capture_rate_bound_expr
+from ._expressions import (
+    capture_rate_bound_expr,
+    chernoff_tail_expr,
+    gaussian_tail_expr,
+    rigorous_capture_bound_expr,
+    structural_existence_bound_expr,
+)
 from ._result import Finding, Outcome, claim, decide, require
-from ._rigorous import rigorous_capture_bound_expr
-from ._symbolic import all_hold, identity_test, is_identity, sympify_all
-from ._tails import gaussian_tail_expr
+from ._symbolic import all_hold, identity_test, is_identity
 
-__all__ = ["structural_existence_bound_expr", "CLAIMS"]
-
-
-def structural_existence_bound_expr(
-    eps: sp.Expr,
-    pi: Sequence[sp.Expr],
-    eps_c: Sequence[sp.Expr],
-    D: Sequence[sp.Expr],
-    sigma_mix: Sequence[sp.Expr],
-) -> sp.Expr:
-    r"""Lower bound on the structural existence confidence :math:`S_{exist}`.
-
-    .. math:: 1 - \sum_c \frac{\pi_c\varepsilon_c}{\varepsilon} e^{-D_c^2/(8\sigma_{mix,c}^2)}
-
-    Sources: Corollary ``cor:attractor_properties``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> structural_existence_bound_expr(sp.Rational(1, 5), [1], [sp.Rational(1, 5)], [4], [1])
-    1 - exp(-2)
-    """
-    eps, pi, eps_c, D, sigma_mix = sympify_all(eps, pi, eps_c, D, sigma_mix)
-    return 1 - sum(
-        p * e / eps * chernoff_tail_expr(d, s)
-        for p, e, d, s in zip(pi, eps_c, D, sigma_mix, strict=True)
-    )
+__all__ = ["CLAIMS"]
 
 
 def _classes(n: int = 3) -> dict[str, tuple[sp.Symbol, ...]]:

@@ -19,6 +19,14 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ._expressions import (
+    criterion_margins,
+    rejection_rate_expr,
+    selectivity_closed_form,
+    selectivity_denominator,
+    selectivity_expr,
+    utility_expr,
+)
 from ._result import Finding, Outcome, claim, decide, require
 from ._symbolic import (
     UNIT_OPEN,
@@ -26,89 +34,9 @@ from ._symbolic import (
     is_identity,
     rate_symbols,
     search,
-    sympify_all,
 )
-from ._utility import clean_error_expr, rejection_rate_expr, utility_expr
 
-__all__ = [
-    "selectivity_denominator",
-    "selectivity_expr",
-    "selectivity_closed_form",
-    "criterion_margins",
-    "CLAIMS",
-]
-
-
-def selectivity_denominator(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
-    r"""Denominator :math:`D` of Eq. (``eq:selectivity_score``) as printed.
-
-    .. math:: D = r_1 + \tfrac{1-\varepsilon}{\varepsilon} r_2 - \varepsilon r_1^2
-              - \tfrac{(1-\varepsilon)^2}{\varepsilon} r_2^2 - 2(1-\varepsilon) r_1 r_2
-
-    Sources: Eq. (``eq:selectivity_score``); the same :math:`D` opens ``app:proof_monotonicity``.
-    """
-    eps, r1, r2 = sympify_all(eps, r1, r2)
-    a = 1 - eps
-    return r1 + a / eps * r2 - eps * r1**2 - a**2 / eps * r2**2 - 2 * a * r1 * r2
-
-
-def selectivity_expr(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
-    r"""GCUL selectivity score as printed in Eq. (``eq:selectivity_score``): :math:`(1-\varepsilon)(r_1-r_2)/D`.
-
-    Sources: Eq. (``eq:selectivity_score``) of the paper.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> selectivity_expr(sp.Rational(1, 5), sp.Rational(9, 10), sp.Rational(1, 20))
-    340/429
-    """
-    eps, r1, r2 = sympify_all(eps, r1, r2)
-    return (1 - eps) * (r1 - r2) / selectivity_denominator(eps, r1, r2)
-
-
-def selectivity_closed_form(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
-    r"""Factored form :math:`\varepsilon(1-\varepsilon)(r_1-r_2)/(\rho(1-\rho))` of :math:`S_{GCUL}`.
-
-    Sources: the line "Thus, we obtain" of ``app:criterion_derivation``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> selectivity_closed_form(sp.Rational(1, 5), sp.Rational(9, 10), sp.Rational(1, 20))
-    340/429
-    """
-    eps, r1, r2 = sympify_all(eps, r1, r2)
-    rho = rejection_rate_expr(eps, r1, r2)
-    return eps * (1 - eps) * (r1 - r2) / (rho * (1 - rho))
-
-
-def criterion_margins(lam: sp.Expr, eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> dict[str, sp.Expr]:
-    r"""Margins :math:`g_k` (line reads :math:`g_k > 0`) of every displayed line, as printed.
-
-    Keys name the line: ``"U"`` (:math:`U(\lambda) > 0`), ``"1a"``/``"1b"`` ("Starting
-    from"), ``"2a"``/``"2b"`` ("Dividing both sides by ε"), ``"3a"``/``"3b"`` ("Expanding the
-    right-hand side"), ``"4"`` ("Rearranging terms", as printed), ``"4_corrected"``, ``"6a"``/
-    ``"6b"`` ("Thus, we obtain").
-
-    Sources: appendix ``app:criterion_derivation``.
-    """
-    rho = rejection_rate_expr(eps, r1, r2)
-    clean = clean_error_expr(eps, r1, r2)
-    k = lam / eps
-    return {
-        "U": utility_expr(lam, eps, r1, r2),
-        "1a": eps - (clean + lam * rho),
-        "1b": eps - (eps * (1 - r1) / (1 - rho) + lam * rho),
-        "2a": (1 - k * rho) - (1 - r1) / (1 - rho),
-        "2b": (1 - rho) * (1 - k * rho) - (1 - r1),
-        "3a": (1 - rho - k * rho + k * rho**2) - (1 - r1),
-        "3b": (-rho + k * rho * (rho - 1)) - (-r1),
-        "4": (rho - r1) - k * rho * (1 - rho),
-        "4_corrected": (r1 - rho) - k * rho * (1 - rho),
-        "6a": (1 - eps) * (r1 - r2) - k * rho * (1 - rho),
-        "6b": eps * (1 - eps) * (r1 - r2) / (rho * (1 - rho)) - lam,
-    }
+__all__ = ["CLAIMS"]
 
 
 def _chain(margins: dict[str, sp.Expr], steps: list[tuple[str, str, sp.Expr, str]]) -> Outcome:

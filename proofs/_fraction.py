@@ -19,30 +19,16 @@ References
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import sympy as sp
 
+from ._lemmas import (
+    binomial_upper_tail,
+)
 from ._result import Finding, claim, require
 from ._trace import step
 
-__all__ = ["binomial_upper_tail", "hoeffding_term", "CLAIMS"]
-
-
-def binomial_upper_tail(n: int, p: sp.Rational, threshold: sp.Rational) -> sp.Rational:
-    """Exact ``P(X/n > threshold)`` for ``X ~ Binomial(n, p)`` (rational `p`, `threshold`).
-
-    Examples
-    --------
-    >>> binomial_upper_tail(2, sp.Rational(1, 2), sp.Rational(1, 2))
-    1/4
-    """
-    p, threshold = Fraction(str(sp.Rational(p))), Fraction(str(sp.Rational(threshold)))
-    total = sum(
-        (math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1) if k > threshold * n),
-        Fraction(0),
-    )
-    return sp.Rational(total.numerator, total.denominator)
+__all__ = ["hoeffding_term", "CLAIMS"]
 
 
 def hoeffding_term(n: int, delta: float) -> float:
@@ -99,7 +85,8 @@ def check_in_expectation() -> Finding:
             f"for |E_c| = {_N} errors each lost with probability p = {_P}, the lost count X is "
             f"Binomial({_N}, {_P}) and P(X/n > p) = {float(exceed):.4f} exactly (rational sum): the "
             "step fraction <= probability fails for about 4 samples in 10. SymPy gives "
-            "E[X/n] = p d/dp (p + q)^n / n = p at q = 1 - p for symbolic n, p; the Hoeffding-corrected step holds with exact "
+            "E[X/n] = p d/dp (p + q)^n / n = p at q = 1 - p for symbolic n, p; "
+            "the Hoeffding-corrected step holds with exact "
             f"binomial tails <= 1/20 on n in (10, 50, 200), p in (1/50, 1/10, 1/4, 1/2) "
             f"(largest {float(worst):.4f})."
         ),

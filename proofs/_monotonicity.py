@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ._criterion import selectivity_denominator, selectivity_expr
+from ._expressions import (
+    rejection_rate_expr,
+    selectivity_denominator,
+    selectivity_expr,
+    selectivity_gradient,
+)
 from ._result import Finding, claim, decide, require
 from ._symbolic import (
     all_hold,
@@ -23,41 +28,10 @@ from ._symbolic import (
     positivity_certificate,
     rate_symbols,
     search,
-    sympify_all,
     unit_samples,
 )
-from ._utility import rejection_rate_expr
 
-__all__ = ["selectivity_gradient", "CLAIMS"]
-
-
-def selectivity_gradient(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    r"""Gradient of :math:`S_{GCUL}` in the signed form of ``app:proof_monotonicity``.
-
-    .. math::
-
-        \frac{\partial S}{\partial r_1} = \frac{a}{D^2}\left[\varepsilon(r_1-r_2)^2
-            + \frac{r_2(1-r_2)}{\varepsilon}\right],\qquad
-        \frac{\partial S}{\partial r_2} = -\frac{a}{D^2}\left[\frac{a^2}{\varepsilon}(r_1-r_2)^2
-            + \frac{r_1(1-r_1)}{\varepsilon}\right],
-
-    with :math:`a = 1-\varepsilon` and :math:`D = \rho(1-\rho)/\varepsilon`.
-
-    Sources: appendix ``app:proof_monotonicity`` (Parts 1 and 2).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> half = sp.Rational(1, 2)
-    >>> selectivity_gradient(half, sp.Rational(3, 4), sp.Rational(1, 4))
-    (1, -1)
-    """
-    eps, r1, r2 = sympify_all(eps, r1, r2)
-    a = 1 - eps
-    den = selectivity_denominator(eps, r1, r2)
-    num1 = eps * (r1 - r2) ** 2 + r2 * (1 - r2) / eps
-    num2 = -(a**2 / eps * (r1 - r2) ** 2 + r1 * (1 - r1) / eps)
-    return a / den**2 * num1, a / den**2 * num2
+__all__ = ["CLAIMS"]
 
 
 def _parts() -> dict[str, sp.Expr]:

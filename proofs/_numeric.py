@@ -20,7 +20,7 @@ References
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 import mpmath
 import numpy as np
@@ -28,46 +28,30 @@ import sympy as sp
 
 import gcul_theory as gt
 
-from ._chernoff import chernoff_tail_expr
-from ._corollary import structural_existence_bound_expr
-from ._criterion import selectivity_closed_form
-from ._rate_bounds import (
+from ._expressions import (
+    attractor_contamination_expr,
     boole_capture_bound_expr,
     capture_rate_bound_expr,
+    chernoff_tail_expr,
+    clean_error_expr,
+    clip_unit,
     contamination_rate_bound_expr,
+    critical_lambda_expr,
+    gaussian_tail_expr,
+    rejection_rate_expr,
+    rigorous_capture_bound_expr,
+    selectivity_closed_form,
+    structural_existence_bound_expr,
+    utility_expr,
 )
 from ._result import Finding, Outcome, claim, decide
-from ._rigorous import rigorous_capture_bound_expr
-from ._sufficient import clip_unit, critical_lambda_expr
-from ._tails import gaussian_tail_expr
-from ._utility import clean_error_expr, rejection_rate_expr, utility_expr
 
-__all__ = ["attractor_contamination_expr", "CLAIMS"]
+__all__ = ["CLAIMS"]
 
 SEED = 20240611
 REL = 1e-12
 N_POINTS = 60
 N_CLASSES = 3
-
-
-def attractor_contamination_expr(
-    eps: sp.Expr, pi: Sequence[sp.Expr], q_contam: Sequence[sp.Expr]
-) -> sp.Expr:
-    r""":math:`\hat r_2` of the valid predictors: :math:`(\sum_c \pi_c q_c + \varepsilon/(C-1))/(1-\varepsilon)`.
-
-    The package's model (not the paper's): the attractor's chance-correct samples, one in
-    :math:`C-1` per error, are added to the clean cores' contamination.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> h = sp.Rational(1, 2)
-    >>> attractor_contamination_expr(h, [h, h], [0, 0])
-    1
-    """
-    eps = sp.sympify(eps)
-    total = sum(sp.sympify(p) * sp.sympify(q) for p, q in zip(pi, q_contam, strict=True))
-    return (total + eps / (len(pi) - 1)) / (1 - eps)
 
 
 def _close(a: float, b: float, rel: float = REL, abs_tol: float = 1e-15) -> bool:

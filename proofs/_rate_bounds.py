@@ -19,11 +19,20 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 import sympy as sp
 
+from ._expressions import (
+    boole_capture_bound_expr,
+    capture_rate_bound_expr,
+    contamination_rate_bound_expr,
+    independent_capture_expr,
+)
+from ._lemmas import (
+    MONTE_CARLO_SEED,
+    nearest_centre_capture,
+)
 from ._result import Finding, Outcome, claim, decide, require
 from ._symbolic import (
     UNIT_OPEN,
@@ -33,111 +42,9 @@ from ._symbolic import (
     positivity_certificate,
     search,
     show,
-    sympify_all,
 )
 
-__all__ = [
-    "capture_rate_bound_expr",
-    "contamination_rate_bound_expr",
-    "independent_capture_expr",
-    "boole_capture_bound_expr",
-    "nearest_centre_capture",
-    "CLAIMS",
-]
-
-MONTE_CARLO_SEED = 20240611
-
-
-def capture_rate_bound_expr(
-    eps: sp.Expr, pi: Sequence[sp.Expr], eps_c: Sequence[sp.Expr], p_loss: Sequence[sp.Expr]
-) -> sp.Expr:
-    r"""The paper's :math:`\hat r_1 = 1 - \varepsilon^{-1}\sum_c \pi_c\varepsilon_c p_c^{loss}`.
-
-    Sources: Eqs. (``eq:r1_bound``) and (``eq:r1_hat``) with :math:`p_c^{loss}` left symbolic.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> h = sp.Rational(1, 2)
-    >>> capture_rate_bound_expr(sp.Rational(1, 5), [h, h], [sp.Rational(1, 5)] * 2, [h, 0])
-    3/4
-    """
-    eps, pi, eps_c, p_loss = sympify_all(eps, pi, eps_c, p_loss)
-    return 1 - sum(p * e * q for p, e, q in zip(pi, eps_c, p_loss, strict=True)) / eps
-
-
-def contamination_rate_bound_expr(
-    eps: sp.Expr, pi: Sequence[sp.Expr], q_contam: Sequence[sp.Expr]
-) -> sp.Expr:
-    r"""The paper's :math:`\hat r_2 = (1-\varepsilon)^{-1}\sum_c \pi_c q_c^{contam}`.
-
-    Sources: Eqs. (``eq:r2_bound``) and (``eq:r2_hat``) with :math:`q_c` left symbolic.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> h = sp.Rational(1, 2)
-    >>> contamination_rate_bound_expr(h, [h, h], [sp.Rational(1, 10), 0])
-    1/10
-    """
-    eps, pi, q_contam = sympify_all(eps, pi, q_contam)
-    return sum(p * q for p, q in zip(pi, q_contam, strict=True)) / (1 - eps)
-
-
-def independent_capture_expr(p_loss: Sequence[sp.Expr]) -> sp.Expr:
-    r""":math:`E[r_1] = \prod_c (1 - p_c)` when the projections :math:`z_c` are independent.
-
-    Holds for orthogonal directions :math:`\hat d_c` and isotropic :math:`\Sigma_{mix}`: an error is
-    captured iff it stays inside every half-space :math:`\{z_c \le D_c/2\}` (proof's convention).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> independent_capture_expr([sp.Rational(1, 2), sp.Rational(1, 3)])
-    1/3
-    """
-    (p_loss,) = sympify_all(p_loss)
-    return sp.Mul(*[1 - p for p in p_loss])
-
-
-def boole_capture_bound_expr(p_loss: Sequence[sp.Expr]) -> sp.Expr:
-    r"""Corrected capture bound :math:`1 - \sum_c p_c` (Boole over all boundaries, unweighted).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> boole_capture_bound_expr([sp.Rational(1, 10), sp.Rational(1, 5)])
-    7/10
-    """
-    (p_loss,) = sympify_all(p_loss)
-    return 1 - sum(p_loss)
-
-
-def nearest_centre_capture(
-    points: np.ndarray, mu_mix: np.ndarray, class_centres: np.ndarray
-) -> np.ndarray:
-    """Boolean mask: is each row of `points` strictly nearest to `mu_mix` (K-Means assignment)?
-
-    Parameters
-    ----------
-    points : ndarray, shape (n, d)
-    mu_mix : ndarray, shape (d,)
-    class_centres : ndarray, shape (C, d)
-
-    Returns
-    -------
-    ndarray of bool, shape (n,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> nearest_centre_capture(np.array([[3.0], [-1.5]]), np.zeros(1), np.array([[-2.0]]))
-    array([ True, False])
-    """
-    centres = np.vstack([mu_mix[None, :], class_centres])
-    # ||x - m||^2 = ||x||^2 - 2 x.m + ||m||^2; the ||x||^2 term is common to every centre.
-    scores = -2.0 * points @ centres.T + np.sum(centres * centres, axis=1)[None, :]
-    return np.argmin(scores, axis=1) == 0
+__all__ = ["CLAIMS"]
 
 
 def _half_erfc(x: float) -> float:

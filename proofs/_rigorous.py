@@ -16,48 +16,27 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
 
 import mpmath
 import numpy as np
 import sympy as sp
 
-from ._chernoff import chernoff_exponent, chernoff_tail_expr, erfc_below_gaussian_certificate
-from ._rate_bounds import MONTE_CARLO_SEED, nearest_centre_capture
+from ._expressions import (
+    chernoff_exponent,
+    chernoff_tail_expr,
+    gaussian_tail_expr,
+    normal_interval_probability,
+    rigorous_capture_bound_expr,
+)
+from ._lemmas import (
+    MONTE_CARLO_SEED,
+    erfc_below_gaussian_certificate,
+    nearest_centre_capture,
+)
 from ._result import Finding, Outcome, claim, decide, require
-from ._symbolic import all_hold, identity_test, is_identity, search, sympify_all
-from ._tails import gaussian_tail_expr, normal_interval_probability
+from ._symbolic import all_hold, identity_test, is_identity, search
 
-__all__ = ["rigorous_capture_bound_expr", "CLAIMS"]
-
-
-def rigorous_capture_bound_expr(
-    eps: sp.Expr,
-    pi: Sequence[sp.Expr],
-    eps_c: Sequence[sp.Expr],
-    D: Sequence[sp.Expr],
-    sigma_mix: Sequence[sp.Expr],
-) -> sp.Expr:
-    r"""Right-hand side of Eq. (``eq:r1_rigorous_bound``).
-
-    .. math:: 1 - \sum_c \frac{\pi_c\varepsilon_c}{\varepsilon}\Big[e^{-D_c^2/(8\sigma_{mix,c}^2)}
-              + \tfrac12\big(1 - \operatorname{erf}(D_c/(2\sqrt2\sigma_{mix,c}))\big)\Big]
-
-    Sources: Eq. (``eq:r1_rigorous_bound``), Theorem ``thm:r1_rigorous``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> rigorous_capture_bound_expr(sp.Rational(1, 5), [1], [sp.Rational(1, 5)], [0], [1])
-    -1/2
-    """
-    eps, pi, eps_c, D, sigma_mix = sympify_all(eps, pi, eps_c, D, sigma_mix)
-    total = 0
-    for p, e, d, s in zip(pi, eps_c, D, sigma_mix, strict=True):
-        total += (
-            p * e / eps * (chernoff_tail_expr(d, s) + (1 - sp.erf(d / (2 * sp.sqrt(2) * s))) / 2)
-        )
-    return 1 - total
+__all__ = ["CLAIMS"]
 
 
 @claim(

@@ -22,6 +22,7 @@ from . import (
     _criterion,
     _fraction,
     _joint_utility,
+    _lemmas,
     _monotonicity,
     _numeric,
     _predictors,
@@ -81,7 +82,8 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
     *_numeric.CLAIMS,
 )
 
-#: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps.
+#: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps, and
+#: ``_lemmas``, whose shared tests the claims call (``_expressions`` calls neither).
 _MODULES = (
     _asymptotics,
     _certified,
@@ -103,6 +105,7 @@ _MODULES = (
     _variance_proxy,
     _voronoi,
     _joint_utility,
+    _lemmas,
 )
 
 FORMATS = ("text", "markdown", "json", "latex")

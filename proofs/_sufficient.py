@@ -19,48 +19,15 @@ import math
 
 import sympy as sp
 
-from ._criterion import selectivity_closed_form
+from ._expressions import (
+    critical_lambda_expr,
+    rejection_rate_expr,
+    selectivity_closed_form,
+)
 from ._result import Finding, claim, decide, require
-from ._symbolic import all_hold, identity_test, is_identity, search, show, sympify_all
-from ._utility import rejection_rate_expr
+from ._symbolic import all_hold, identity_test, is_identity, search, show
 
-__all__ = ["clip_unit", "critical_lambda_expr", "CLAIMS"]
-
-
-def clip_unit(x: sp.Expr) -> sp.Expr:
-    """Clip to [0, 1]: ``Min(1, Max(0, x))``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> [clip_unit(sp.Rational(v, 2)) for v in (-1, 1, 3)]
-    [0, 1/2, 1]
-    """
-    (x,) = sympify_all(x)
-    return sp.Min(1, sp.Max(0, x))
-
-
-def critical_lambda_expr(eps: sp.Expr, r1_hat: sp.Expr, r2_hat: sp.Expr) -> sp.Expr:
-    r"""Critical cost :math:`\lambda^*_{PRE}` from the (clipped) rate bounds.
-
-    .. math:: \lambda^*_{PRE} = \max\big(0, S_{GCUL}(\varepsilon, \operatorname{clip}\hat r_1,
-              \operatorname{clip}\hat r_2)\big)
-
-    The package's reading of the theorem (clipped rates, negative scores reported as 0); the
-    closed form is meaningful when the clipped rates give :math:`0 < \rho < 1`.
-
-    Sources: Theorem ``thm:gcul_effectiveness_sufficient_condition``; Eq. (``eq:selectivity_score``).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> critical_lambda_expr(sp.Rational(1, 5), sp.Rational(9, 10), sp.Rational(1, 20))
-    340/429
-    >>> critical_lambda_expr(sp.Rational(4, 5), sp.Rational(9, 10), 2)
-    0
-    """
-    eps, r1_hat, r2_hat = sympify_all(eps, r1_hat, r2_hat)
-    return sp.Max(0, selectivity_closed_form(eps, clip_unit(r1_hat), clip_unit(r2_hat)))
+__all__ = ["CLAIMS"]
 
 
 @claim(

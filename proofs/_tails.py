@@ -13,98 +13,20 @@ References
 
 from __future__ import annotations
 
-import functools
-
 import sympy as sp
 
-from ._result import Finding, Outcome, ProofCheckError, claim, decide, require
-from ._symbolic import all_hold, is_identity, show, sympify_all
+from ._expressions import (
+    gaussian_tail_expr,
+    normal_density,
+    normal_interval_probability,
+)
+from ._lemmas import (
+    erf_identity_test,
+)
+from ._result import Finding, claim, decide, require
+from ._symbolic import all_hold, is_identity, show
 
-__all__ = [
-    "normal_density",
-    "normal_interval_probability",
-    "gaussian_tail_expr",
-    "CLAIMS",
-]
-
-
-def normal_density(u: sp.Expr, mean: sp.Expr, sigma: sp.Expr) -> sp.Expr:
-    r"""Density of :math:`\mathcal N(\text{mean}, \sigma^2)` at `u`.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> u = sp.Symbol("u", real=True)
-    >>> sp.integrate(normal_density(u, 0, 1), (u, -sp.oo, sp.oo))
-    1
-    """
-    u, mean, sigma = sympify_all(u, mean, sigma)
-    return sp.exp(-((u - mean) ** 2) / (2 * sigma**2)) / (sp.sqrt(2 * sp.pi) * sigma)
-
-
-@functools.cache
-def normal_interval_probability(
-    mean: sp.Expr, sigma: sp.Expr, lower: sp.Expr, upper: sp.Expr
-) -> sp.Expr:
-    r"""Probability of (lower, upper) under :math:`\mathcal N(\text{mean}, \sigma^2)`, by ``integrate``.
-
-    Translates to the centred density and uses SymPy's ``manual`` integrator (substitution
-    rules, as a person would integrate; fast and exact here). Cached: several claims
-    integrate the same density over the same interval.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> normal_interval_probability(sp.Integer(0), sp.Integer(1), sp.Integer(0), sp.oo)
-    1/2
-    """
-    v = sp.Symbol("v", real=True)
-    # Translate u = v + mean, then integrate the centred density; fall back to the default
-    # integrator should the manual one leave an unevaluated Integral.
-    bounds = (v, lower - mean, upper - mean)
-    result = sp.integrate(normal_density(v, 0, sigma), bounds, manual=True)
-    if result.has(sp.Integral):
-        result = sp.integrate(normal_density(v, 0, sigma), bounds)
-    return result
-
-
-def gaussian_tail_expr(D: sp.Expr, sigma: sp.Expr) -> sp.Expr:
-    r"""Closed form :math:`\tfrac12\operatorname{erfc}(D/(2\sqrt2\sigma))` of the lemma's tails.
-
-    Eqs. (``eq:p_loss_exact``) and (``eq:q_contam_exact``).
-
-    Sources: Lemma ``lem:projection_tails``; shown equal to the integral by
-    ``projection_tails.gaussian_integral``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> gaussian_tail_expr(sp.Integer(0), sp.Integer(1))
-    1/2
-    """
-    D, sigma = sympify_all(D, sigma)
-    return sp.erfc(D / (2 * sp.sqrt(2) * sigma)) / 2
-
-
-def _same_erf(lhs: sp.Expr, rhs: sp.Expr) -> bool:
-    """Identity check for expressions in erf/erfc: rewrite erfc as 1 - erf, then compare."""
-    return is_identity(sp.expand(lhs.rewrite(sp.erf)), sp.expand(rhs.rewrite(sp.erf)))
-
-
-def erf_identity_test(lhs: sp.Expr, rhs: sp.Expr, label: str, points: tuple[dict, ...]) -> Outcome:
-    """:func:`_same_erf` as an :class:`Outcome`; a failure names a point where the two differ.
-
-    `points` are exact points tried for the counterexample (the values are compared at 30
-    digits); the identity itself is decided symbolically.
-    """
-    if _same_erf(lhs, rhs):
-        return Outcome(True, f"{label}: lhs - rhs = 0 after rewrite(erf)")
-    for point in points:
-        a, b = sp.N(lhs.xreplace(point), 30), sp.N(rhs.xreplace(point), 30)
-        if a != b:
-            coords = ", ".join(f"{k}={v}" for k, v in point.items())
-            return Outcome(False, f"{label} fails at {coords}: {sp.N(a, 8)} != {sp.N(b, 8)}")
-    raise ProofCheckError(f"{label}: not an identity, yet equal at every point tried")
+__all__ = ["CLAIMS"]
 
 
 @claim(

@@ -15,6 +15,13 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ._expressions import (
+    clean_error_expr,
+    joint_utility_expr,
+    rejection_rate_expr,
+    selectivity_closed_form,
+    utility_expr,
+)
 from ._result import Finding, claim, decide, require
 from ._symbolic import (
     UNIT_OPEN,
@@ -23,80 +30,9 @@ from ._symbolic import (
     is_identity,
     rate_symbols,
     show,
-    sympify_all,
 )
 
-__all__ = [
-    "rejection_rate_expr",
-    "clean_error_expr",
-    "utility_expr",
-    "joint_utility_expr",
-    "CLAIMS_RISK",
-    "CLAIMS_MODEL",
-]
-
-
-def rejection_rate_expr(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
-    r"""Rejection rate :math:`\rho = \varepsilon r_1 + (1-\varepsilon) r_2`.
-
-    Sources: section ``subsec:selectivity_score`` of the paper, display after "Feasibility
-    condition".
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> eps, r1, r2 = sp.symbols("epsilon r1 r2")
-    >>> rejection_rate_expr(eps, r1, r2)
-    epsilon*r1 + r2*(1 - epsilon)
-    """
-    eps, r1, r2 = sympify_all(eps, r1, r2)
-    return eps * r1 + (1 - eps) * r2
-
-
-def clean_error_expr(eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
-    r"""Conditional error on accepted samples, :math:`\varepsilon(1-r_1)/(1-\rho)`.
-
-    Sources: section ``subsec:selectivity_score``, display after "Feasibility condition".
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> clean_error_expr(sp.Rational(1, 5), sp.Rational(9, 10), sp.Rational(1, 20))
-    1/39
-    """
-    eps, r1, r2 = sympify_all(eps, r1, r2)
-    return eps * (1 - r1) / (1 - rejection_rate_expr(eps, r1, r2))
-
-
-def utility_expr(lam: sp.Expr, eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
-    r"""Normalised utility gain :math:`U(\lambda) = \varepsilon - \varepsilon_{clean} - \lambda\rho`.
-
-    Sources: section ``subsec:selectivity_score``, definition of :math:`\mathcal U(\lambda)`.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> utility_expr(0, sp.Rational(1, 2), 1, 0)
-    1/2
-    """
-    lam, eps, r1, r2 = sympify_all(lam, eps, r1, r2)
-    return eps - clean_error_expr(eps, r1, r2) - lam * rejection_rate_expr(eps, r1, r2)
-
-
-def joint_utility_expr(lam: sp.Expr, eps: sp.Expr, r1: sp.Expr, r2: sp.Expr) -> sp.Expr:
-    r"""Utility with the joint (per-sample) error :math:`\varepsilon(1-r_1)` in place of
-    :math:`\varepsilon_{clean}`: :math:`\varepsilon r_1 - \lambda\rho` (Chow's risk).
-
-    Not in the paper; the alternative its modelling choice is compared with.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> joint_utility_expr(0, sp.Rational(1, 2), 1, 0)
-    1/2
-    """
-    lam, eps, r1, r2 = sympify_all(lam, eps, r1, r2)
-    return eps - eps * (1 - r1) - lam * rejection_rate_expr(eps, r1, r2)
+__all__ = ["CLAIMS_RISK", "CLAIMS_MODEL"]
 
 
 @claim(
@@ -194,8 +130,6 @@ def check_conditional_error() -> Finding:
 
     Sources: section ``subsec:selectivity_score``; the comparison is not in the paper.
     """
-    from ._criterion import selectivity_closed_form
-
     lam, eps, r1, r2 = rate_symbols()
     rho = rejection_rate_expr(eps, r1, r2)
     clean = clean_error_expr(eps, r1, r2)

@@ -19,40 +19,19 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ._expressions import (
+    gaussian_tail_expr,
+    normal_interval_probability,
+    projection,
+    voronoi_margin,
+)
+from ._lemmas import (
+    erf_identity_test,
+)
 from ._result import Finding, Outcome, claim, decide, require
 from ._symbolic import all_hold, is_identity, search, show
-from ._tails import erf_identity_test, gaussian_tail_expr, normal_interval_probability
 
-__all__ = ["voronoi_margin", "projection", "CLAIMS_REDUCTION", "CLAIMS_EVENTS"]
-
-
-def voronoi_margin(x: sp.Matrix, mu_mix: sp.Matrix, mu_c: sp.Matrix) -> sp.Expr:
-    r""":math:`\|x-\mu_c\|^2 - \|x-\mu_{mix}\|^2`: positive iff `x` is strictly closer to :math:`\mu_{mix}`.
-
-    Sources: first display of ``app:proof_voronoi``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> voronoi_margin(sp.Matrix([3]), sp.Matrix([0]), sp.Matrix([-2]))
-    16
-    """
-    return (x - mu_c).dot(x - mu_c) - (x - mu_mix).dot(x - mu_mix)
-
-
-def projection(x: sp.Matrix, mu_mix: sp.Matrix, mu_c: sp.Matrix) -> sp.Expr:
-    r"""The statement's :math:`z_c(x) = \langle x - \mu_{mix}, (\mu_{mix}-\mu_c)/D_c\rangle`.
-
-    Sources: "1D Voronoi Reduction", section ``subsec:feasibility_threshold``.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> projection(sp.Matrix([3]), sp.Matrix([0]), sp.Matrix([-2]))
-    3
-    """
-    d = mu_mix - mu_c
-    return (x - mu_mix).dot(d) / sp.sqrt(d.dot(d))
+__all__ = ["CLAIMS_REDUCTION", "CLAIMS_EVENTS"]
 
 
 @claim(

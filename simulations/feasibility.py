@@ -491,7 +491,7 @@ def _check_open_unit(value: float, shown: str) -> float:
 
 
 def _guarantee_phrase(method: str) -> str:
-    from gcul_theory._report import guarantee_phrase
+    from gcul_theory import guarantee_phrase
 
     return guarantee_phrase(method)
 

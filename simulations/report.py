@@ -69,6 +69,8 @@ __all__ = [
     "SeedTableRow",
     "ViolationCount",
     "ViolationTable",
+    "check_lam",
+    "check_methods",
     "format_seed_table_csv",
     "format_seed_table_latex",
     "format_seed_table_markdown",
@@ -78,7 +80,10 @@ __all__ = [
     "format_violations_text",
     "judged_columns",
     "judged_methods",
+    "method_label",
+    "noise_key",
     "predictor_names",
+    "result_columns",
     "seed_table",
     "violation_masks",
     "validity_line",
@@ -282,10 +287,38 @@ def _materialize(results: Results) -> Results:
         ) from None
 
 
-def _columns(results: Results, needed: Sequence[str], purpose: str) -> dict[str, np.ndarray]:
-    """Return the ``needed`` columns of ``results`` as float arrays, validated.
+def result_columns(results: Results, needed: Sequence[str], purpose: str) -> dict[str, np.ndarray]:
+    """Return the ``needed`` columns of ``results`` as float arrays, validated once.
 
-    Raises ``ValueError`` naming the missing column, the empty input or the non-finite cell.
+    The one reader of sweep results for the tables here and the figures of
+    :mod:`simulations.figures`.
+
+    Parameters
+    ----------
+    results : list of dict or dict of arrays
+        The sweep's cells (see the module's docstring); values may be numeric strings.
+    needed : sequence of str
+        The columns to return.
+    purpose : str
+        What they are for, completing "needed for {purpose}" in the messages.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        One float64 array per name of ``needed``, in the order of ``results``.
+
+    Raises
+    ------
+    TypeError
+        If ``results`` is neither rows nor columns, or a row is not a mapping.
+    ValueError
+        Naming the missing column, the empty input, the non-numeric or non-finite cell, a
+        non-integer ``seed`` or a negative ``noise``.
+
+    Examples
+    --------
+    >>> result_columns([{"seed": 10, "noise": "0.4"}], ("noise",), "a doctest")["noise"]
+    array([0.4])
     """
     results = _materialize(results)
     if isinstance(results, list):
@@ -347,7 +380,21 @@ def _has_column(results: Results, name: str) -> bool:
     return name in results.keys()
 
 
-def _check_lam(lam: float) -> float:
+def check_lam(lam: float) -> float:
+    """Return the target rejection cost λ as a float: a finite real number >= 0.
+
+    Raises
+    ------
+    TypeError
+        If ``lam`` is not a real number (``bool`` included).
+    ValueError
+        If ``lam`` is NaN, infinite or negative.
+
+    Examples
+    --------
+    >>> check_lam(0.15)
+    0.15
+    """
     if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)):
         raise TypeError(f"lam must be a real number; got {lam!r}")
     lam = float(lam)
@@ -401,7 +448,7 @@ def judged_columns(method: str) -> tuple[str, str]:
     >>> judged_columns("union"), judged_columns("certified")
     (('lambda_pre_union', 'lambda_emp'), ('lambda_cert', 'lambda_emp_cert'))
     """
-    (method,) = _check_methods((method,))
+    (method,) = check_methods((method,))
     if method == CERTIFIED:
         return _CERTIFIED_COLUMNS
     if method == CERTIFIED_NOISY:
@@ -424,7 +471,7 @@ def validity_line(methods: Sequence[str] | None = None) -> str:
     valid for the model it certifies). Not valid: union (as printed in the paper);
     gaussian_exact (model value, not a bound).
     """
-    methods = _check_methods(methods)
+    methods = check_methods(methods)
     groups: dict[tuple[bool, str], list[str]] = {}
     for method in methods:
         entry = _registry_entry(method)
@@ -451,11 +498,33 @@ def validity_line(methods: Sequence[str] | None = None) -> str:
     return " ".join(parts)
 
 
-def _label(method: str) -> str:
+def method_label(method: str) -> str:
+    """The display name of a predictor in tables and figures (its name with spaces if unlisted).
+
+    Examples
+    --------
+    >>> method_label("hunter_worsley"), method_label("boole_twin")
+    ('Hunter–Worsley', 'boole twin')
+    """
     return _METHOD_LABELS.get(method, method.replace("_", " "))
 
 
-def _check_methods(methods: Sequence[str] | None) -> tuple[str, ...]:
+def check_methods(methods: Sequence[str] | None) -> tuple[str, ...]:
+    """Return ``methods`` as a tuple of known, distinct block names (None: :func:`predictor_names`).
+
+    A single name may be given as a string. The allowed names are :func:`predictor_names` and
+    :data:`CERTIFIED_NOISY`.
+
+    Raises
+    ------
+    ValueError
+        If ``methods`` is empty, names an unknown block or repeats one.
+
+    Examples
+    --------
+    >>> check_methods("union"), check_methods(("boole", "certified"))
+    (('union',), ('boole', 'certified'))
+    """
     if methods is None:
         return predictor_names()
     allowed = (*predictor_names(), CERTIFIED_NOISY)
@@ -476,8 +545,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _noise_key(noise: np.ndarray) -> np.ndarray:
-    """Noise values rounded so that 0.4*3 and 1.2 are the same level."""
+def noise_key(noise: np.ndarray) -> np.ndarray:
+    """Noise values rounded to 9 decimals, so that ``0.4 * 3`` and ``1.2`` are the same level.
+
+    Examples
+    --------
+    >>> noise_key(np.array([0.4 * 3, 1.2])).tolist()
+    [1.2, 1.2]
+    """
     return np.round(noise, 9)
 
 
@@ -504,9 +579,9 @@ def violation_masks(
     >>> type_i.tolist(), type_ii.tolist()
     ([True, False, False], [False, True, False])
     """
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     pre_name, emp_name = judged_columns(method)
-    cols = _columns(results, (pre_name, emp_name), "the violation analysis")
+    cols = result_columns(results, (pre_name, emp_name), "the violation analysis")
     pre, emp = cols[pre_name], cols[emp_name]
     predicted_feasible = pre >= lam
     effective = emp >= lam
@@ -628,13 +703,13 @@ def violation_table(
     >>> table["union", "type_i"].count, table["union", "overall"].total
     (1, 2)
     """
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     error_pool = check_error_pool(error_pool)
     results = _materialize(results)
-    methods = _check_methods(judged_methods(results) if methods is None else methods)
+    methods = check_methods(judged_methods(results) if methods is None else methods)
     judged = {method: judged_columns(method) for method in methods}
     needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
-    cols = _columns(results, needed, "the violation analysis")
+    cols = result_columns(results, needed, "the violation analysis")
     total = len(cols["seed"])
     with_paper = math.isclose(lam, _PAPER_LAMBDA)
     entries = []
@@ -665,7 +740,7 @@ def violation_table(
         methods=methods,
         total=total,
         n_seeds=len(np.unique(cols["seed"])),
-        n_levels=len(np.unique(_noise_key(cols["noise"]))),
+        n_levels=len(np.unique(noise_key(cols["noise"]))),
         entries=tuple(entries),
         error_pool=error_pool,
     )
@@ -691,9 +766,9 @@ class PaperSeedRow:
 
 
 def _paper_rows() -> dict[float, PaperSeedRow]:
-    """:data:`PAPER_SEED16_TABLE` by noise key (see :func:`_noise_key`); percent to fractions."""
+    """:data:`PAPER_SEED16_TABLE` by noise key (see :func:`noise_key`); percent to fractions."""
     return {
-        float(_noise_key(np.array([sigma]))[0]): PaperSeedRow(
+        float(noise_key(np.array([sigma]))[0]): PaperSeedRow(
             round(base / 100, 4), round(selective / 100, 4), round(rejection / 100, 4), pre, emp
         )
         for sigma, base, selective, rejection, pre, emp in PAPER_SEED16_TABLE
@@ -789,7 +864,7 @@ def seed_table(results: Results, seed: int = 16, *, error_pool: str = "observed"
     results = _materialize(results)
     with_level = _has_column(results, "level")
     needed = ("seed", *_SEED_VALUE_COLUMNS, *(("level",) if with_level else ()))
-    cols = _columns(results, needed, "the per-seed table")
+    cols = result_columns(results, needed, "the per-seed table")
     mine = cols["seed"] == seed
     if not mine.any():
         present = ", ".join(str(int(s)) for s in np.unique(cols["seed"]))
@@ -804,7 +879,7 @@ def seed_table(results: Results, seed: int = 16, *, error_pool: str = "observed"
             )
     order = np.argsort(cols["noise"][mine], kind="stable")
     picked = {name: col[mine][order] for name, col in cols.items()}
-    keys = _noise_key(picked["noise"])
+    keys = noise_key(picked["noise"])
     if len(np.unique(keys)) != len(keys):
         dup = keys[np.flatnonzero(np.diff(keys) == 0)[0]]
         raise ValueError(f"seed {seed} has more than one row at noise {dup}")
@@ -1031,7 +1106,7 @@ def format_violations_markdown(table: ViolationTable) -> str:
     body = []
     for e in table:
         row = [
-            _label(e.method),
+            method_label(e.method),
             "yes" if e.valid else "no",
             _KIND_LABELS[e.kind],
             f"{e.count} / {e.total}",
@@ -1094,7 +1169,7 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
             lines.append(r"\midrule")
         first = i % len(KINDS) == 0
         cells = [
-            _latex_escape(_label(e.method)) if first else "",
+            _latex_escape(method_label(e.method)) if first else "",
             ("yes" if e.valid else "no") if first else "",
             _KIND_LABELS[e.kind],
             f"{e.count} / {e.total}",

@@ -23,8 +23,10 @@ from gcul_theory import (
     chernoff_tail,
     contamination_rate_bound,
     critical_lambda,
+    critical_lambda_from_rates,
     estimate_geometry,
     gaussian_tail,
+    selectivity_score,
     structural_existence_confidence,
 )
 
@@ -243,7 +245,9 @@ def test_bound_orderings(g):
 
 @given(g=geometries(), factor=st.floats(1.0, 10.0))
 def test_critical_lambda_grows_with_separation(g, factor):
-    wider = Geometry(g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c, corr_mix=g.corr_mix)
+    wider = Geometry(
+        g.eps, g.pi, g.eps_c, g.D * factor, g.sigma_mix, g.sigma_c, corr_mix=g.corr_mix
+    )
     for method in METHODS:
         # monotone exactly; the two float values each carry <= gamma(13) relative error (S's
         # bound, derived and checked in test_selectivity); λ* <= 1
@@ -280,6 +284,7 @@ def test_degenerate_error_rates_give_zero_lambda():
         D=[0.0, 0.0],
         sigma_mix=[0.0, 0.0],
         sigma_c=[0.0, 0.0],
+        corr_mix=np.eye(2),  # as estimate_geometry fills it; the default method needs it
     )
     assert critical_lambda(none) == 0.0
     assert capture_rate_bound(none) == 0.0
@@ -292,6 +297,7 @@ def test_degenerate_error_rates_give_zero_lambda():
         D=[3.0, 3.0],
         sigma_mix=[1.0, 1.0],
         sigma_c=[1.0, 1.0],
+        corr_mix=np.eye(2),
     )
     assert critical_lambda(everything) == 0.0
     assert contamination_rate_bound(everything) == 1.0
@@ -312,3 +318,41 @@ def test_bad_arguments():
         critical_lambda({"eps": 0.1})
     with pytest.raises(ValueError, match="method"):
         contamination_rate_bound(g, "bogus")
+
+
+# --- critical_lambda_from_rates: critical_lambda's last step, public -------------------------------
+
+
+@settings(max_examples=30)
+@given(g=geometries(), method=st.sampled_from(METHODS))
+def test_critical_lambda_from_rates_is_critical_lambda_to_the_bit(g, method):
+    # The sweep computes r1_hat and r2_hat once and combines them: the result must be the one
+    # critical_lambda returns, bit for bit (results.csv is compared byte for byte).
+    r1, r2 = capture_rate_bound(g, method), contamination_rate_bound(g, method)
+    assert critical_lambda_from_rates(g.eps, r1, r2) == critical_lambda(g, method)
+
+
+def test_critical_lambda_from_rates_defined_values_and_broadcasting():
+    assert critical_lambda_from_rates(0.1, 0.2, 0.3) == 0.0  # r2_hat > r1_hat: nothing certified
+    assert critical_lambda_from_rates(0.1, 0.5, 0.5) == 0.0
+    assert critical_lambda_from_rates(0.0, 1.0, 0.0) == 0.0  # no error to reject
+    assert critical_lambda_from_rates(1.0, 1.0, 0.0) == 0.0  # no correct sample to keep
+    assert critical_lambda_from_rates(0.135, 1.0, 0.0) == 1.0  # the paper's sigma = 0 cell
+    both = critical_lambda_from_rates([0.2, 0.2], 0.9, [0.05, 0.95])
+    assert isinstance(both, np.ndarray) and both.shape == (2,) and both[1] == 0.0
+    assert both[0] == selectivity_score(0.2, 0.9, 0.05)  # the same computation of S
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ((1.5, 0.5, 0.1), "eps"),
+        ((0.1, -0.1, 0.1), "r1_hat"),
+        ((0.1, 0.5, float("nan")), "r2_hat"),
+        ((0.1, "x", 0.1), "r1_hat"),
+        (([0.1, 0.2], [0.5, 0.5, 0.5], 0.1), "r1_hat"),
+    ],
+)
+def test_critical_lambda_from_rates_refuses_by_name(args, words):
+    with pytest.raises((TypeError, ValueError), match=words):
+        critical_lambda_from_rates(*args)

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _tolerances import gamma
+from _tolerances import ALPHA, gamma
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from gcul_theory import ASYMPTOTIC_MIN_COUNT, certified_lambda, utility_confidence_bounds
+from gcul_theory import (
+    ASYMPTOTIC_MIN_COUNT,
+    _certified,
+    certified_lambda,
+    utility_confidence_bounds,
+)
+from gcul_theory._certified import (
+    UtilityBounds,
+    bound_parts,
+    check_delta,
+    check_indicators,
+    check_lam,
+    last_positive,
+)
 from simulations.gcul import GCUL, Certificate
 
 LAM = 0.15
@@ -48,7 +61,7 @@ NULL_LAWS = {
 }
 
 
-def binomial_limit(reps, delta, false_failure=1e-7):
+def binomial_limit(reps, delta, false_failure=ALPHA):
     """Smallest count k with P(Binomial(reps, delta) >= k) < false_failure: a bound whose
     violation rate is at most delta reaches k violations with probability below false_failure."""
     return next(k for k in range(reps + 2) if binom.sf(k - 1, reps, delta) < false_failure)
@@ -66,7 +79,8 @@ def test_betting_bound_is_valid_at_the_null_boundary(name):
     # P(lower(lam) > 0) <= delta when U(lam) = 0 (the worst case of U(lam) <= 0), and
     # lambda_cert > lam implies lower(lam) > 0, so this is the guarantee of certified_lambda.
     # If it holds, the count of false certifications is at most Binomial(300, 0.05), which
-    # reaches binomial_limit(300, 0.05) = 39 with probability 6.3e-8 (three laws: 1.9e-7).
+    # reaches binomial_limit(300, 0.05) = 43 with probability 7.1e-10 < ALPHA (three laws:
+    # three of the suite's Monte Carlo checks, tests/_tolerances.py).
     delta, reps = 0.05, 300
     rate = _false_certification_rate(
         lambda *ind: utility_confidence_bounds(*ind, lam=LAM, delta=delta)[0],
@@ -80,7 +94,7 @@ def test_betting_bound_is_valid_at_the_null_boundary(name):
 
 def test_the_monte_carlo_check_can_fail():
     # The same harness on the plug-in estimate (no confidence margin) certifies about half the
-    # time at the null boundary, far above delta + 3 SE: the check has power.
+    # time at the null boundary, far above the limit of 43 of 300: the check has power.
     def plug_in(bw, aw, rej):
         return bw.mean() - aw.sum() / (~rej).sum() - LAM * rej.mean()
 
@@ -328,3 +342,37 @@ def test_gcul_certificates_stay_in_the_trivial_range():
     assert any(c.gain_upper == 1.0 for c in certificates)  # some bounds were clipped
     for c in certificates:
         assert -1.0 - lam <= c.gain_lower <= c.gain_upper <= 1.0, c
+
+
+# --- The building blocks of the cross-fitted certificate (gcul_theory._certified) -------------
+
+
+@settings(max_examples=40)
+@given(indicators(), st.floats(0.01, 0.3))
+def test_certified_lambda_is_the_last_positive_point_of_the_clipped_lower_bound(ind, delta):
+    # certified_lambda bisects the unclipped lower bound; clipping to [-1 - lam, 1] keeps its
+    # sign, so the same bisection of UtilityBounds.lower (what a cross-fit combines) lands on
+    # the same float.
+    bounds = UtilityBounds(*check_indicators(*ind), check_delta(delta))
+    assert last_positive(bounds.lower) == certified_lambda(*ind, delta=delta)
+    for lam in (0.0, 0.15, 0.5, 0.99):
+        assert bounds.bounds(lam) == utility_confidence_bounds(*ind, lam=lam, delta=delta)
+
+
+def test_last_positive_ends():
+    assert last_positive(lambda lam: -1.0) == 0.0
+    assert last_positive(lambda lam: 1.0) == 1.0
+    root = last_positive(lambda lam: 0.3 - lam)
+    assert root < 0.3 and 0.3 - root <= 2**-53  # adjacent floats bracket the root
+
+
+def test_the_old_private_names_still_work_for_simulations():
+    # simulations/gcul.py imports these until the cross-fit moves to gcul_theory/_cross_fit.py
+    # (the final step of the refactor removes them).
+    assert _certified._check_delta is check_delta and _certified._check_lam is check_lam
+    assert _certified._parts is bound_parts
+    assert check_lam(0.15) == 0.15 and check_delta(0.05) == 0.05
+    with pytest.raises(ValueError, match="lam"):
+        check_lam(1.0)
+    with pytest.raises(ValueError, match="delta"):
+        check_delta(0.0)

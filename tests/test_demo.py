@@ -9,6 +9,7 @@ import re
 import struct
 import sys
 
+import _demo_data
 import numpy as np
 import pytest
 from _tolerances import gamma
@@ -19,9 +20,6 @@ from matplotlib.text import Text
 
 from simulations import demo
 from simulations.cli import main
-from simulations.synthetic import SyntheticConfig
-
-TINY = SyntheticConfig(n_per_class=120, n_confusion=120)
 
 
 def run(argv, capsys):
@@ -93,7 +91,7 @@ def layout_problems(fig: Figure) -> list[str]:
 
 @pytest.fixture(scope="module")
 def tiny_rows():
-    return demo.reduced_sweep(seeds=(10, 11), levels=4, step=4.0, config=TINY)
+    return list(_demo_data.tiny_rows())
 
 
 @pytest.fixture(scope="module")
@@ -272,29 +270,6 @@ def test_fit_2d_numbers_match_their_definitions():
     slack = 2 * gamma(6) * (error + selective_error) / rejected.mean() + gamma(4) * abs(expected)
     assert run_.lambda_emp == pytest.approx(expected, rel=0, abs=slack)
     assert "rejection rate" in run_.summary()
-
-
-def test_violations_title_names_an_unsafe_valid_predictor():
-    # boole says feasible (0.5 >= 0.15) where rejecting lost (lambda_emp 0.1): a Type-II call
-    rows = [
-        {"seed": 10, "noise": 0.0, "lambda_emp": 0.1, "lambda_pre_boole": 0.5,
-         "lambda_pre_gaussian": 0.0},
-        {"seed": 10, "noise": 1.0, "lambda_emp": 0.4, "lambda_pre_boole": 0.0,
-         "lambda_pre_gaussian": 0.0},
-    ]  # fmt: skip
-    fig = demo.figure_violations(rows, methods=("gaussian", "boole"))
-    assert fig.get_suptitle().endswith("unsafe (Type-II) calls from boole")
-    rows[0]["lambda_pre_boole"] = 0.0
-    fig = demo.figure_violations(rows, methods=("gaussian", "boole"))
-    assert fig.get_suptitle().endswith("no predictor made an unsafe (Type-II) call")
-
-
-def test_phase_transition_legend_lists_only_drawn_marks(tiny_rows):
-    fig = demo.figure_phase_transition(tiny_rows, methods=("hunter_worsley",), lam=0.999)
-    (legend,) = fig.legends
-    labels = [t.get_text() for t in legend.get_texts()]
-    # at lambda = 0.999 no cell is effective, so no Type-I mark; Type-II only if one is drawn
-    assert not any(label.startswith("Type-I:") for label in labels)
 
 
 def test_sign_slip_panels_hold_where_they_should():

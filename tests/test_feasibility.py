@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gcul_theory import METHODS, critical_lambda, estimate_geometry, feasibility_report
-from gcul_theory._report import COLUMN_LEGEND
+from gcul_theory import (
+    COLUMN_LEGEND,
+    METHODS,
+    PREDICTORS,
+    critical_lambda,
+    estimate_geometry,
+    feasibility_report,
+    guarantee_phrase,
+)
 
 
 def blob_world(rng, gap=8.0, n=400):
@@ -154,3 +161,20 @@ def test_format_restricts_rows_and_shows_kinds():
     assert report.r2_hat == report.r2_hat_by_method["hunter_worsley"]
     # the paper's r2_hat leaves out the attractor's chance-correct samples: smaller
     assert report.r2_hat_by_method["union"] < report.r2_hat_by_method["boole"]
+
+
+def test_guarantee_phrase_is_public_and_refuses_by_the_argument_name():
+    assert guarantee_phrase("boole") == "valid in expectation under the paper's Gaussian model"
+    assert guarantee_phrase(PREDICTORS[0]) == "the paper's printed bound, NOT a valid lower bound"
+    assert guarantee_phrase("gaussian_exact").startswith("a model value")
+    # the argument is called method: a refusal names it (it began "name must be" before)
+    with pytest.raises(TypeError, match="^method must be"):
+        guarantee_phrase(123)
+    with pytest.raises(ValueError, match="^method must be"):
+        guarantee_phrase("bogus")
+
+
+def test_column_legend_is_public_and_printed_under_the_table():
+    names = [name for name, _ in COLUMN_LEGEND]
+    assert names[:3] == ["pi", "eps_c", "D"] and "q_contam" in names
+    assert all(isinstance(text, str) and len(text) > 20 for _, text in COLUMN_LEGEND)

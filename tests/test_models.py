@@ -401,15 +401,37 @@ def test_wide_design_works_in_the_sample_space():
     n, d = X.shape
     assert ZT.shape == (n - 1 + 1, n) and A.shape == (d, n - 1) and a.shape == (n - 1,)
     np.testing.assert_array_equal(ZT[-1], 1.0)
-    # whitened and centred, like the n >= d design (bounds: sums of 40 products of O(1) terms,
-    # each rounded to 2**-53 relative, times the condition number of the kept spectrum, < 1e3)
-    np.testing.assert_allclose(ZT[:-1].mean(axis=1), 0.0, atol=1e-12)
-    np.testing.assert_allclose(np.cov(ZT[:-1], bias=True), np.eye(n - 1), atol=1e-10)
-    np.testing.assert_allclose(A.T @ A, np.diag(a**2), rtol=0, atol=1e-10 * a.max() ** 2)
-    # the kept directions span every centred sample (so nothing of the data is dropped)
+    # Whitened and centred, like the n >= d design (test_whitened_design_whitens_and_centres).
+    # z_j = sum_k (x_k - m_k) A_kj: the mean's error shifts every z_j alike, each product
+    # rounds; numpy's mean of the z adds gamma(n) of mean |z|.
+    shift = gamma(n + d + 2) * np.abs(A).T @ (np.abs(X).mean(0) + np.abs(X - mean).mean(0))
+    slack = 2 * shift + gamma(n) * np.abs(ZT[:-1]).mean(axis=1)
+    assert np.all(np.abs(ZT[:-1].mean(axis=1)) <= slack)
+    # The SVD is backward stable with orthonormal factors (X_c + E = P diag(t) Q^T, |E|_2 and
+    # |Q^T Q - I|_2 within p u |X_c|_2 and p u, p = 4 n d: Higham's gamma-tilde(n d) for the
+    # Householder bidiagonalisation, its constant taken as 4); with A = Q diag(sqrt(n)/t),
+    # X_c A / sqrt(n) = P + D, |D|_2 <= 2 p u kappa (kappa = t_max/t_min = max a/min a over the
+    # kept directions), so |cov(Z) - I|_2 <= 4 p u kappa + 4 (p u kappa)**2; forming Z = A^T X_c
+    # rounds each entry by gamma(d) of |X_c| |A|, which moves cov(Z) by 2 |Z|^T E / n + E^T E / n,
+    # and np.cov's sums add gamma(n + 2) |Z|^T |Z| / n.
+    svd = gamma(4 * n * d) * a.max() / a.min()
+    Z = ZT[:-1].T
+    E = gamma(d) * np.abs(X - mean) @ np.abs(A)
+    covariance_error = 4 * svd + 4 * svd**2 + (2 * np.abs(Z).T @ E + E.T @ E) / n
+    covariance_error += gamma(n + 2) * np.abs(Z).T @ np.abs(Z) / n
+    assert np.all(np.abs(np.cov(ZT[:-1], bias=True) - np.eye(n - 1)) <= covariance_error)
+    # A^T A = diag(a) Q^T Q diag(a): Q orthonormal to p u (above); the product's d terms
+    # gamma(d) of |A|^T |A| <= a_i a_j
+    atol = (gamma(4 * n * d) + gamma(d)) * np.outer(a, a)
+    assert np.all(np.abs(A.T @ A - np.diag(a**2)) <= atol)
+    # the kept directions span every centred sample (so nothing of the data is dropped): the
+    # projection Q Q^T leaves x_c within |E| + |Q^T Q - I| |x_c| <= 2 p u |X_c|_2 of itself,
+    # and its two products round by gamma(d + n) of |x_c| |A| |A^T| / a**2
     centred = X - mean
     inside = (centred @ A) @ (A.T / a[:, None] ** 2)
-    np.testing.assert_allclose(inside, centred, atol=1e-9 * np.abs(centred).max())
+    atol = 2 * gamma(4 * n * d) * np.linalg.norm(centred, 2)
+    atol = atol + gamma(d + n) * (np.abs(centred) @ np.abs(A)) @ (np.abs(A).T / a[:, None] ** 2)
+    assert np.all(np.abs(inside - centred) <= atol)
 
 
 def test_wide_design_of_identical_rows_keeps_one_direction():
@@ -421,12 +443,28 @@ def test_wide_design_of_identical_rows_keeps_one_direction():
 
 
 def _objective_gradient(X, y, W, b, C):
-    """Gradient of mean log-loss + ||W||^2 / (2 C n) in the original coordinates."""
-    n = X.shape[0]
+    """Gradient of mean log-loss + ||W||^2 / (2 C n) in the original coordinates.
+
+    Returns ``(grad_W, grad_b, error_W, error_b)``, the last two bounds on the rounding of the
+    first two: the scores carry gamma(d + 1) (|W| |x| + |b|) (dot products), which moves the
+    softmax row by at most twice the largest (sum_k |dp_k| <= 2 max |ds|); from its scores a
+    p_k is within u (R + K + 4) p_k (R the row's range: the gaps' roundings, K exps, their sum,
+    a division, the subtraction of 1); P^T X / n adds gamma(n + 1) |P|^T |X| / n, the penalty
+    and the sum 2u of themselves.
+    """
+    n, d = X.shape
+    K = W.shape[0]
     scores = X @ W.T + b
     P = np.exp(scores - logsumexp(scores, axis=1, keepdims=True))
+    R = scores.max(axis=1, keepdims=True) - scores.min(axis=1, keepdims=True)
+    shared = 2 * gamma(d + 1) * (np.abs(X) @ np.abs(W).T + np.abs(b)).max(axis=1, keepdims=True)
+    error_P = shared + U * (R + K + 4) * P
     P[np.arange(n), y] -= 1.0
-    return P.T @ X / n + W / (C * n), P.sum(axis=0) / n
+    grad_W, grad_b = P.T @ X / n + W / (C * n), P.sum(axis=0) / n
+    error_W = (error_P.T @ np.abs(X) + gamma(n + 1) * np.abs(P).T @ np.abs(X)) / n
+    error_W += 2 * U * (np.abs(W) / (C * n) + np.abs(grad_W))
+    error_b = error_P.sum(axis=0) / n + gamma(n + 1) * np.abs(P).sum(axis=0) / n
+    return grad_W, grad_b, error_W, error_b
 
 
 @pytest.mark.parametrize(("seed", "n", "d"), [(0, 60, 150), (1, 30, 400)])
@@ -441,13 +479,22 @@ def test_wide_problem_same_optimum_as_the_full_design(seed, n, d):
         np.tile(X, (k, 1)), np.tile(y, k)
     )
     assert ours.converged_ and full.converged_
-    # The objective is mu = 1/(C n)-strongly convex in W and convex in b, so two points whose
-    # b-gradients vanish satisfy ||W1 - W2||_F <= (||grad_W f(1)||_F + ||grad_W f(2)||_F) / mu;
-    # the gradients are measured here (a few 1e-9 per entry), not assumed.
+    # The objective F is the convex mean log-loss plus ||W||^2/(2 C n), so for any two points
+    # <grad F(1) - grad F(2), theta1 - theta2> >= mu ||W1 - W2||^2 with mu = 1/(C n) (the
+    # loss's gradient is monotone): mu w^2 <= G_W w + G_b ||b1 - b2|| with w = ||W1 - W2||_F,
+    # G_W, G_b the norms of the gradients' differences (measured, plus their rounding bounds),
+    # so w <= (G_W + sqrt(G_W^2 + 4 mu G_b ||b1 - b2||)) / (2 mu). Rigorous, a posteriori.
     gradients = [_objective_gradient(X, y, m.coef_, m.intercept_, C) for m in (ours, full)]
-    for grad_W, grad_b in gradients:
+    for grad_W, grad_b, _, _ in gradients:
+        # not tolerances: both solvers reached a small gradient, so that the bound is tight
         assert np.abs(grad_b).max() < 1e-8 and np.abs(grad_W).max() < 1e-7
-    bound = sum(np.linalg.norm(grad_W) for grad_W, _ in gradients) * C * n
+    (gW1, gb1, eW1, eb1), (gW2, gb2, eW2, eb2) = gradients
+    mu = 1.0 / (C * n)
+    # (the norms and differences computed here round too: gamma(size + 2) of themselves)
+    G_W = np.linalg.norm(np.abs(gW1 - gW2) + eW1 + eW2) * (1 + gamma(gW1.size + 2))
+    G_b = np.linalg.norm(np.abs(gb1 - gb2) + eb1 + eb2) * (1 + gamma(gb1.size + 2))
+    push = G_b * np.linalg.norm(ours.intercept_ - full.intercept_)
+    bound = (G_W + np.sqrt(G_W**2 + 4 * mu * push)) / (2 * mu)
     assert np.linalg.norm(ours.coef_ - full.coef_) <= bound
     np.testing.assert_array_equal(ours.predict(X), full.predict(X))
 

@@ -42,3 +42,23 @@ def test_licence_file_is_the_declared_bsd_3_clause():
 def test_every_package_is_marked_typed(package):
     assert (REPO / package / "py.typed").is_file()
     assert '"*" = ["py.typed"]' in _pyproject()
+
+
+def test_every_subpackage_is_shipped():
+    # `packages = ["gcul_theory", "simulations", "proofs"]` left simulations.rejectors (and the
+    # new simulations.figures and simulations.demo) out of every wheel and sdist build
+    import warnings
+
+    from setuptools.config.pyprojecttoml import read_configuration
+
+    with warnings.catch_warnings():  # setuptools calls its [tool.setuptools] support "beta"
+        warnings.simplefilter("ignore")
+        config = read_configuration(REPO / "pyproject.toml")
+    shipped = set(config["tool"]["setuptools"]["packages"])
+    on_disk = {
+        ".".join(init.parent.relative_to(REPO).parts)
+        for package in PACKAGES
+        for init in (REPO / package).rglob("__init__.py")
+    }
+    assert on_disk <= shipped, sorted(on_disk - shipped)
+    assert {"simulations.figures", "simulations.demo", "simulations.rejectors"} <= on_disk

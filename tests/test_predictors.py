@@ -17,6 +17,7 @@ the error estimate ``scipy.integrate.quad`` returns.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -43,13 +44,13 @@ from gcul_theory import (
     gaussian_tail,
     predictor,
 )
-from gcul_theory._predictors import (
+from gcul_theory._orthant import (
     ORTHANT_MAX_CLASSES,
-    _bivariate_cdf,
-    _max_spanning_tree_weight,
-    _orthant,
-    _upper_orthant,
+    bivariate_cdf,
+    orthant_probability,
+    upper_orthant,
 )
+from gcul_theory._predictors import max_spanning_tree_weight
 
 N_MC = 20_000
 seeds = st.integers(0, 2**32 - 1)
@@ -132,7 +133,13 @@ def test_registry_names_every_method_its_guarantee_and_column():
 
 def test_defaults_are_the_valid_default():
     g = Geometry(
-        eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0], sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0]
+        eps=0.1,
+        pi=[0.5, 0.5],
+        eps_c=[0.1, 0.1],
+        D=[4.0, 4.0],
+        sigma_mix=[1.0, 1.0],
+        sigma_c=[1.0, 1.0],
+        corr_mix=np.eye(2),  # the default needs the correlations
     )
     assert critical_lambda(g) == critical_lambda(g, DEFAULT_METHOD)
     assert capture_rate_bound(g) == capture_rate_bound(g, DEFAULT_METHOD)
@@ -146,9 +153,49 @@ def test_defaults_are_the_valid_default():
     assert set(report.lambda_pre) == set(METHODS)
 
 
+def test_one_default_stated_once():
+    # Every function of gcul_theory with a ``method`` among the predictors defaults to
+    # DEFAULT_METHOD, the tightest valid bound (before: "boole" for three of them and
+    # "hunter_worsley" for the other two).
+    assert DEFAULT_METHOD == "hunter_worsley" and predictor(DEFAULT_METHOD).valid
+    functions = (
+        capture_rate_bound,
+        contamination_rate_bound,
+        critical_lambda,
+        feasibility_report,
+        finite_sample_lambda,
+    )
+    for func in functions:
+        assert inspect.signature(func).parameters["method"].default == DEFAULT_METHOD, func
+
+
+def test_the_default_refuses_a_geometry_without_correlations_by_name():
+    # No silent change of predictor: a hand-built Geometry without corr_mix is refused by the
+    # default exactly as by an explicit "hunter_worsley", and the message says the two ways out.
+    g = Geometry(
+        eps=0.1,
+        pi=[0.5, 0.5],
+        eps_c=[0.1, 0.1],
+        D=[4.0, 4.0],
+        sigma_mix=[1.0, 1.0],
+        sigma_c=[1.0, 1.0],
+    )
+    for func in (capture_rate_bound, critical_lambda):
+        with pytest.raises(ValueError, match="corr_mix") as info:
+            func(g)
+        assert 'method="boole"' in str(info.value) and "hunter_worsley" in str(info.value)
+    # the contamination bound needs no correlations: the default's r2 is the attractor one
+    assert contamination_rate_bound(g) == contamination_rate_bound(g, "boole")
+
+
 def test_methods_that_need_correlations_say_so():
     g = Geometry(
-        eps=0.1, pi=[0.5, 0.5], eps_c=[0.1, 0.1], D=[4.0, 4.0], sigma_mix=[1.0, 1.0], sigma_c=[1.0, 1.0]
+        eps=0.1,
+        pi=[0.5, 0.5],
+        eps_c=[0.1, 0.1],
+        D=[4.0, 4.0],
+        sigma_mix=[1.0, 1.0],
+        sigma_c=[1.0, 1.0],
     )
     for method in ("hunter_worsley", "gaussian_exact"):
         with pytest.raises(ValueError, match="corr_mix"):
@@ -248,7 +295,7 @@ def test_bivariate_orthant_matches_quadrature(a, b, rho):
     # (1 - ρ² cancels: s² >= 0.002 at |ρ| <= 0.999), moving T by <= |Δslope|/(2π(1 + slope²))
     # <= (gamma(4) + 500u)/(4π): in all <= 1e-13; plus quad's error estimates for the reference.
     tolerance = 1e-13 + quad_error if abs(rho) < 1.0 else 1e-13
-    assert float(_upper_orthant(np.float64(a), np.float64(b), np.float64(rho))) == pytest.approx(
+    assert float(upper_orthant(np.float64(a), np.float64(b), np.float64(rho))) == pytest.approx(
         expected, rel=0, abs=tolerance
     )
 
@@ -258,8 +305,8 @@ def test_maximum_spanning_tree_weight():
     q = np.zeros((4, 4))
     for (i, j), w in {(0, 1): 1.0, (1, 2): 4.0, (2, 3): 2.0, (3, 0): 3.0, (0, 2): 5.0}.items():
         q[i, j] = q[j, i] = w
-    assert _max_spanning_tree_weight(q) == 12.0
-    assert _max_spanning_tree_weight(np.stack([q, 2 * q])).tolist() == [12.0, 24.0]
+    assert max_spanning_tree_weight(q) == 12.0
+    assert max_spanning_tree_weight(np.stack([q, 2 * q])).tolist() == [12.0, 24.0]
 
 
 # --- Validity under the model (Monte Carlo) ------------------------------------------------------
@@ -274,7 +321,9 @@ def test_valid_bounds_hold_and_the_model_value_matches_under_the_model(seed, C, 
     g = model_geometry(D, directions, cov)
     errors = rng.multivariate_normal(np.zeros(d), cov, N_MC)
     r1 = float(captured(errors, np.zeros(d), -D[:, None] * directions).mean())
-    boole, hw, exact = (capture_rate_bound(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact"))
+    boole, hw, exact = (
+        capture_rate_bound(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact")
+    )
     # r1 ~ Binomial(N_MC, E[r1])/N_MC; each bound is <= E[r1] (one-sided, at the bound's p).
     assert r1 >= boole - band(boole)
     assert r1 >= hw - band(hw)
@@ -402,7 +451,9 @@ def model_geometries(draw):
 @settings(max_examples=40)
 @given(g=model_geometries())
 def test_boole_le_hunter_worsley_le_exact_le_one(g):
-    boole, hw, exact = (capture_rate_bound(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact"))
+    boole, hw, exact = (
+        capture_rate_bound(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact")
+    )
     assert 0.0 <= boole <= hw <= exact <= 1.0
     lam = {m: critical_lambda(g, m) for m in ("boole", "hunter_worsley", "gaussian_exact")}
     assert all(0.0 <= v <= 1.0 for v in lam.values())
@@ -469,14 +520,16 @@ def test_gaussian_exact_is_reproducible_bit_for_bit():
 
 
 def orthant(h, R):
-    """``P(W > -h)`` for one geometry and its standard error, from the batched ``_orthant``.
+    """``P(W > -h)`` for one geometry and its standard error, from the batched orthant code.
 
     Tolerances: ``T7 = 42.75`` standard errors, P(|t_7| > T7) = 1e-9 (t with the 7 degrees of
     freedom of 8 scramblings), for fixed inputs too: the points are fixed, but a NumPy or SciPy
     that scrambles differently is a fresh draw (8 standard errors, 9e-5 a draw, made a
     randomised run fail about once in 1,000).
     """
-    value, error = _orthant(np.asarray(h, float)[None, :], np.asarray(R, float)[None, :, :])
+    value, error = orthant_probability(
+        np.asarray(h, float)[None, :], np.asarray(R, float)[None, :, :]
+    )
     return float(value[0]), float(error[0])
 
 
@@ -587,7 +640,7 @@ def test_bivariate_cdf_matches_quadrature(x, y, rho):
         expected, reference_error = integrate.quad(
             integrand, -np.inf, x, epsabs=1e-14, epsrel=1e-12
         )
-    got = float(_bivariate_cdf(np.float64(x), np.float64(y), np.float64(rho)))
+    got = float(bivariate_cdf(np.float64(x), np.float64(y), np.float64(rho)))
     # Owen's formula to 1e-13 (derived in test_bivariate_orthant_matches_quadrature), plus the
     # reference's quadrature error estimate
     assert got == pytest.approx(expected, rel=0, abs=1e-13 + reference_error)
@@ -598,7 +651,7 @@ def test_orthant_with_a_singular_correlation_and_infinite_limits():
     # tighter of the two and boundary 2 (Owen's T, exact to rounding).
     R = np.array([[1.0, 1.0, 0.3], [1.0, 1.0, 0.3], [0.3, 0.3, 1.0]])
     h = np.array([0.5, 1.0, 0.7])
-    exact = 1.0 - ndtr(-0.5) - ndtr(-0.7) + float(_upper_orthant(0.5, 0.7, 0.3))
+    exact = 1.0 - ndtr(-0.5) - ndtr(-0.7) + float(upper_orthant(0.5, 0.7, 0.3))
     value, error = orthant(h, R)
     assert abs(value - exact) <= T7 * error + 2e-13 and error <= 1e-5  # Owen's T: 1e-13 each
     # A rank-4 correlation of 5 boundaries against 4 iid variables: W = A Z, one draw of 2e6.
@@ -660,11 +713,11 @@ def test_orthant_bits_do_not_depend_on_the_batch():
         h[:d] = rng.uniform(0.0, 2.0, d)
         hs.append(h)
         Rs.append(R)
-    batch, errors = _orthant(np.stack(hs), np.stack(Rs))
+    batch, errors = orthant_probability(np.stack(hs), np.stack(Rs))
     for i, (h, R) in enumerate(zip(hs, Rs, strict=True)):
-        alone, error = _orthant(h[None], R[None])
+        alone, error = orthant_probability(h[None], R[None])
         assert alone[0] == batch[i] and error[0] == errors[i]  # bit for bit
-    again, _ = _orthant(np.stack(hs), np.stack(Rs))
+    again, _ = orthant_probability(np.stack(hs), np.stack(Rs))
     assert np.array_equal(again, batch)
 
 
@@ -673,7 +726,9 @@ def test_orthant_bits_do_not_depend_on_the_batch():
 
 def attractor_sample(rng, n_core=300, n_att=150, gap=5.0):
     cores = np.array([[-gap, 0.0], [gap, 0.0], [0.0, gap]])
-    Z = np.vstack([rng.normal(c, 1.0, (n_core, 2)) for c in cores] + [rng.normal(0, 1.0, (n_att, 2))])
+    Z = np.vstack(
+        [rng.normal(c, 1.0, (n_core, 2)) for c in cores] + [rng.normal(0, 1.0, (n_att, 2))]
+    )
     y = np.r_[np.repeat([0, 1, 2], n_core), rng.integers(0, 3, n_att)]
     y_pred = np.r_[np.repeat([0, 1, 2], n_core), rng.integers(0, 3, n_att)]
     return Z, y, y_pred, cores
@@ -717,7 +772,10 @@ def test_finite_sample_bound_covers_a_fresh_pool_under_the_model():
         n_chance = rng.binomial(bound.n_correct, (150.0 / 3.0) / (900.0 + 150.0 / 3.0))
         correct = np.vstack(
             [rng.normal(0.0, 1.0, (n_chance, 2))]
-            + [rng.normal(c, 1.0, (bound.n_correct - n_chance, 2))[i::3] for i, c in enumerate(cores)]
+            + [
+                rng.normal(c, 1.0, (bound.n_correct - n_chance, 2))[i::3]
+                for i, c in enumerate(cores)
+            ]
         )
         contaminated = float(captured(correct, np.zeros(2), centres).mean())
         failures += (share < bound.r1_lower) or (contaminated > bound.r2_upper)

@@ -173,6 +173,8 @@ def test_a_wrong_joint_utility_in_gcul_theory_fails_the_claim(monkeypatch):
 
 def test_a_wrong_utility_in_gcul_theory_fails_the_claim(monkeypatch):
     real = gcul_theory.utility
+    # a shift of 1e-9, far beyond the claim's comparison tolerance (proofs/_joint_utility.REL =
+    # 1e-12 relative to values below 1, floor 1e-15), so the claim must see it
     monkeypatch.setattr(gcul_theory, "utility", lambda lam, *a: real(lam, *a) + 1e-9)
     r = _joint_utility.check_maximiser()
     assert r.status == "failed" and "gcul_theory.utility" in r.evidence

@@ -13,13 +13,12 @@ import mpmath
 import numpy as np
 import pytest
 from _rejector_data import PAPER, cell
+from _tolerances import ALPHA, U
 from scipy import stats
 
 from simulations.rejectors import REJECTORS, get_rejector
 from simulations.rejectors.bayes import FittedBayes, log_posterior
 from simulations.synthetic import Mixture, SyntheticConfig, make_dataset, mixture
-
-EPS = np.finfo(np.float64).eps
 
 # ----------------------------------------------------------------------------------------------
 # The mixture is the generator's
@@ -55,8 +54,9 @@ def test_mixture_validates_like_make_dataset():
 
 
 # Exact tails: 2 cells x 6 components x 2 statistics, each with false-failure probability
-# DELTA, so <= 1e-6 in all; the label check below adds 5 binomial checks at DELTA.
-DELTA = 1e-6 / 32
+# DELTA = ALPHA = 1e-9; the label check below adds 5 binomial checks at DELTA: 29 of the suite's
+# Monte Carlo checks (tests/_tolerances.py).
+DELTA = ALPHA
 
 
 @pytest.mark.parametrize("noise", [0.0, 5.0])
@@ -73,10 +73,10 @@ def test_test_split_follows_the_mixture(noise):
         n = Z.shape[0]
         # given the split (independent of the features), sum ||Z||^2 ~ chi2(n d) exactly
         total = float(np.sum(Z**2))
-        low, high = stats.chi2.ppf([DELTA / 2, 1 - DELTA / 2], n * d)
+        low, high = stats.chi2.ppf(DELTA / 2, n * d), stats.chi2.isf(DELTA / 2, n * d)
         assert low <= total <= high, (noise, total, n * d)
         # and n ||mean of Z||^2 ~ chi2(d) exactly
-        assert n * float(np.sum(Z.mean(axis=0) ** 2)) <= stats.chi2.ppf(1 - DELTA, d)
+        assert n * float(np.sum(Z.mean(axis=0) ** 2)) <= stats.chi2.isf(DELTA, d)
 
 
 def test_confusion_labels_are_uniform():
@@ -86,7 +86,9 @@ def test_confusion_labels_are_uniform():
         [data.y_train_clean[data.is_confusion_train], data.y_test[data.is_confusion_test]]
     )
     counts = np.bincount(labels, minlength=5)
-    low, high = stats.binom.ppf([DELTA / 2, 1 - DELTA / 2], 20000, 1 / 5)
+    # each count is Binomial(20000, 1/5); exact quantiles: P(below low) < DELTA/2 and
+    # P(above high) <= DELTA/2
+    low, high = stats.binom.ppf(DELTA / 2, 20000, 1 / 5), stats.binom.isf(DELTA / 2, 20000, 1 / 5)
     assert np.all((low <= counts) & (counts <= high)), counts
 
 
@@ -114,24 +116,39 @@ def test_posterior_of_a_two_class_toy_by_hand():
     xs += [law.centers[0, 0], law.centers[1, 0], 1e3 * spread, -1e3 * spread]
     X = np.array(xs)[:, None]
     ours = np.exp(log_posterior(law, X))
+    sum_tolerance = []
     for i, x in enumerate(xs):
         hand = _hand_posterior(law, x)
-        # log-joint terms -||x - mu||^2 / 2s^2 carry 4 eps relative rounding, so the log
-        # posterior carries <= 8 eps (1 + D_max) absolute, D_max the largest such term
+        # Absolute errors of the log terms (u = 2**-53; D = (x - mu)**2 / 2s**2 <= D_max; the
+        # log weights log 30 and log 5 below L = 3.5 in size): each quadratic term gamma(5) D
+        # (difference, square, 2s**2, division), minus its log weight: 2u L (log) + u (D + L);
+        # logaddexp with the confusion term: u |a - b| + 2u + u |result| <= 3u (D + L) + 2u;
+        # so a joint term errs by e_J <= 9u D + 6u L + 2u. logsumexp over K = 2 of them adds
+        # u max|a - a_max| + (K + 1)u + u |LSE| <= 3u (D + L) + 4u; the posterior exp(J - LSE)
+        # is relatively off by e_J + e_LSE + u |J - LSE| (<= 2 (D + L)) + u (exp) + u (the
+        # mpmath value rounded to float): 23u D + 17u L + 10u <= u (23 D_max + 70).
         D_max = max((x - c) ** 2 for c in [*law.centers[:, 0], law.confusion_center[0]]) / (
             2 * spread**2
         )
-        tolerance = 8 * EPS * (1 + D_max)
+        tolerance = U * (23 * D_max + 70)
+        # a result below the normal range (2**-1022) errs by half a subnormal ulp, both sides
         for k in range(2):
-            assert abs(ours[k, i] - float(hand[k])) <= tolerance * float(hand[k]) + 1e-300, (x, k)
+            assert abs(ours[k, i] - float(hand[k])) <= tolerance * float(hand[k]) + 2.0**-1074
+        # the posteriors' sum: exp(LSE(J) - LSE_computed) times the terms' roundings: the
+        # logsumexp error above, u |J - LSE| per term, the exps and the sum: u (5 D_max + 20)
+        sum_tolerance.append(U * (5 * (D_max + 3.5) + 20))
     # far points: the densities underflow in float64, the posterior does not
-    assert np.all(np.isfinite(ours)) and ours.sum(axis=0) == pytest.approx(np.ones(len(xs)))
+    assert np.all(np.isfinite(ours))
+    assert np.all(np.abs(ours.sum(axis=0) - 1.0) <= np.array(sum_tolerance))
 
 
 def test_without_confusion_and_with_zero_spread():
     law = Mixture(np.array([[0.0, 0.0], [2.0, 0.0]]), np.array([1.0, 0.0]), 1.0, 10, 0, 1.0, 0.0)
     p = np.exp(log_posterior(law, np.array([[1.0, 5.0]])))
-    np.testing.assert_allclose(p[:, 0], [0.5, 0.5], rtol=2 * EPS)
+    # Both joint terms are the same float J = log 10 - 26/2 (equal distances), so only the
+    # logsumexp's rounding moves exp(J - LSE) off 1/2: log 2 (u log 2) plus J (u |LSE|), the
+    # subtraction (u log 2), the exp (u): u (|J| + 4) relative.
+    np.testing.assert_allclose(p[:, 0], [0.5, 0.5], rtol=U * (13.0 - np.log(10.0) + 4))
     flat = law._replace(spread=0.0, radius=0.0)
     with pytest.raises(ValueError, match="the Bayes posterior needs a positive spread"):
         FittedBayes(flat)
@@ -146,7 +163,10 @@ def test_chow_rule_on_the_posterior():
     p = np.exp(log_posterior(context.mixture, data.X_test))
     np.testing.assert_array_equal(labels, np.argmax(p, axis=0))
     for lam in (0.05, 0.15, 0.4):
-        close = np.abs(p.max(axis=0) - (1 - lam)) <= 8 * EPS
+        # accept compares the log posterior with log1p(-lam) (within 2u |log(1 - lam)|); here
+        # exp of it (u) is compared with fl(1 - lam) (u): the two can disagree only where
+        # |p - (1 - lam)| <= (1 - lam) u (2 |log(1 - lam)| + 3), within ulps of the threshold
+        close = np.abs(p.max(axis=0) - (1 - lam)) <= (1 - lam) * U * (2 * abs(np.log1p(-lam)) + 4)
         accept = fitted.accept(data.X_test, lam)
         np.testing.assert_array_equal(accept[~close], p.max(axis=0)[~close] >= 1 - lam)
 
@@ -157,8 +177,8 @@ def test_chow_rule_on_the_posterior():
 MC_CELLS = [(16, 2.0), (16, 8.0), (16, 14.0)]
 MC_COVERAGES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 MC_SAMPLES = 20000
-N_CHECKS = len(MC_CELLS) * (len(REJECTORS) - 1) * len(MC_COVERAGES)
-MC_DELTA = 1e-6 / N_CHECKS  # union bound: <= 1e-6 false-failure probability per suite run
+N_CHECKS = len(MC_CELLS) * (len(REJECTORS) - 1) * len(MC_COVERAGES)  # 126 Monte Carlo checks
+MC_DELTA = ALPHA  # per check (tests/_tolerances.py: the suite's total stays below 1e-6)
 
 
 def draw(law: Mixture, n: int, rng: np.random.Generator):

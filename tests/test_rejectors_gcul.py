@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _rejector_data import PAPER, SMALL, cell
+from _tolerances import U, linear_scores_rounding
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -111,13 +112,17 @@ def test_margin_matches_phase_three_probabilities():
     proba = model.phase3_.predict_proba(data.X_test)
     u = int(np.flatnonzero(model.phase3_.classes_ == model.n_classes_)[0])
     reference = np.delete(proba, u, axis=1).max(axis=1) - proba[:, u]
-    # both are differences of probabilities in [0, 1], each with relative rounding of at most
-    # (K + 4) eps (softmax: exp, a sum of K + 1 terms, a division; margin: expm1, log1p, a sum);
-    # so |difference| <= 2 (K + 4) eps
+    # The two sides' scores are X W^T + b and W X^T + b (another order): they differ by at most
+    # 2 linear_scores_rounding, and M = p_r - p_u moves by at most the largest score change
+    # (sum_j |dM/ds_j| <= 2 p_r (1 - p_r) + 2 p_u (1 - p_u) <= 1). From its own scores, each side
+    # is within (K + 8)u of M (softmax: p_j within u/e + (K + 2)u p_j, a subtraction; margin:
+    # the ratio of expm1 to a sum of K + 1 exps within (K + 6)u, log1p and expm1: (K + 8)u |M|):
+    # (2K + 12)u in all, covered by 2 (K + 4) EPS = (4K + 16)u.
     K = model.n_classes_
-    np.testing.assert_allclose(
-        rejector.margin(data.X_test), reference, rtol=0, atol=2 * (K + 4) * EPS
-    )
+    W, b = model.phase3_.coef_, model.phase3_.intercept_
+    shift = 2 * linear_scores_rounding(W, b, data.X_test).max(axis=1)
+    tolerance = 2 * (K + 4) * EPS + shift
+    assert np.all(np.abs(rejector.margin(data.X_test) - reference) <= tolerance)
 
 
 def test_score_is_increasing_in_the_margin_without_saturating():
@@ -143,9 +148,19 @@ def test_a_gcul_that_cannot_reject_accepts_everything():
     assert not model.can_reject_
     scores, labels, accepted = assert_zero_threshold_is_gculs_rule(model, X)
     assert accepted.all() and np.all(scores > 0.0)
-    # the score is then -log(1 - msp) of phase 1: compare with its probabilities
+    # the score is then -log(1 - msp) of phase 1: compare with its probabilities. Each side is
+    # relatively off p_max by u (R + K + 3) from its own scores (R the range of a row's scores:
+    # the gaps s_j - s_max carry u |gap| into their exps; the sum of K terms, then log1p/expm1
+    # or the division), and log p_max moves by <= 2 (1 - p_max) <= 2 per unit of the largest
+    # score change between the two orders (2 linear_scores_rounding).
     p_max = model.phase1_.predict_proba(X).max(axis=1)
-    np.testing.assert_allclose(-np.expm1(-scores), p_max, rtol=8 * EPS, atol=0)
+    W, b = model.phase1_.coef_, model.phase1_.intercept_
+    logits = X @ W.T + b
+    R = logits.max(axis=1) - logits.min(axis=1)
+    K = model.n_classes_
+    shift = 2 * linear_scores_rounding(W, b, X).max(axis=1)
+    rtol = 2 * U * (R + K + 3) + 2 * shift
+    assert np.all(np.abs(-np.expm1(-scores) - p_max) <= rtol * p_max)
 
 
 def test_a_class_that_phase_three_never_saw_is_never_predicted():

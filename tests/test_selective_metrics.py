@@ -12,7 +12,10 @@
     guarantee (and of the fixed-rule bound) with a stated false-failure probability, loaded from
     benchmarks/selective_guarantees.py (where the large Monte Carlo lives).
 
-Tolerances: u = 2**-53 is the unit roundoff; each bound is derived next to its use.
+Tolerances (``tests/_tolerances.py``): u = 2**-53 is the unit roundoff and ``gamma(k)`` =
+ku/(1 - ku) bounds k roundings (Higham, Lemma 3.1); each bound is derived next to its use, and
+the references are exact rationals wherever they can be. The Monte Carlo checks of (e) are 9 at
+``ALPHA`` = 1e-9 each.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
+from _tolerances import ALPHA, U, gamma
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from scipy import special
@@ -43,8 +47,6 @@ from gcul_theory import (
     selective_risk_upper_bound,
     sgr_threshold,
 )
-
-U = 2.0**-53
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "selective_guarantees.py"
 _SPEC = importlib.util.spec_from_file_location("gcul_benchmark_selective_guarantees", _PATH)
@@ -128,9 +130,9 @@ def test_selective_risk_matches_the_brute_force_over_tie_orders(sample):
     got = selective_risk_at_coverage(scores, wrong, np.arange(n + 1))
     assert got[0] == 0.0  # convention: nothing accepted
     # R(m) = fl(fl(C + fl((m - c) w / s)) / m): (m - c) w is an exact integer, then three
-    # roundings of non-negative values, each <= u relative: (1 + u)**3 - 1 < 4u.
+    # roundings of non-negative values, each <= u relative: (1 + u)**3 - 1 <= gamma(3).
     for m in range(1, n + 1):
-        assert rel_close(got[m], ref["risks"][m - 1], 4 * U), (m, got[m], ref["risks"][m - 1])
+        assert rel_close(got[m], ref["risks"][m - 1], gamma(3)), (m, got[m], ref["risks"][m - 1])
         assert got[m] == selective_risk_at_coverage(scores, wrong, m)
 
 
@@ -141,18 +143,20 @@ def test_selective_risk_matches_the_brute_force_over_tie_orders(sample):
 def test_areas_match_the_brute_force(sample):
     scores, wrong = sample
     ref = exact_metrics(scores, wrong)
-    # AURC: terms within 4u (above), correctly rounded sum (+u), one division by n (+u): the
-    # terms are non-negative, so the relative errors add: < 6u.
-    assert rel_close(aurc(scores, wrong), ref["aurc"], 6 * U)
+    # AURC: terms within gamma(3) (above), correctly rounded sum (one rounding), one division
+    # by n (exact in float64): the terms are non-negative, so the relative errors compound:
+    # (1 + gamma(3))(1 + u)**2 - 1 <= gamma(5).
+    assert rel_close(aurc(scores, wrong), ref["aurc"], gamma(5))
     # AUGRC: E(m) two roundings, E(m-1) + E(m) one, * 0.5 exact, fsum one, / n**2 one (n**2
-    # exact): < 6u relative.
-    assert rel_close(augrc(scores, wrong), ref["augrc"], 6 * U)
-    # E-AURC = AURC - AURC*: AURC within 6u, AURC* (terms j/m one rounding, fsum, / n) within
-    # 4u, and the subtraction one more rounding of the result: absolute error
-    # < 6u AURC + 4u AURC* + u |E-AURC| <= 7u (AURC + AURC*).
+    # exact): gamma(5) relative.
+    assert rel_close(augrc(scores, wrong), ref["augrc"], gamma(5))
+    # E-AURC = AURC - AURC*: AURC within gamma(5), AURC* (terms j/m one rounding, fsum, / n)
+    # within gamma(3), and the subtraction one more rounding of the result (|E-AURC| <= AURC):
+    # absolute error <= (gamma(5) + u(1 + gamma(5))) AURC + gamma(3) AURC*
+    # <= gamma(6) (AURC + AURC*).
     exact_e = ref["aurc"] - ref["oracle"]
     err = abs(Fraction(e_aurc(scores, wrong)) - exact_e)
-    assert err <= Fraction(7 * U) * (ref["aurc"] + ref["oracle"])
+    assert err <= Fraction(gamma(6)) * (ref["aurc"] + ref["oracle"])
 
 
 @given(small_samples())
@@ -165,9 +169,9 @@ def test_curve_matches_the_brute_force(sample):
     assert all(a.shape == (n,) for a in curve)
     for m in range(1, n + 1):
         assert curve.coverage[m - 1] == m / n  # one rounding of an exact quotient
-        assert rel_close(curve.selective_risk[m - 1], ref["risks"][m - 1], 4 * U)
-        # E(m) two roundings, / n one: < 3u... (1 + u)**3 - 1 < 4u.
-        assert rel_close(curve.generalized_risk[m - 1], ref["E"][m] / n, 4 * U)
+        assert rel_close(curve.selective_risk[m - 1], ref["risks"][m - 1], gamma(3))
+        # E(m) two roundings, / n one: (1 + u)**3 - 1 <= gamma(3).
+        assert rel_close(curve.generalized_risk[m - 1], ref["E"][m] / n, gamma(3))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,15 +249,18 @@ def test_oracle_ranking_reaches_the_closed_form(sizes):
     wrong[:k] = True
     scores = (~wrong).astype(float)  # every correct sample above every wrong one
     closed_form = sum(Fraction(j, n - k + j) for j in range(1, k + 1)) / n
-    # The oracle's R(m) = fl(j/m) (E(m) = m - (n - k) exactly): one rounding, fsum, / n: < 4u.
-    assert rel_close(aurc(scores, wrong), closed_form, 4 * U)
+    # The oracle's R(m) = fl(j/m) (E(m) = m - (n - k) exactly): one rounding, fsum, / n:
+    # gamma(3).
+    assert rel_close(aurc(scores, wrong), closed_form, gamma(3))
     assert e_aurc(scores, wrong) == 0.0  # the same terms, summed the same way
-    assert augrc(scores, wrong) == pytest.approx(k * k / (2 * n * n), rel=4 * U, abs=0)
+    # The oracle's halves (E(m-1) + E(m))/2 are exact, fsum one rounding, / n**2 one: gamma(2)
+    # of the exact k**2/(2 n**2).
+    assert rel_close(augrc(scores, wrong), Fraction(k * k, 2 * n * n), gamma(2))
     worst = wrong.astype(float)  # every wrong sample first
     r = Fraction(k, n)
     # Worst ranking: E(m) = min(m, k), exact; the area r - r**2/2; (E(m-1)+E(m))/2 exact,
-    # fsum one rounding, / n**2 one: < 3u.
-    assert rel_close(augrc(worst, wrong), r - r * r / 2, 3 * U)
+    # fsum one rounding, / n**2 one: gamma(2).
+    assert rel_close(augrc(worst, wrong), r - r * r / 2, gamma(2))
 
 
 @given(larger_samples())
@@ -263,16 +270,31 @@ def test_e_aurc_is_never_negative(sample):
 
 
 def test_oracle_exceeds_the_continuous_limit_by_about_r_over_2n():
-    # AURC* = r - (1 - r)(H_n - H_{n-k}); Euler-Maclaurin on the harmonic numbers gives
-    # AURC* - (r + (1 - r) ln(1 - r)) = r/(2n) - (1 - r)(2nk - k**2)/(12 n**2 (n-k)**2) + O(n**-4),
-    # the second term below 1.3e-11 at n = 10**5 for these k; the rounding of both sides is
-    # ~1e-16. Tolerance 1e-10.
+    # AURC* = r - (1 - r)(H_n - H_{n-k}); with H_m = ln m + gamma_E + 1/(2m) - 1/(12 m**2) + e_m,
+    # 0 < e_m < 1/(120 m**4) (Euler-Maclaurin), AURC* - (r + (1 - r) ln(1 - r)) =
+    # r/(2n) - (1 - r)(2nk - k**2)/(12 n**2 (n-k)**2) + R, |R| <= (1 - r)/(120 (n - k)**4).
+    # The second term (below 1.3e-11 here) is subtracted too; the tolerance is |R| plus the
+    # rounding: aurc within gamma(3) of AURC* (test_oracle_ranking_...), r = k/n one rounding
+    # (which moves r + (1 - r) ln(1 - r) by u r |ln(1 - r)|), log1p within 1 ulp (glibc), two
+    # products and a sum of terms <= r + |(1 - r) ln(1 - r)| (gamma(4) of that), the final
+    # subtraction u |gap|; the reference r/(2n) - ... is evaluated in the same way to gamma(8).
     n = 100_000
     for k in (1_000, 10_000, 50_000):
         wrong = np.arange(n) < k
         r = k / n
-        gap = aurc(~wrong, wrong) - (r + (1 - r) * math.log1p(-r))
-        assert gap == pytest.approx(r / (2 * n), abs=1e-10)
+        limit = r + (1 - r) * math.log1p(-r)
+        gap = aurc(~wrong, wrong) - limit
+        second = (1 - r) * (2 * n * k - k**2) / (12 * n**2 * (n - k) ** 2)
+        expected = r / (2 * n) - second
+        tolerance = (
+            (1 - r) / (120 * (n - k) ** 4)
+            + gamma(3) * (limit + abs(gap))
+            + U * r * abs(math.log1p(-r))
+            + gamma(4) * (r + abs((1 - r) * math.log1p(-r)))
+            + U * abs(gap)
+            + gamma(8) * (r / (2 * n) + second)
+        )
+        assert abs(gap - expected) <= tolerance, (k, gap - expected, tolerance)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,7 +430,7 @@ def torch_uncertainty_areas(scores, wrong) -> tuple[Fraction, Fraction]:
 def test_augrc_equals_fd_shifts_with_ties(sample):
     scores, wrong = sample
     _, fd_augrc = fd_shifts_areas(scores, wrong)
-    assert rel_close(augrc(scores, wrong), fd_augrc, 6 * U)  # bound of test_areas_...
+    assert rel_close(augrc(scores, wrong), fd_augrc, gamma(5))  # bound of test_areas_...
 
 
 @given(
@@ -435,8 +457,8 @@ def test_aurc_differs_from_fd_shifts_and_torch_uncertainty_as_stated(sample):
     assert fd_aurc == ours + (r[0] - r[-1]) / (2 * n)
     tu_aurc, _ = torch_uncertainty_areas(scores, wrong)
     assert tu_aurc == (n * ours - (r[0] + r[-1]) / 2) / (n - 1)
-    assert rel_close(aurc(scores, wrong), ours, 6 * U)
-    assert all(rel_close(a, b, 4 * U) for a, b in zip(risks, r, strict=True))
+    assert rel_close(aurc(scores, wrong), ours, gamma(5))  # the bounds of test_areas_...
+    assert all(rel_close(a, b, gamma(3)) for a, b in zip(risks, r, strict=True))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -444,14 +466,32 @@ def test_aurc_differs_from_fd_shifts_and_torch_uncertainty_as_stated(sample):
 # ---------------------------------------------------------------------------------------------
 
 
+def _joint_rounding(lam, eps, selective_error, rejection_rate) -> Fraction:
+    """Bound on joint_utility's own rounding, exact: gamma(4) (eps + (1 - rho) eps_sel + lam rho).
+
+    eps - fl(fl(1 - rho) eps_sel) - fl(lam rho): the joint error product carries two roundings,
+    the two subtractions one each of results below the sum of the three terms: each term picks
+    up at most gamma(4) of itself.
+    """
+    terms = Fraction(eps) + (1 - Fraction(rejection_rate)) * Fraction(selective_error)
+    return Fraction(gamma(4)) * (terms + Fraction(lam) * Fraction(rejection_rate))
+
+
 def test_joint_utility_values_and_broadcasting():
-    assert joint_utility(0.15, 0.31, 0.1, 0.3) == pytest.approx(0.195, abs=4 * U)
+    # 0.31 - 0.7 * 0.1 - 0.15 * 0.3 = 0.195, exactly from the input floats, to its rounding
+    exact = Fraction(0.31) - (1 - Fraction(0.3)) * Fraction(0.1) - Fraction(0.15) * Fraction(0.3)
+    got = joint_utility(0.15, 0.31, 0.1, 0.3)
+    assert abs(Fraction(got) - exact) <= _joint_rounding(0.15, 0.31, 0.1, 0.3)
+    # and the decimal: 1.7u (the bound above) + 0.1u (the inputs' decimal roundings, |exact -
+    # 0.195|) + u/8 (0.195's own rounding) < 2u
+    assert got == pytest.approx(0.195, rel=0, abs=2 * U)
     assert joint_utility(0.15, 0.31, 0.0, 1.0) == 0.31 - 0.15  # reject everything: eps - lam
     assert joint_utility(0.15, 0.31, 0.2, 0.0) == 0.31 - 0.2  # reject nothing: eps - eps_sel
     out = joint_utility(np.array([0.0, 0.5])[:, None], 0.3, np.array([0.1, 0.2, 0.3]), 0.25)
     assert out.shape == (2, 3)
     expected = 0.3 - 0.75 * np.array([0.1, 0.2, 0.3])[None, :] - np.array([[0.0], [0.5]]) * 0.25
-    np.testing.assert_allclose(out, expected, rtol=0, atol=8 * U)
+    # the same operations in the same order (1 - 0.25 = 0.75 exactly): bit for bit
+    np.testing.assert_array_equal(out, expected)
     assert isinstance(joint_utility(0.1, 0.2, 0.1, 0.1), float)
 
 
@@ -467,12 +507,26 @@ def test_joint_utility_is_the_paper_utility_plus_rho_eps_sel(lam, eps, r1, r2):
     clean = gt.clean_error(eps, r1, r2)
     joint = joint_utility(lam, eps, clean, rho)
     paper = gt.utility(lam, eps, r1, r2)
-    # Each side is within 8u of (eps + eps_clean + lam rho) (utility's documented error, and
-    # 4u for joint_utility, plus the rounding of rho and eps_clean fed to it: 8u each), and
-    # rho * eps_clean is one more rounding: |difference| <= 20u (eps + eps_clean + lam rho).
-    scale = eps + clean + lam * rho
-    assert abs(joint - (paper + rho * clean)) <= 20 * U * scale
-    assert abs(joint - (eps * r1 - lam * rho)) <= 20 * U * scale  # eps r1 - lam rho
+    # Exact references from the input floats: rho_x, eps_clean c_x (rho_x < 1: rho_x = 1 only
+    # at r1 = r2 = 1, where rho rounds to 1) and U_joint = eps - (1 - rho_x) c_x - lam rho_x =
+    # eps r1 - lam rho_x. Documented errors: rho and eps_clean within 8u relative
+    # (rejection_rate, clean_error), U within 8u of |eps - c_x| + lam rho_x (utility), and
+    # joint_utility's own rounding (_joint_rounding). Fed rho + d_rho and c_x + d_c, U_joint
+    # moves by -(1 - rho_x) d_c + d_rho (c + lam), at most 8u ((1 - rho_x) c_x + rho_x (c +
+    # lam)). Subnormal results, where the relative bounds stop, err by far less than the
+    # gamma(4) eps >= 4e-19 inside _joint_rounding.
+    F, u8 = Fraction, Fraction(8 * U)
+    rho_x = F(eps) * F(r1) + (1 - F(eps)) * F(r2)
+    c_x = F(eps) * (1 - F(r1)) / (1 - rho_x)
+    joint_x = F(eps) * F(r1) - F(lam) * rho_x
+    own = _joint_rounding(lam, eps, clean, rho)
+    fed = u8 * ((1 - rho_x) * c_x + rho_x * (F(clean) + F(lam)))
+    assert abs(F(joint) - joint_x) <= own + fed
+    # joint - (paper + rho eps_clean), in exact arithmetic on the floats: the errors of rho and
+    # eps_clean enter as -(d_c + lam d_rho) (the rest cancels), plus the two functions' own.
+    paper_error = u8 * (abs(F(eps) - c_x) + F(lam) * rho_x)
+    bound = own + u8 * (c_x + F(lam) * rho_x) + paper_error
+    assert abs(F(joint) - (F(paper) + F(rho) * F(clean))) <= bound
 
 
 @pytest.mark.parametrize(
@@ -546,15 +600,23 @@ def test_clopper_pearson_against_mpmath(x, m, delta):
 
 
 def test_clopper_pearson_agrees_with_scipy_stats_binomtest():
-    from scipy.stats import binomtest
+    from scipy.stats import binom, binomtest
 
     for x, m in [(0, 10), (3, 40), (12, 400), (399, 400)]:
         test = binomtest(x, m, alternative="less")
         ci = test.proportion_ci(confidence_level=0.95, method="exact")
-        # SciPy solves P(Bin(m, p) <= x) = 0.05 with brentq (default xtol 2e-12, rtol 4 eps:
-        # error < 2e-12 + 1e-15); ours is raised by 2**-40 = 9.1e-13 and carries < 26 ulp:
-        # they differ by < 3e-12.
-        assert selective_risk_upper_bound(x, m, 0.05) == pytest.approx(ci.high, abs=3e-12)
+        # SciPy solves P(Bin(m, p) <= x) = alpha, alpha = fl(1 - 0.95), with brentq (defaults
+        # xtol = 2e-12, rtol = 4 eps: the returned p is within xtol + rtol p of a root of the
+        # computed function). That function errs by |alpha - 0.05| plus the CDF's rounding (1e-13
+        # relative, generous for Boost's ibeta), which moves its root by that over the slope
+        # |dP/dp| = m P(Bin(m - 1, p) = x). Ours is raised by 2**-40 over the exact bound and
+        # carries < 26 * 2**-52 (_selective_guarantees, measured against mpmath and checked by
+        # test_clopper_pearson_against_mpmath). Sum: 2.93e-12 at the flattest case (0, 10).
+        p = ci.high
+        slope = m * binom.pmf(x, m - 1, p)
+        scipy_error = 2e-12 + 4 * 2.0**-52 * p + (abs((1 - 0.95) - 0.05) + 1e-13 * 0.05) / slope
+        tolerance = scipy_error + 2.0**-40 + 26 * 2.0**-52
+        assert selective_risk_upper_bound(x, m, 0.05) == pytest.approx(p, rel=0, abs=tolerance)
 
 
 def test_clopper_pearson_edges_and_errors():
@@ -700,9 +762,11 @@ MC_CONFIGS = [
 #: its union bound violates there at a rate of about 0.28 > delta (benchmark), so this check
 #: fails on that mutation; the real SGR's rate is about 0.04.
 MC_SGR_CONFIGS = [*MC_CONFIGS, ("boundary_0.3", 200, 0.2)]
-#: Per configuration a false-failure probability of 1e-6 / 9 (5 SGR + 4 fixed-rule checks):
-#: the suite fails with probability < 1e-6 if every guarantee holds.
-MC_ALPHA = 1e-6 / 9
+#: Per configuration a false-failure probability of ALPHA = 1e-9 (5 SGR + 4 fixed-rule checks:
+#: 9 of the suite's Monte Carlo checks, tests/_tolerances.py). The negative control's count
+#: without the union bound is 401 of 1500 at MC_SEED, above the critical count 396 (over seeds
+#: the mutation is caught with probability 0.91 = P(Bin(1500, 0.28) > 396)).
+MC_ALPHA = ALPHA
 
 
 def _critical_count(reps: int, delta: float, alpha: float) -> int:
@@ -720,7 +784,7 @@ def _critical_count(reps: int, delta: float, alpha: float) -> int:
 def test_critical_count_is_the_binomial_tail_quantile():
     c = _critical_count(MC_REPS, 0.2, MC_ALPHA)
     assert special.bdtrc(c, MC_REPS, 0.2) <= MC_ALPHA < special.bdtrc(c - 1, MC_REPS, 0.2)
-    assert 300 < c < 400  # mean 300, sd 15.5: about 5.4 sd above the mean
+    assert c == 396  # mean 300, sd 15.5: about 6.2 sd above the mean
 
 
 @pytest.mark.parametrize(("law", "n", "delta"), MC_SGR_CONFIGS)
@@ -738,15 +802,21 @@ def test_fixed_rule_bound_by_monte_carlo(law, n, delta):
 
 def test_benchmark_laws_have_the_stated_risks():
     # R(t) is computed by the trapezoid rule on the knots, exact for piecewise-linear e; check
-    # it against the closed forms the law descriptions state.
+    # it against the closed forms the law descriptions state, in exact arithmetic.
     calibrated = bench.LAWS["calibrated"]
     for t in (0.0, 0.3, 0.8, 0.99):
-        assert calibrated.risk(t) == pytest.approx((1 - t) / 4, rel=8 * U)
+        # e(t) = fl(0.5 - 0.5 t) one rounding; the area fl(fl(1 - t) e(t)) / 2 one more; divided
+        # by the same fl(1 - t), one more: gamma(3) of (1 - t)/4.
+        assert rel_close(calibrated.risk(t), (1 - Fraction(t)) / 4, gamma(3))
     for name in ("boundary", "near_zero", "near_one"):
         law = bench.LAWS[name]
         for t in (0.5, 0.7, 0.999):
-            assert law.risk(t) == pytest.approx(law.target, rel=8 * U)
+            # e = r exactly on [1/2, 1] (a flat segment); the area fl(fl(1 - t)(r + r)) / 2 and
+            # the division by fl(1 - t): two roundings.
+            assert rel_close(law.risk(t), Fraction(law.target), gamma(2))
         assert law.risk(0.2) > law.target
     tied = bench.LAWS["tied"]
-    assert tied.risk(0.5) == pytest.approx((0.02 + 0.06 + 0.15) / 3, rel=4 * U)
-    assert tied.risk(0.6) == pytest.approx(0.04, rel=4 * U)
+    # fsum (one rounding) then a division (one more)
+    exact = (Fraction(0.02) + Fraction(0.06) + Fraction(0.15)) / 3
+    assert rel_close(tied.risk(0.5), exact, gamma(2))
+    assert rel_close(tied.risk(0.6), (Fraction(0.02) + Fraction(0.06)) / 2, gamma(1))

@@ -25,8 +25,7 @@ def method_name(text: str) -> str:
 
 def add_parser(commands) -> None:
     """Add the command's parser to ``commands`` (argparse sub-parsers)."""
-    from gcul_theory import MAX_CLASSES, PREDICTORS
-    from gcul_theory._report import COLUMN_LEGEND, guarantee_phrase
+    from gcul_theory import COLUMN_LEGEND, MAX_CLASSES, PREDICTORS, guarantee_phrase
 
     feasibility = commands.add_parser(
         "feasibility",

@@ -28,8 +28,7 @@ REPRODUCE_OPTIONS = {
 
 def add_parser(commands) -> None:
     """Add the command's parser to ``commands`` (argparse sub-parsers)."""
-    from gcul_theory import METHODS, PREDICTORS
-    from gcul_theory._report import guarantee_phrase
+    from gcul_theory import METHODS, PREDICTORS, guarantee_phrase
 
     reproduce = commands.add_parser(
         "reproduce",

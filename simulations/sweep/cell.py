@@ -45,7 +45,6 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
-from gcul_theory._predictors import critical as _critical
 from simulations.gcul import GCUL
 from simulations.models import _single_threaded_blas
 from simulations.results import (
@@ -273,7 +272,7 @@ def fit_and_measure(
         if profile is not None and entry.name == "gaussian_exact":
             profile["gaussian_exact"] = time.perf_counter() - start
         r2 = r2_by_model[entry.contamination]
-        lambda_pre = _critical(np.asarray(geometry.eps), np.asarray(r1), np.asarray(r2))
+        lambda_pre = gcul_theory.critical_lambda_from_rates(geometry.eps, r1, r2)
         metrics[entry.column] = float(lambda_pre)
         metrics[f"r1_hat_{entry.name}"] = float(r1)
     train_errors = np.asarray(model.error_mask_, dtype=bool)

@@ -1,0 +1,246 @@
+"""Every λ* predictor, one small panel each: the phase-transition panel in the panel style."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+
+from simulations.figures.phase_transition import (
+    SINGLE_LEVEL_WINDOW,
+    PhaseTransitionData,
+    draw_phase_transition,
+)
+from simulations.figures.save import save_figure
+from simulations.figures.style import (
+    CERT_LABEL,
+    EMP_LABEL,
+    FONT_SIZE,
+    PANEL_PHASE_STYLE,
+    PRE_LABEL,
+    style_axes,
+    validity_word,
+)
+from simulations.figures.summary import crowding
+from simulations.report import (
+    LAMBDA_TARGET,
+    Results,
+    check_lam,
+    check_methods,
+    judged_columns,
+    judged_methods,
+    method_label,
+    result_columns,
+)
+
+__all__ = ["PANEL_COLUMNS", "PANEL_SIZE", "PredictorsPlot", "plot_predictors"]
+
+PANEL_COLUMNS = 4  # panels per row of plot_predictors
+PANEL_SIZE = (1.75, 1.6)  # inches per panel: four panels span a two-column page (7 in)
+
+
+@dataclass
+class PredictorsPlot:
+    """What :func:`plot_predictors` drew: one panel per predictor, plus a key panel.
+
+    ``axes``, ``type_i``, ``type_ii`` and ``legends`` are keyed by predictor name, in panel
+    order; ``legends[name]`` is None for a panel with no violation to mark (it has no legend at
+    all). ``counts[name]`` is ``(type_i, type_ii)``. ``key`` is the shared legend of the lines
+    (and of the markers that appear in some panel), drawn in its own empty panel.
+    """
+
+    figure: Figure
+    axes: dict[str, Axes]
+    type_i: dict[str, Line2D]
+    type_ii: dict[str, Line2D]
+    legends: dict[str, Legend | None]
+    counts: dict[str, tuple[int, int]]
+    key: Legend
+    paths: list[Path] = field(default_factory=list)
+
+
+def plot_predictors(
+    results: Results,
+    path: str | Path | None = None,
+    *,
+    lam: float = LAMBDA_TARGET,
+    methods: Sequence[str] | None = None,
+) -> PredictorsPlot:
+    """One small panel per λ* predictor: its λ* and λ*_EMP against σ, violations marked.
+
+    Every panel draws, like :func:`plot_phase_transition`, the across-seed mean of the
+    predictor's λ* (solid, blue) and of the λ*_EMP it is judged against (dashed, vermillion), each
+    with its min–max band over seeds (5–95% above :data:`CROWDED_SEEDS` seeds, where the marks
+    are also small and translucent), the target λ (dotted), and each violating (seed, σ) cell at
+    its own (σ, λ*_EMP): Type-I as open circles, Type-II as crosses. The certified panel draws
+    λ*_CERT against λ*_EMP of the model it certifies (``lambda_emp_cert``). The title names the
+    predictor, whether it is valid (the registry's ``valid`` and ``kind``: "valid", "not
+    valid", "model value"; "finite-sample valid" for the certified one) and its counts; a
+    panel's legend lists only the kinds of violation it marks, and a panel with none has no
+    legend. A last, empty panel holds the key
+    of the lines. Panels share both axes, so a reader compares them at a glance. Each panel is
+    :func:`draw_phase_transition` in :data:`~simulations.figures.PANEL_PHASE_STYLE`.
+
+    Parameters
+    ----------
+    results : list of dict or dict of arrays
+        The sweep's cells; needs ``seed``, ``noise`` and the columns of
+        :func:`simulations.report.judged_columns` of every predictor drawn.
+    path : str or Path, optional
+        Where to save (see :func:`save_figure`); the paths written are in ``paths``.
+    lam : float, default 0.15
+        The target rejection cost λ.
+    methods : sequence of str, optional
+        The predictors, one panel each, in this order; by default every predictor of
+        :data:`gcul_theory.PREDICTORS` (read at call time), ``"certified"``, and
+        ``"certified_noisy"`` where ``results`` has its column
+        (:func:`simulations.report.judged_methods`).
+
+    Returns
+    -------
+    PredictorsPlot
+        The figure, its Axes and the artists drawn; never calls ``show()``.
+    """
+    lam = check_lam(lam)
+    methods = check_methods(judged_methods(results) if methods is None else methods)
+    judged = {method: judged_columns(method) for method in methods}
+    needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
+    cols = result_columns(results, needed, "the predictors figure")
+    n_seeds = len(np.unique(cols["seed"]))
+    _, band_text = crowding(n_seeds)
+
+    n_panels = len(methods) + 1  # and the key
+    ncols = min(PANEL_COLUMNS, n_panels)
+    nrows = math.ceil(n_panels / ncols)
+    fig = Figure(
+        figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows + 0.15), layout="constrained"
+    )
+    grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    flat = list(grid.ravel())
+    small = FONT_SIZE - 1
+
+    lo, hi = float(cols["noise"].min()), float(cols["noise"].max())
+    pad = 0.015 * (hi - lo) if hi > lo else SINGLE_LEVEL_WINDOW
+    low_y = min(0.0, *(float(cols[pair[1]].min()) for pair in judged.values()))
+    high_y = max(1.0, *(float(cols[c].max()) for pair in judged.values() for c in pair))
+
+    axes, type_i_artists, type_ii_artists, legends, counts = {}, {}, {}, {}, {}
+    for index, method in enumerate(methods):
+        ax = flat[index]
+        data = PhaseTransitionData.from_results(
+            cols, method=method, lam=lam, purpose="the predictors figure"
+        )
+        style_axes(ax)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 4, 5, 10]))
+        ax.tick_params(labelsize=small)
+        drawn = draw_phase_transition(ax, data, PANEL_PHASE_STYLE)
+        type_i_artists[method], type_ii_artists[method] = drawn.type_i, drawn.type_ii
+        n_i, n_ii = counts[method] = data.counts
+        ax.set_title(
+            f"{method_label(method)} ({validity_word(method)})\nType-I {n_i}, Type-II {n_ii}",
+            fontsize=small,
+            pad=3,
+        )
+        handles, labels = [], []
+        if n_i:
+            handles.append(type_i_artists[method])
+            labels.append(f"Type-I ({n_i})")
+        if n_ii:
+            handles.append(type_ii_artists[method])
+            labels.append(f"Type-II ({n_ii})")
+        legends[method] = (
+            ax.legend(
+                handles,
+                labels,
+                loc="upper right",
+                fontsize=small - 1,
+                frameon=True,
+                framealpha=0.85,
+                edgecolor="none",
+                handlelength=1.0,
+                handletextpad=0.3,
+                labelspacing=0.2,
+                borderpad=0.25,
+                borderaxespad=0.2,
+            )  # fmt: skip
+            if handles
+            else None
+        )
+        axes[method] = ax
+        row, column = divmod(index, ncols)
+        if column == 0:
+            ax.set_ylabel(r"$\lambda^*$", fontsize=small)
+        if index + ncols >= len(methods):  # the lowest panel of its column
+            ax.set_xlabel(r"$\sigma_{\mathrm{noise}}$", fontsize=small)
+            ax.xaxis.set_tick_params(labelbottom=True)
+    flat[0].set_xlim(lo - pad, hi + pad)
+    flat[0].set_ylim(low_y - 0.03, high_y + 0.03)
+
+    # The key: the lines every panel draws, and the markers that appear in at least one panel.
+    key_ax = flat[len(methods)]
+    for spare in flat[len(methods) :]:
+        spare.set_axis_off()
+    style = PANEL_PHASE_STYLE
+    single = len(data.pre.noise) == 1  # the panels draw each mean as a marker: so does the key
+    pre_point, emp_point = (style.pre_point, style.emp_point) if single else ({}, {})
+    proxies = [
+        Line2D(
+            [],
+            [],
+            color=style.pre_line["color"],
+            linewidth=style.pre_line["linewidth"],
+            **pre_point,
+        ),
+        Line2D(
+            [],
+            [],
+            color=style.emp_line["color"],
+            linestyle=style.emp_line["linestyle"],
+            linewidth=style.emp_line["linewidth"],
+            **emp_point,
+        ),
+        Line2D(
+            [],
+            [],
+            color=style.target["color"],
+            linestyle=style.target["linestyle"],
+            linewidth=style.target["linewidth"],
+        ),
+    ]
+    texts = [
+        f"{PRE_LABEL} of the panel's predictor\n({CERT_LABEL} in Certified)",
+        f"{EMP_LABEL} (of the model\nit certifies, in Certified)",
+        rf"$\lambda = {lam:g}$",
+    ]
+    if any(n_i for n_i, _ in counts.values()):
+        proxies.append(next(a for m, a in type_i_artists.items() if counts[m][0]))
+        texts.append(r"Type-I: $\lambda^* < \lambda \leq \lambda^*_{\mathrm{EMP}}$")
+    if any(n_ii for _, n_ii in counts.values()):
+        proxies.append(next(a for m, a in type_ii_artists.items() if counts[m][1]))
+        texts.append(r"Type-II: $\lambda^*_{\mathrm{EMP}} < \lambda \leq \lambda^*$")
+    seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
+    key = key_ax.legend(
+        proxies, texts, loc="center", fontsize=small, title=f"mean of {seeds}; band: {band_text}",
+        title_fontsize=small, frameon=False, handlelength=2.0, handletextpad=0.5,
+        labelspacing=0.5, alignment="left",
+    )  # fmt: skip
+    plot = PredictorsPlot(
+        figure=fig,
+        axes=axes,
+        type_i=type_i_artists,
+        type_ii=type_ii_artists,
+        legends=legends,
+        counts=counts,
+        key=key,
+    )
+    if path is not None:
+        plot.paths = save_figure(fig, path)
+    return plot

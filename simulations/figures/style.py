@@ -1,0 +1,219 @@
+"""The paper's style: one column of a two-column paper, 8 pt text, Okabe–Ito colours.
+
+Everything a figure of :mod:`simulations.figures` looks like, apart from what it shows: sizes,
+fonts, the palette, the axes' frame, the symbols of the legends, the wording of a predictor's
+validity in a panel title, and :data:`PAPER_PHASE_STYLE` / :data:`PANEL_PHASE_STYLE`, the paper's
+two looks of the phase-transition panel that
+:func:`simulations.figures.draw_phase_transition` draws. The classroom slides have their own
+style over the same drawing function (:mod:`simulations.demo.style`).
+
+A change of look goes here; a change of what a figure shows goes in its module
+(:mod:`~simulations.figures.phase_transition`, :mod:`~simulations.figures.predictors`,
+:mod:`~simulations.figures.accuracy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+import gcul_theory
+from simulations.report import CERTIFIED
+
+__all__ = [
+    "ACCURACY_STYLES",
+    "BAND_ALPHA",
+    "CERT_LABEL",
+    "EMP_LABEL",
+    "FONT_SIZE",
+    "LINE_WIDTH",
+    "OKABE_ITO",
+    "PANEL_PHASE_STYLE",
+    "PAPER_PHASE_STYLE",
+    "PRE_LABEL",
+    "PhaseTransitionStyle",
+    "SINGLE_COLUMN_SIZE",
+    "new_axes",
+    "style_axes",
+    "validity_word",
+]
+
+#: Okabe & Ito (2008) colour-blind-safe palette.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+
+FONT_SIZE = 8
+SINGLE_COLUMN_SIZE = (3.4, 2.6)  # inches: one column of a two-column paper
+LINE_WIDTH = 2.0
+BAND_ALPHA = 0.22
+
+PRE_LABEL = r"$\lambda^*_{\mathrm{PRE}}$"
+EMP_LABEL = r"$\lambda^*_{\mathrm{EMP}}$"
+CERT_LABEL = r"$\lambda^*_{\mathrm{CERT}}$"
+
+
+def _frozen(**kwargs: Any) -> Mapping[str, Any]:
+    return MappingProxyType(kwargs)
+
+
+@dataclass(frozen=True)
+class PhaseTransitionStyle:
+    """How :func:`simulations.figures.draw_phase_transition` draws each of its artists.
+
+    Each field holds the Matplotlib keyword arguments of one artist (as scikit-learn's
+    ``line_kw``): ``pre_band``/``emp_band`` of ``Axes.fill_between``, ``target`` of
+    ``Axes.axhline``, the others of ``Axes.plot``. Artists are added in the order band, band,
+    target, mean, mean, Type-I, Type-II; their ``zorder`` decides what is drawn on top.
+
+    Attributes
+    ----------
+    pre_band, emp_band : mapping
+        The across-seed bands of λ* and λ*_EMP.
+    target : mapping
+        The horizontal line at the target λ.
+    pre_line, emp_line : mapping
+        The across-seed means.
+    type_i, type_ii : mapping
+        The marks of the violating cells at (σ, λ*_EMP).
+    crowded_marks : mapping
+        Merged into ``type_i`` and ``type_ii`` above
+        :data:`simulations.figures.CROWDED_SEEDS` seeds (small, translucent, under the means).
+    pre_point, emp_point : mapping
+        Merged into ``pre_line`` and ``emp_line`` when the results hold one noise level: a
+        line through one point is invisible, so each mean is drawn as a marker.
+    """
+
+    pre_band: Mapping[str, Any]
+    emp_band: Mapping[str, Any]
+    target: Mapping[str, Any]
+    pre_line: Mapping[str, Any]
+    emp_line: Mapping[str, Any]
+    type_i: Mapping[str, Any]
+    type_ii: Mapping[str, Any]
+    crowded_marks: Mapping[str, Any]
+    pre_point: Mapping[str, Any]
+    emp_point: Mapping[str, Any]
+
+
+_BLUE, _VERMILLION = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
+_EMP_DASHES = (0, (4, 1.5))
+
+
+def _paper_look(
+    line: float,
+    target: float,
+    circle: tuple[float, float],
+    cross: tuple[float, float],
+    point: float,
+) -> PhaseTransitionStyle:
+    """The paper's look of the panel at one size: widths of the means and the target, (size,
+    edge width) of the Type-I circles and the Type-II crosses, and the size of a mean's marker."""
+    return PhaseTransitionStyle(
+        pre_band=_frozen(color=_BLUE, alpha=BAND_ALPHA, linewidth=0, zorder=1),
+        emp_band=_frozen(color=_VERMILLION, alpha=BAND_ALPHA, linewidth=0, zorder=1),
+        target=_frozen(color=OKABE_ITO["black"], linestyle=":", linewidth=target, zorder=2),
+        pre_line=_frozen(color=_BLUE, linestyle="-", linewidth=line, zorder=3),
+        emp_line=_frozen(color=_VERMILLION, linestyle=_EMP_DASHES, linewidth=line, zorder=3),
+        type_i=_frozen(
+            linestyle="none",
+            marker="o",
+            markersize=circle[0],
+            markerfacecolor="none",
+            markeredgecolor=OKABE_ITO["black"],
+            markeredgewidth=circle[1],
+            zorder=4,
+        ),
+        type_ii=_frozen(
+            linestyle="none",
+            marker="x",
+            markersize=cross[0],
+            markeredgecolor=OKABE_ITO["purple"],
+            markeredgewidth=cross[1],
+            zorder=4,
+        ),
+        crowded_marks=_frozen(alpha=0.35, zorder=2.5),  # under the means, over the bands
+        pre_point=_frozen(marker="s", markersize=point),
+        emp_point=_frozen(marker="D", markersize=point - 0.5),
+    )
+
+
+PAPER_PHASE_STYLE = _paper_look(
+    line=LINE_WIDTH, target=1.3, circle=(3.5, 0.8), cross=(4, 1.2), point=5
+)
+"""The paper's figure (``fig:synthetic_dynamics``): :func:`simulations.figures.plot_phase_transition`."""
+
+PANEL_PHASE_STYLE = _paper_look(line=1.4, target=1.0, circle=(3, 0.7), cross=(3.5, 1.0), point=4)
+"""The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
+paper's look, smaller."""
+
+ACCURACY_STYLES = {
+    # column: (label, colour, line style, marker of a single noise level)
+    "base_acc": ("Base accuracy", OKABE_ITO["black"], "-", "o"),
+    "selective_acc": ("Selective accuracy", OKABE_ITO["green"], _EMP_DASHES, "s"),
+    "rejection_rate": ("Rejection rate", OKABE_ITO["purple"], (0, (1, 1.2)), "^"),
+}
+"""The three lines of :func:`simulations.figures.plot_accuracy`; with one noise level a line
+through one point is invisible, so each mean is drawn as its marker instead."""
+
+
+def new_axes(ax: Axes | None) -> Axes:
+    """``ax`` if given (checked to be an Axes), else the Axes of a new single-column figure.
+
+    The figure is a :class:`matplotlib.figure.Figure` (3.4 x 2.6 in, constrained layout) made
+    without ``pyplot``.
+
+    Raises
+    ------
+    TypeError
+        If ``ax`` is neither None nor a Matplotlib Axes.
+    """
+    if ax is not None:
+        if not isinstance(ax, Axes):
+            raise TypeError(f"ax must be a matplotlib Axes; got {type(ax).__name__}")
+        return ax
+    fig = Figure(figsize=SINGLE_COLUMN_SIZE, layout="constrained")
+    return fig.add_subplot()
+
+
+def style_axes(ax: Axes) -> None:
+    """The paper's frame: 8 pt ticks on at most 8 bins, a light grid below, no top/right spine."""
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=8, steps=[1, 2, 4, 5, 10]))
+    ax.tick_params(labelsize=FONT_SIZE, width=0.8, length=3)
+    ax.grid(True, axis="both", color="0.85", linewidth=0.5)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def validity_word(method: str) -> str:
+    """What a panel title says of a predictor, from the registry's ``valid`` and ``kind``.
+
+    ``"finite-sample valid"`` for the certified block, ``"valid"`` for a valid predictor (and
+    ``certified_noisy``), ``"model value"`` for a model value, ``"not valid"`` otherwise. The
+    registry is read at call time, so an entry added to :data:`gcul_theory.PREDICTORS` is worded.
+
+    Examples
+    --------
+    >>> validity_word("boole"), validity_word("union"), validity_word("gaussian_exact")
+    ('valid', 'not valid', 'model value')
+    """
+    if method == CERTIFIED:
+        return "finite-sample valid"
+    entry = next((e for e in gcul_theory.PREDICTORS if e.name == method), None)
+    if entry is None or entry.valid:  # not a registry entry: certified_noisy
+        return "valid"
+    return "model value" if entry.kind == "model" else "not valid"

@@ -1,0 +1,123 @@
+"""Checks of scalar arguments at a public boundary of :mod:`simulations`.
+
+One place for "a real number in an interval" and "an integer in a range", so that a module does
+not grow its own ``_check_real``/``_check_int``. Validation happens once, where a public function
+receives its arguments; private helpers assume valid input. Every message names the argument, the
+allowed range and the bad value (scikit-learn's convention).
+
+Used by :mod:`simulations.demo`; the other modules of :mod:`simulations` keep their own checks for
+now (their messages are tested as they are) and can move here one at a time.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+__all__ = ["check_int", "check_real"]
+
+
+def _interval(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
+    left = "(" if open_low or low is None else "["
+    right = ")" if open_high or high is None else "]"
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    return f"{left}{lo}, {hi}{right}"
+
+
+def check_real(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> float:
+    """Return ``value`` as a float after checking that it is a finite real in an interval.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, as the message shows it.
+    value : object
+        What the caller passed.
+    low, high : float, optional
+        The interval's ends; ``None`` leaves that side unbounded.
+    open_low, open_high : bool, default False
+        Whether ``low`` (``high``) itself is excluded.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (``bool`` is refused: ``True`` is not a rate).
+    ValueError
+        If ``value`` is NaN, infinite or outside the interval.
+
+    Examples
+    --------
+    >>> check_real("eps", 0.25, 0.0, 1.0, open_low=True, open_high=True)
+    0.25
+    >>> check_real("eps", 1.0, 0.0, 1.0, open_low=True, open_high=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: eps must be in (0, 1); got 1.0
+    >>> check_real("ratio", "4", 1.0, 12.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: ratio must be a real number; got '4' (str)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {value!r} ({type(value).__name__})")
+    number = float(value)
+    below = low is not None and (number <= low if open_low else number < low)
+    above = high is not None and (number >= high if open_high else number > high)
+    if not math.isfinite(number) or below or above:
+        interval = _interval(low, high, open_low, open_high)
+        raise ValueError(f"{name} must be in {interval}; got {value!r}")
+    return number
+
+
+def check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int after checking that it is an integer in ``[low, high]``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, as the message shows it.
+    value : object
+        What the caller passed; any :class:`numbers.Integral` (``numpy.int64`` too) but ``bool``.
+    low, high : int, optional
+        The range's ends, both included; ``None`` leaves that side unbounded.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer (a float such as ``3.0`` is refused, and so is ``bool``).
+    ValueError
+        If ``value`` is outside the range.
+
+    Examples
+    --------
+    >>> check_int("seed", 7, 0, 2**32 - 1)
+    7
+    >>> check_int("n_draws", 10, 1000, 10**7)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_draws must be an integer in [1000, 10000000]; got 10
+    """
+    allowed = f"an integer in [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {allowed}; got {value!r} ({type(value).__name__})")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+    return int(value)

@@ -1,0 +1,59 @@
+"""The import graph of ``gcul_theory`` and ``proofs``: no circle, and the layers of ``proofs``.
+
+Edges are every import, at module level or inside a function (``_module_graph``): a lazy import
+hides a circle from Python, not from this test (``proofs._criterion`` and ``proofs._utility``
+imported each other, one of them lazily, before the expression builders moved to
+``proofs._expressions``). The final step of the refactor (issue 15) adds ``simulations``.
+"""
+
+from __future__ import annotations
+
+from _module_graph import cycles, import_graph, package_modules, project_uses, uses
+
+PACKAGES = ("gcul_theory", "proofs")
+
+#: The bottom layer of ``proofs``: it imports nothing else of ``proofs``.
+PROOFS_BOTTOM = {"proofs._expressions", "proofs._lemmas", "proofs._symbolic", "proofs._result",
+                 "proofs._trace"}  # fmt: skip
+#: What runs and exports the claims: it may import any of them.
+PROOFS_TOP = {"proofs", "proofs.__main__", "proofs._runner"}
+
+
+def _graph(packages):
+    modules = tuple(m for package in packages for m in package_modules(package))
+    return import_graph(project_uses(packages), modules)
+
+
+def test_no_import_circle():
+    graph = _graph(PACKAGES)
+    assert len(graph) > 30
+    assert cycles(graph) == []
+
+
+def test_proofs_claims_sit_on_the_bottom_layer_only():
+    # Every claim module imports only the bottom layer (and gcul_theory), never another claim
+    # module; the bottom layer imports only itself.
+    graph = _graph(("proofs",))
+    claim_modules = set(package_modules("proofs")) - PROOFS_BOTTOM - PROOFS_TOP
+    assert len(claim_modules) >= 15
+    for module in sorted(claim_modules):
+        inside = {t for t in graph[module] if t.split(".")[0] == "proofs"}
+        assert inside <= PROOFS_BOTTOM, (module, sorted(inside - PROOFS_BOTTOM))
+    for module in sorted(PROOFS_BOTTOM):
+        inside = {t for t in graph[module] if t.split(".")[0] == "proofs"}
+        assert inside <= PROOFS_BOTTOM, (module, sorted(inside - PROOFS_BOTTOM))
+
+
+def test_gcul_theory_imports_neither_simulations_nor_proofs():
+    graph = _graph(("gcul_theory",))
+    for module, targets in graph.items():
+        assert all(t.split(".")[0] == "gcul_theory" for t in targets), (module, targets)
+
+
+def test_a_lazy_import_circle_is_found():
+    known, project = {"p", "p._a", "p._b"}, ("p",)
+    found = uses("p._a", "from ._b import f\n", known, project=project) + uses(
+        "p._b", "def g():\n    from ._a import h\n    return h\n", known, project=project
+    )
+    assert cycles(import_graph(found)) == [["p._a", "p._b"]]
+    assert cycles(import_graph(found[:1])) == []

@@ -1,0 +1,92 @@
+"""No module of ``gcul_theory`` or ``proofs`` uses a private name (``_x``) of another module.
+
+A helper that another module needs gets a public name in its own (possibly private) module, and
+what another *package* needs is public API (``gcul_theory.hoeffding_deviation``,
+``gcul_theory.critical_lambda_from_rates``, ...). Read from the source, at every level
+(``_module_graph``): ``from X import _name``, ``X._name`` through a bound module, and across
+packages any private module (``from gcul_theory._report import ...``). The final step of the
+refactor (issue 15) adds ``simulations`` to ``PACKAGES``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _module_graph import PROJECT, ROOT, package_modules, private_uses, project_uses, uses
+
+PACKAGES = ("gcul_theory", "proofs")
+
+#: (importer module, used module, name or None): the reason it is allowed. Empty: nothing is.
+ALLOWED: dict[tuple[str, str, str | None], str] = {}
+
+
+def test_no_module_uses_a_private_name_of_another_module():
+    found = [
+        u
+        for u in private_uses(project_uses(PACKAGES))
+        if (u.importer, u.target, u.name) not in ALLOWED
+    ]
+    assert not found, "\n".join(
+        f"{u.importer} line {u.line} uses {u.target}{'.' + u.name if u.name else ''}: {u.how}"
+        for u in found
+    )
+
+
+def test_every_allowed_entry_is_still_needed_and_says_why():
+    found = {(u.importer, u.target, u.name) for u in private_uses(project_uses(PACKAGES))}
+    for key, reason in ALLOWED.items():
+        assert key in found, f"{key} is allowed but no longer used: remove it"
+        assert len(reason) > 20, key
+
+
+KNOWN = {"gcul_theory", "gcul_theory._geometry", "gcul_theory._tails", "gcul_theory._predictors",
+         "gcul_theory._report", "proofs", "proofs._space", "proofs._runner"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("importer", "source", "flagged"),
+    [
+        # the patterns this refactor removed, each refused
+        (
+            "gcul_theory._finite_sample",
+            "from ._geometry import _scaled",
+            ["gcul_theory._geometry._scaled"],
+        ),
+        (
+            "gcul_theory._bounds",
+            "from ._tails import _chernoff_tail as t",
+            ["gcul_theory._tails._chernoff_tail"],
+        ),
+        (
+            "proofs._predictors",
+            "def f():\n    from gcul_theory import _predictors as code\n    return code._hoeffding(1, 2)",
+            ["gcul_theory._predictors", "gcul_theory._predictors._hoeffding"],
+        ),
+        (
+            "proofs._x",
+            "import gcul_theory as gt\ngt._predictors._boole(g)",
+            ["gcul_theory._predictors", "gcul_theory._predictors._boole"],
+        ),
+        (
+            "proofs._x",
+            "from gcul_theory._report import guarantee_phrase",
+            ["gcul_theory._report.guarantee_phrase"],
+        ),
+        ("proofs._x", "import gcul_theory._report", ["gcul_theory._report"]),
+        # how a package is built, each allowed
+        ("gcul_theory._bounds", "from ._geometry import Geometry", []),
+        ("proofs._runner", "from . import _space\n_space.CLAIMS", []),
+        ("proofs._x", "import gcul_theory as gt\ngt.hoeffding_deviation(1, 2.0)", []),
+        ("gcul_theory._x", "import numpy as np\nnp._NoValue", []),
+        ("gcul_theory._x", "from ._tails import __all__", []),
+    ],
+)
+def test_the_check_tells_private_from_public(importer, source, flagged):
+    found = private_uses(uses(importer, source, KNOWN))
+    assert sorted({u.target + (f".{u.name}" if u.name else "") for u in found}) == sorted(flagged)
+
+
+def test_the_check_reads_every_module_of_the_packages():
+    for package in PACKAGES:
+        modules = package_modules(package)
+        assert f"{package}" in modules and len(modules) > 10
+    assert set(PACKAGES) <= set(PROJECT) and (ROOT / "simulations").is_dir()
