@@ -1,7 +1,7 @@
 """The certified predictor on the synthetic sweep: Type-I / Type-II of each construction.
 
 For the 410 cells (seeds 10-19 x the 41 noise levels of :mod:`simulations.synthetic`), GCUL is fitted
-on 80% of the training split (:func:`simulations._certified_cell.calibration_split`); the per-sample
+on 80% of the training split (:func:`simulations.sweep.cell.calibration_split`); the per-sample
 indicators (base wrong, accepted-and-wrong, rejected) of the other 20% (observed labels, and, for
 reference, clean labels) and of the test split are cached as one ``.npz`` per cell under ``--cache``
 (joblib, 2 jobs). Then every construction of a lower confidence bound on U(lam) is scored at
@@ -25,7 +25,7 @@ from joblib import Parallel, delayed, parallel_config
 from scipy import special
 
 from gcul_theory import certified_lambda
-from simulations._certified_cell import (
+from simulations.sweep.cell import (
     empirical_lambda_from_indicators,
     fit_certified_model,
     indicators,

@@ -122,7 +122,7 @@ def parses(path: Path) -> bool:
     try:
         text = data.decode("utf-8")
         if path.name == "results.csv":
-            from simulations._results import read_csv
+            from simulations.results import read_csv
 
             read_csv(path)
         elif path.suffix == ".csv":

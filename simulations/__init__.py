@@ -6,9 +6,18 @@ The public Python API, importable from here:
 - :class:`Certificate` (:mod:`simulations.certification`): what :meth:`GCUL.certify` returns;
 - :func:`make_dataset` (:mod:`simulations.synthetic`): one seed and noise level of the synthetic
   protocol;
-- :func:`run_sweep` (:mod:`simulations.sweep`): the parallel sweep over noise levels and seeds.
+- :func:`run_sweep` (:mod:`simulations.sweep`): the parallel sweep over noise levels and seeds;
+- :func:`reproduce` (:mod:`simulations.reproduce`): one run of ``gcul reproduce``, from its
+  arguments to its files.
 
-Each is imported on first use (module ``__getattr__``, PEP 562), so ``import simulations`` stays
+Where a change goes: the row schema and its CSV in ``results.py``; how files are written (atomic
+writes, the folder lock) in ``outputs.py``; a run's outputs and manifest in ``reproduce.py``; the
+science of one cell in ``sweep/cell.py``; a rejector in ``rejectors/`` (one module, one registry
+entry); a figure in ``figures/``; a lesson in ``demo/``; a command of ``gcul`` in ``cli/``.
+
+:func:`reproduce` is imported with the package (it is light, and the name is also its module's:
+importing it here makes ``simulations.reproduce`` the function whatever was imported before). The
+others are imported on first use (module ``__getattr__``, PEP 562), so ``import simulations`` stays
 cheap: scikit-learn, which :class:`GCUL` needs for its estimator API, is loaded only by a process
 that uses GCUL (the sweep's workers), not by the one that schedules them or writes the tables.
 
@@ -26,6 +35,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from simulations.reproduce import reproduce
+
 __version__ = "0.1.0"  # keep equal to [project] version in pyproject.toml (a test checks)
 
 if TYPE_CHECKING:
@@ -42,7 +53,7 @@ _EXPORTS = {
     "run_sweep": "simulations.sweep",
 }
 
-__all__ = ["Certificate", "GCUL", "make_dataset", "run_sweep"]
+__all__ = ["Certificate", "GCUL", "make_dataset", "reproduce", "run_sweep"]
 
 
 def __getattr__(name: str):

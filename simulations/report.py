@@ -53,7 +53,8 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
-from simulations._results import atomic_write_text
+from simulations.outputs import atomic_write_text
+from simulations.results import check_error_pool
 
 __all__ = [
     "CERTIFIED",
@@ -193,41 +194,75 @@ _OBSERVED_POOL = (
 _OBSERVED_POOL_TEX = _OBSERVED_POOL.replace("Sec. ", "Sec.~")
 _README = "(README: “Where the paper is wrong as written”)"
 _README_TEX = "(README: ``Where the paper is wrong as written'')"
+_VIOLATIONS_PAPER_COLUMNS = (
+    "Paper columns: the counts printed in the paper's tab:violation_analysis (union bound)."
+)
 _VIOLATIONS_PAPER_NOTE = (
-    "Paper columns: the counts printed in the paper's tab:violation_analysis (union bound). "
+    f"{_VIOLATIONS_PAPER_COLUMNS} "
     f"They come out only when {_CLEAN_POOL}, which no deployment has (judged so, the union "
     "bound counts 22–23 Type-I and 1–4 Type-II violations on the full sweep of 410 cells); "
     "judged, as here and "
     f"{_OBSERVED_POOL}, its λ*_PRE falls to 0 at a lower σ and misses more of the cells where "
     f"rejecting pays {_README}."
 )
+_VIOLATIONS_PAPER_COLUMNS_TEX = (
+    "Paper: the counts printed in the paper's tab:violation\\_analysis (union bound)."
+)
 _VIOLATIONS_PAPER_NOTE_TEX = (
-    "Paper: the counts printed in the paper's tab:violation\\_analysis (union bound). They "
+    f"{_VIOLATIONS_PAPER_COLUMNS_TEX} They "
     f"come out only when {_CLEAN_POOL_TEX}, which no deployment has (judged so, the union bound "
     "counts 22--23 Type-I and 1--4 Type-II violations on the full sweep of 410 cells); judged, "
     "as here and "
     rf"{_OBSERVED_POOL_TEX}, its $\lambda^*_{{\mathrm{{PRE}}}}$ falls to 0 at a lower $\sigma$ "
     f"and misses more of the cells where rejecting pays {_README_TEX}."
 )
-_SEED_PAPER_NOTE = (
+# A run whose error pool is judged against the clean labels (--error-pool clean) says so in place
+# of the explanation of why ours differ from the paper's.
+_CLEAN_RUN = (
+    "This run judges the error pool against the clean training labels (E = {ŷ ≠ y_clean}, "
+    "--error-pool clean), the reading that reproduces the paper's λ*_PRE column and violation "
+    f"counts; no deployment has clean labels {_README}."
+)
+_CLEAN_RUN_TEX = (
+    r"This run judges the error pool against the clean training labels "
+    r"($E = \{\hat y \ne y_{\mathrm{clean}}\}$, \texttt{-{}-error-pool clean}), the reading that "
+    r"reproduces the paper's $\lambda^*_{\mathrm{PRE}}$ column and violation counts; no "
+    f"deployment has clean labels {_README_TEX}."
+)
+_SEED_PAPER_COLUMNS = (
     "Paper columns: the values printed in the paper's tab:synthetic_gcul, each right of ours. "
     "Seed 16 draws other data here than in the paper (the same protocol; here from NumPy's "
-    "SeedSequence(16)), so the columns compare in shape, not value for value. λ*_PRE (union) "
+    "SeedSequence(16)), so the columns compare in shape, not value for value."
+)
+_SEED_PAPER_NOTE = (
+    f"{_SEED_PAPER_COLUMNS} λ*_PRE (union) "
     f"is lower here because the paper's comes out only when {_CLEAN_POOL}, which no "
     "deployment has (judged so, ours comes within about 0.01 of the paper's column on average "
     f"over the 41 levels); here the pool is judged, {_OBSERVED_POOL}, and λ*_PRE falls to 0 at "
     f"a lower σ {_README}."
 )
-_SEED_PAPER_NOTE_TEX = (
+_SEED_PAPER_COLUMNS_TEX = (
     "Paper: the values printed in the paper's tab:synthetic\\_gcul, each right of ours. "
     "Seed 16 draws other data here than in the paper (the same protocol; here from NumPy's "
-    "SeedSequence(16)), so the columns compare in shape, not value for value. "
+    "SeedSequence(16)), so the columns compare in shape, not value for value."
+)
+_SEED_PAPER_NOTE_TEX = (
+    f"{_SEED_PAPER_COLUMNS_TEX} "
     r"$\lambda^*_{\mathrm{PRE}}$ (union) is lower here because the paper's comes out only "
     f"when {_CLEAN_POOL_TEX}, which no deployment has (judged so, ours comes within about 0.01 "
     "of the paper's column on average over the 41 levels); here the pool is judged, "
     rf"{_OBSERVED_POOL_TEX}, and $\lambda^*_{{\mathrm{{PRE}}}}$ falls to 0 at a lower "
     rf"$\sigma$ {_README_TEX}."
 )
+
+
+def _note(error_pool: str, paper: bool, observed: str, columns: str, clean: str) -> str | None:
+    """The caption's note on the paper's columns and the error pool: ``observed`` (why ours differ)
+    for an observed-pool run with the paper's columns; for a clean-pool run the paper's
+    ``columns`` (if shown) and the ``clean`` sentence; else None."""
+    if error_pool == "clean":
+        return f"{columns} {clean}" if paper else clean
+    return observed if paper else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -600,6 +635,7 @@ class ViolationTable:
     n_seeds: int
     n_levels: int
     entries: tuple[ViolationCount, ...]
+    error_pool: str = "observed"  # what the λ*_PRE's error pool was judged against (ERROR_POOLS)
 
     def __getitem__(self, key: tuple[str, str]) -> ViolationCount:
         method, kind = key
@@ -629,7 +665,11 @@ class ViolationTable:
 
 
 def violation_table(
-    results: Results, lam: float = LAMBDA_TARGET, methods: Sequence[str] | None = None
+    results: Results,
+    lam: float = LAMBDA_TARGET,
+    methods: Sequence[str] | None = None,
+    *,
+    error_pool: str = "observed",
 ) -> ViolationTable:
     """Count Type-I, Type-II and overall violations of each λ* predictor.
 
@@ -645,6 +685,9 @@ def violation_table(
         The predictors assessed, one block each, in this order: names of
         :data:`gcul_theory.PREDICTORS` or ``"certified"``. By default every one of them
         (:func:`predictor_names`, the registry read at call time).
+    error_pool : {"observed", "clean"}, default "observed"
+        What the results' error pool behind λ*_PRE was judged against (``gcul reproduce
+        --error-pool``); the captions say it.
 
     Returns
     -------
@@ -661,6 +704,7 @@ def violation_table(
     (1, 2)
     """
     lam = check_lam(lam)
+    error_pool = check_error_pool(error_pool)
     results = _materialize(results)
     methods = check_methods(judged_methods(results) if methods is None else methods)
     judged = {method: judged_columns(method) for method in methods}
@@ -698,6 +742,7 @@ def violation_table(
         n_seeds=len(np.unique(cols["seed"])),
         n_levels=len(np.unique(noise_key(cols["noise"]))),
         entries=tuple(entries),
+        error_pool=error_pool,
     )
 
 
@@ -756,6 +801,7 @@ class SeedTable:
 
     seed: int
     rows: tuple[SeedTableRow, ...]
+    error_pool: str = "observed"  # what the λ*_PRE's error pool was judged against (ERROR_POOLS)
 
     def __iter__(self) -> Iterator[SeedTableRow]:
         return iter(self.rows)
@@ -781,7 +827,7 @@ _SEED_VALUE_COLUMNS = (
 )
 
 
-def seed_table(results: Results, seed: int = 16) -> SeedTable:
+def seed_table(results: Results, seed: int = 16, *, error_pool: str = "observed") -> SeedTable:
     """The rows of one seed, one per noise level, sorted by σ.
 
     Parameters
@@ -794,6 +840,9 @@ def seed_table(results: Results, seed: int = 16) -> SeedTable:
         The seed to tabulate (the paper's appendix shows seed 16). For seed 16 each row also
         carries the paper's row at the same σ (:data:`PAPER_SEED16_TABLE`), which the formats
         print beside ours.
+    error_pool : {"observed", "clean"}, default "observed"
+        What the results' error pool behind λ*_PRE was judged against (``gcul reproduce
+        --error-pool``); the captions say it.
 
     Raises
     ------
@@ -811,6 +860,7 @@ def seed_table(results: Results, seed: int = 16) -> SeedTable:
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer; got {seed!r}")
+    error_pool = check_error_pool(error_pool)
     results = _materialize(results)
     with_level = _has_column(results, "level")
     needed = ("seed", *_SEED_VALUE_COLUMNS, *(("level",) if with_level else ()))
@@ -842,7 +892,7 @@ def seed_table(results: Results, seed: int = 16) -> SeedTable:
         )
         for i in range(len(keys))
     )
-    return SeedTable(seed=int(seed), rows=rows)
+    return SeedTable(seed=int(seed), rows=rows, error_pool=error_pool)
 
 
 # --------------------------------------------------------------------------------------------
@@ -974,9 +1024,46 @@ def _violation_caption_lines(table: ViolationTable) -> list[str]:
         "Overall = Type-I + Type-II. One block per predictor." + _certified_sentence(table),
         validity_line(table.methods),
     ]
-    if table.has_paper_reference:
-        lines.append(_VIOLATIONS_PAPER_NOTE)
+    note = _violations_note(table, tex=False)
+    if note is not None:
+        lines.append(note)
     return lines
+
+
+def _violations_note(table: ViolationTable, tex: bool) -> str | None:
+    if tex:
+        return _note(
+            table.error_pool,
+            table.has_paper_reference,
+            _VIOLATIONS_PAPER_NOTE_TEX,
+            _VIOLATIONS_PAPER_COLUMNS_TEX,
+            _CLEAN_RUN_TEX,
+        )
+    return _note(
+        table.error_pool,
+        table.has_paper_reference,
+        _VIOLATIONS_PAPER_NOTE,
+        _VIOLATIONS_PAPER_COLUMNS,
+        _CLEAN_RUN,
+    )
+
+
+def _seed_note(table: SeedTable, tex: bool) -> str | None:
+    if tex:
+        return _note(
+            table.error_pool,
+            table.has_paper_reference,
+            _SEED_PAPER_NOTE_TEX,
+            _SEED_PAPER_COLUMNS_TEX,
+            _CLEAN_RUN_TEX,
+        )
+    return _note(
+        table.error_pool,
+        table.has_paper_reference,
+        _SEED_PAPER_NOTE,
+        _SEED_PAPER_COLUMNS,
+        _CLEAN_RUN,
+    )
 
 
 def _certified_sentence(table: ViolationTable) -> str:
@@ -1058,8 +1145,9 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
     if CERTIFIED_NOISY in table.methods:
         caption += _latex_escape(_NOISY_SENTENCE)
     caption += " " + _latex_escape(validity_line(table.methods))
-    if table.has_paper_reference:
-        caption += " " + _VIOLATIONS_PAPER_NOTE_TEX
+    note = _violations_note(table, tex=True)
+    if note is not None:
+        caption += " " + note
     paper = table.has_paper_reference
     columns = "lllrr" + ("rr" if paper else "")
     header = ["Predictor", "Valid", "Violation", "Count / Total", r"Rate (\%)"]
@@ -1163,8 +1251,9 @@ def format_violations_text(table: ViolationTable) -> str:
             "calibration labels are (lambda_emp_cert_noisy)"
         )
     lines += ["", line(header), *(line(row) for row in body), "", validity_line(table.methods)]
-    if paper:
-        lines.append(f"* {_VIOLATIONS_PAPER_NOTE}")
+    note = _violations_note(table, tex=False)
+    if note is not None:
+        lines.append(f"* {note}" if paper else note)
     return "\n".join(lines)
 
 
@@ -1271,8 +1360,9 @@ def format_seed_table_markdown(table: SeedTable) -> str:
         "λ*_PRE from the union bound (the paper's); the Gaussian and Chernoff bounds for "
         "comparison."
     )
-    if paper:
-        caption += "\n" + _SEED_PAPER_NOTE
+    note = _seed_note(table, tex=False)
+    if note is not None:
+        caption += "\n" + note
     body = [_seed_cells(r, paper) for r in table]
     return caption + "\n\n" + _markdown_table(header, "r" * len(header), body)
 
@@ -1291,8 +1381,10 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
         rf"{_PRE} from the union bound (the paper's) and, for comparison, from the Gaussian "
         "and Chernoff bounds on $r_1$."
     )
+    note = _seed_note(table, tex=True)
+    if note is not None:
+        caption += " " + note
     if paper:
-        caption += " " + _SEED_PAPER_NOTE_TEX
         columns = "c" + "cc" * 5 + "cc"
         pairs = [r"Base Acc (\%)", r"Sel Acc (\%)", r"Rej Rate (\%)", rf"{_PRE} (union)", _EMP]
         header = [
@@ -1349,13 +1441,16 @@ def write_violations(
     out_dir: str | Path,
     lam: float = LAMBDA_TARGET,
     methods: Sequence[str] | None = None,
+    *,
+    error_pool: str = "observed",
 ) -> list[Path]:
     """Write ``violations.csv``, ``violations.md`` and ``violations.tex`` into ``out_dir``: one
-    block per predictor (``methods``, every one by default; see :func:`violation_table`).
+    block per predictor (``methods``, every one by default; see :func:`violation_table`, also
+    for ``error_pool``).
 
     Returns the paths written (created directories included as needed).
     """
-    table = violation_table(results, lam=lam, methods=methods)
+    table = violation_table(results, lam=lam, methods=methods, error_pool=error_pool)
     return _write(
         out_dir,
         "violations",
@@ -1367,12 +1462,15 @@ def write_violations(
     )
 
 
-def write_seed_table(results: Results, out_dir: str | Path, seed: int = 16) -> list[Path]:
-    """Write ``seed<N>.csv``, ``seed<N>.md`` and ``seed<N>.tex`` into ``out_dir``.
+def write_seed_table(
+    results: Results, out_dir: str | Path, seed: int = 16, *, error_pool: str = "observed"
+) -> list[Path]:
+    """Write ``seed<N>.csv``, ``seed<N>.md`` and ``seed<N>.tex`` into ``out_dir`` (see
+    :func:`seed_table`, also for ``error_pool``).
 
     Returns the paths written.
     """
-    table = seed_table(results, seed=seed)
+    table = seed_table(results, seed=seed, error_pool=error_pool)
     return _write(
         out_dir,
         f"seed{table.seed}",

@@ -457,7 +457,7 @@ def test_version_falls_back_to_the_package_version(monkeypatch, capsys):
     def not_installed(name):
         raise metadata.PackageNotFoundError(name)
 
-    monkeypatch.setattr(cli.metadata, "version", not_installed)
+    monkeypatch.setattr(metadata, "version", not_installed)
     code, out, _ = run(["--version"], capsys)
     assert code == 0
     assert out == f"gcul {simulations.__version__}\n"
@@ -470,7 +470,7 @@ def test_package_version_matches_pyproject():
 
 
 def _subcommands():
-    parser = cli._build_parser()
+    parser = cli.build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return parser, commands.choices
 
@@ -523,7 +523,7 @@ def test_docstrings_cite_the_paper_by_title_not_by_path(package):
     # users have neither shared/paper/gcul_paper.tex nor DESIGN.md (the old docstrings cited both).
     offenders = [
         f"{path.relative_to(REPO)}:{number}"
-        for path in sorted((REPO / package).glob("*.py"))
+        for path in sorted((REPO / package).rglob("*.py"))
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if "gcul_paper.tex" in line or "DESIGN.md" in line
     ]

@@ -1,6 +1,6 @@
 """The dask backend of the sweep (issue 9, section 1): same rows, same cache, same results.csv.
 
-The cells run through joblib's dask backend on a ``dask.distributed.LocalCluster`` of 2 worker
+The cells run as tasks of a ``dask.distributed`` client on a ``LocalCluster`` of 2 worker
 processes, either one shared by the module (its scheduler address is passed as ``scheduler``, as
 a user passes a remote one) or one that :func:`run_sweep` starts and closes itself. A cluster takes
 a few seconds to start, so the grids are tiny (the ``TINY`` protocol of test_sweep.py, 2 seeds x 3
@@ -27,8 +27,8 @@ import distributed
 import pytest
 
 import simulations.sweep as sweep
-from simulations._results import write_csv
 from simulations.cli import main
+from simulations.results import write_csv
 from simulations.sweep import run_sweep
 from simulations.synthetic import SyntheticConfig
 
@@ -138,7 +138,7 @@ def test_scheduler_resumes_a_cache_written_by_loky(tmp_path, cluster, loky_csv) 
 
 def test_an_interrupted_dask_sweep_resumes(tmp_path, cluster, loky_csv, monkeypatch) -> None:
     cache = tmp_path / "cache"
-    real_advance = sweep._ProgressBar.advance
+    real_advance = sweep.progress.ProgressBar.advance
     seen: list[int] = []
 
     def interrupted_after_two(self, seconds=0.0):
@@ -147,12 +147,12 @@ def test_an_interrupted_dask_sweep_resumes(tmp_path, cluster, loky_csv, monkeypa
         if len(seen) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweep._ProgressBar, "advance", interrupted_after_two)
+    monkeypatch.setattr(sweep.progress.ProgressBar, "advance", interrupted_after_two)
     options = dict(config=TINY, progress=False, backend="dask", scheduler=cluster.scheduler_address)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(GRID, SEEDS, cache_dir=cache, **options)
     assert len(list(cache.glob("*.json"))) == 2
-    monkeypatch.setattr(sweep._ProgressBar, "advance", real_advance)
+    monkeypatch.setattr(sweep.progress.ProgressBar, "advance", real_advance)
     rows = run_sweep(GRID, SEEDS, cache_dir=cache, **options)
     assert write_csv(rows, tmp_path / "results.csv").read_bytes() == loky_csv
     # the cluster is still usable: the interrupted client released its cells
@@ -177,6 +177,24 @@ def test_workers_do_not_import_matplotlib_or_the_proofs(tmp_path, cluster) -> No
         ran = client.run(lambda: "simulations.sweep" in sys.modules)
     assert any(ran.values())  # the cells did run on these workers
     assert found == {address: [] for address in found}
+
+
+def test_workers_open_no_client_of_their_own(tmp_path, cluster) -> None:
+    # joblib's dask backend ran every batch under parallel_config(backend="dask"), which opens a
+    # dask Client inside the worker (distributed.get_client). When the cluster closed under a
+    # running cell (SIGTERM), that client could outlive its worker's event loop and print
+    # "Exception ignored in Client.__del__ ... RuntimeError: IOLoop is closed" (a traceback on
+    # the command's stderr: test_sigterm_closes_the_local_cluster failed about 1 run in 25).
+    # The cells are submitted to the cluster directly: a worker never opens a client.
+    run_sweep(
+        [0.0, 4.0], [10], config=TINY, progress=False, backend="dask",
+        scheduler=cluster.scheduler_address,
+    )  # fmt: skip
+    with distributed.Client(cluster, set_as_default=False) as client:
+        clients = client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.clients))
+        ran = client.run(lambda: "simulations.sweep" in sys.modules)
+    assert any(ran.values())  # the cells did run on these workers
+    assert [name for name in clients if "worker" in name] == []
 
 
 def test_reproduce_on_a_scheduler_writes_the_loky_bytes(tmp_path, capsys, cluster) -> None:
@@ -240,7 +258,7 @@ def test_missing_dask_says_what_to_install(tmp_path, capsys, monkeypatch) -> Non
 
 
 def test_unreachable_scheduler_is_one_line_after_the_timeout(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    monkeypatch.setattr(sweep.backends, "SCHEDULER_TIMEOUT", 1.0)
     address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
     start = time.monotonic()
     code, err = _reproduce(tmp_path, capsys, "--backend", "dask", "--scheduler", address)
@@ -254,7 +272,7 @@ def test_unreachable_scheduler_is_one_line_after_the_timeout(tmp_path, capsys, m
 
 
 def test_scheduler_without_workers_is_reported(monkeypatch) -> None:
-    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    monkeypatch.setattr(sweep.backends, "SCHEDULER_TIMEOUT", 1.0)
     with distributed.LocalCluster(
         n_workers=0,
         processes=False,
@@ -422,7 +440,7 @@ def test_a_listener_that_never_answers_is_one_line_after_the_timeout(
     # A listener that accepts and never answers (or an address without tcp://) printed
     # `0/60 cells` and hung for 1,258 s in distributed.Client.__init__: the 10 s timeout covered
     # only the TCP connect, not the handshake.
-    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    monkeypatch.setattr(sweep.backends, "SCHEDULER_TIMEOUT", 1.0)
     address = f"{scheme}127.0.0.1:{silent_listener.port}"
     code, err, seconds = _reproduce_in_a_thread(
         tmp_path, capsys, "--backend", "dask", "--scheduler", address
@@ -438,7 +456,7 @@ def test_a_listener_that_never_answers_is_one_line_after_the_timeout(
 
 def test_an_http_server_is_not_a_scheduler(tmp_path, capsys, monkeypatch, http_server):
     # `--scheduler tcp://127.0.0.1:PORT` where PORT is `python3 -m http.server` hung the same way.
-    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", 1.0)
+    monkeypatch.setattr(sweep.backends, "SCHEDULER_TIMEOUT", 1.0)
     address = f"tcp://127.0.0.1:{http_server}"
     code, err, seconds = _reproduce_in_a_thread(
         tmp_path, capsys, "--backend", "dask", "--scheduler", address

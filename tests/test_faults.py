@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 import simulations.sweep
-from simulations.cli import OUT_LOCK, main
+from simulations.cli import main
+from simulations.reproduce import OUT_LOCK
 from simulations.sweep import CACHE_LOCK, CELL_MAX_BYTES, run_sweep
 from simulations.synthetic import SyntheticConfig
 
@@ -74,13 +75,13 @@ def environment() -> dict[str, str]:
 def computed(monkeypatch):
     """Record every cell the sweep computes in this process (``--jobs 1``)."""
     cells: list[tuple[int, float]] = []
-    real = simulations.sweep.run_cell
+    real = simulations.sweep.cell.compute_row
 
     def counting(seed, noise, config, **kwargs):
         cells.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(simulations.sweep, "run_cell", counting)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
     return cells
 
 
@@ -422,7 +423,7 @@ def test_a_read_only_cache_serves_a_grid_it_holds(tmp_path, monkeypatch):
 def test_the_cache_lock_is_shared_and_kept(tmp_path):
     # Sweeps that share a cache run side by side; the one that finds no other cleans it.
     (tmp_path / ".cell-x.json.abcd1234.tmp").write_text("", encoding="utf-8")
-    from simulations._results import lock_folder
+    from simulations.outputs import lock_folder
 
     with lock_folder(tmp_path, CACHE_LOCK, "another sweep", shared=True) as exclusive:
         assert exclusive
@@ -469,14 +470,14 @@ def test_a_dangling_out_link_is_named(tmp_path, capsys, computed):
 def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys, monkeypatch):
     # kill -9 of a worker gave a TerminatedWorkerError traceback and exit code 1 (10 of 10).
     out = tmp_path / "out"
-    real = simulations.sweep._cell_task
+    real = simulations.sweep.backends.cell_task
 
-    def killed_at_sigma_08(seed, noise, config):  # a local function: pickled by value to loky
+    def killed_at_sigma_08(seed, noise, config, *args):  # local: pickled by value to loky
         if noise == 0.8:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(seed, noise, config)
+        return real(seed, noise, config, *args)
 
-    monkeypatch.setattr(simulations.sweep, "_cell_task", killed_at_sigma_08)
+    monkeypatch.setattr(simulations.sweep.backends, "cell_task", killed_at_sigma_08)
     argv = ["reproduce", "--out", str(out), "--seeds", "10", "--levels", "3", "--quiet"]
     code, _, err = run([*argv, "--jobs", "2"], capsys)
     assert code == 2
@@ -485,7 +486,7 @@ def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys
         "killed, or out of memory; the cells finished before are cached and a rerun resumes"
     ]
     cached = {path.name for path in (out / "cache").glob("*.json")}
-    monkeypatch.setattr(simulations.sweep, "_cell_task", real)
+    monkeypatch.setattr(simulations.sweep.backends, "cell_task", real)
     code, _, err = run([*argv, "--jobs", "2"], capsys)
     assert code == 0, err
     assert cached <= {path.name for path in (out / "cache").glob("*.json")}
@@ -574,19 +575,19 @@ def test_quiet_prints_nothing_on_stderr(tmp_path, capsys):
 def test_a_writer_that_dies_mid_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
     import errno
 
-    import simulations._results as results
+    import simulations.outputs as outputs
 
     target = tmp_path / "phase_transition.pdf"
     target.write_bytes(b"the old figure")
-    real = results._write_all
+    real = outputs._write_all
 
     def half_then_disk_full(fd, data):
         real(fd, data[: len(data) // 2])
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(results, "_write_all", half_then_disk_full)
+    monkeypatch.setattr(outputs, "_write_all", half_then_disk_full)
     with pytest.raises(OSError) as info:
-        results.atomic_write_bytes(target, b"x" * 10_000)
+        outputs.atomic_write_bytes(target, b"x" * 10_000)
     assert (info.value.errno, info.value.filename) == (errno.ENOSPC, str(target))
     assert target.read_bytes() == b"the old figure"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["phase_transition.pdf"]

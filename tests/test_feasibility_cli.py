@@ -15,6 +15,7 @@ from gcul_theory import MAX_CLASSES, METHODS, PREDICTORS, feasibility_report
 from gcul_theory._report import COLUMN_LEGEND
 from simulations import cli
 from simulations.cli import main
+from simulations.feasibility import VERDICT_DEFAULT, requested_methods
 
 
 def run(argv, capsys):
@@ -75,7 +76,7 @@ def test_default_method_is_the_valid_hunter_worsley(files, capsys):
     )
     # the CLI's default is the library's
     default = inspect.signature(feasibility_report).parameters["method"].default
-    assert cli.VERDICT_DEFAULT == default
+    assert VERDICT_DEFAULT == default
 
 
 def test_several_methods_first_one_decides(files, capsys):
@@ -96,7 +97,7 @@ def test_several_methods_first_one_decides(files, capsys):
     ],
 )
 def test_all_expands_to_the_registry(words, expected):
-    assert cli._requested_methods(words) == expected
+    assert requested_methods(words) == expected
 
 
 def test_all_reports_every_registered_predictor(files, capsys):
@@ -330,7 +331,7 @@ def test_certify_on_a_tiny_dataset(tmp_path, capsys):
     assert code == 0, err
     lines = out.splitlines()
     (head,) = [line for line in lines if line.startswith("certificate (")]
-    # 60 rows, 20% of each class: 8 of class 0's 38 and 4 of class 1's 22 (round half up)
+    # 60 rows, 20% of them (rounded) held out at random: 12
     assert head.startswith("certificate (GCUL fitted on 48 rows, certified on n = 12 held-out")
     assert any(line.startswith("  lambda*_CERT = ") for line in lines)
     assert any(line.startswith("  U(0.15) in [") for line in lines)
@@ -339,16 +340,22 @@ def test_certify_on_a_tiny_dataset(tmp_path, capsys):
 
 
 def test_certify_matches_gcul_certify_on_the_same_split(files, capsys):
-    from simulations.gcul import GCUL, stratified_split
+    # The split was stratified (gcul.stratified_split): a fixed share of each class held out, so
+    # whether a row was held out depended on the other rows' labels, and the calibration rows
+    # were not the iid sample the certificate's proof needs. It is now a uniformly random subset
+    # chosen without looking at the data, the sweep's calibration_split.
+    from simulations.gcul import GCUL
+    from simulations.sweep.cell import calibration_split
 
     argv = base(files) + ["--certify", "--calibration", "0.3", "--delta", "0.1", "--seed", "7"]
     code, out, err = run(argv + ["--json"], capsys)
     assert code == 0, err
     certificate = json.loads(out)["certificate"]
     Z, y, _ = blobs()
-    held = stratified_split(y, 0.3, seed=7)
-    expected = GCUL().fit(Z[~held], y[~held]).certify(Z[held], y[held], lam=0.15, delta=0.1)
-    assert certificate["n"] == expected.n == int(held.sum())
+    fit, held = calibration_split(y.size, 7, 0.3)
+    expected = GCUL().fit(Z[fit], y[fit]).certify(Z[held], y[held], lam=0.15, delta=0.1)
+    assert certificate["n"] == expected.n == held.size == round(0.3 * y.size)
+    assert certificate["n_fit"] == fit.size
     assert certificate["lambda_cert"] == expected.lambda_cert
     assert certificate["gain_lower"] == expected.gain_lower
     assert certificate["gain_upper"] == expected.gain_upper
@@ -415,7 +422,7 @@ def test_json_schema(files, capsys, certify):
     assert out.count("\n") == 1  # one object, one line, nothing else on stdout
     result = json.loads(out)
     assert list(result) == TOP_KEYS
-    assert [p["name"] for p in result["predictors"]] == cli._requested_methods(["all"])
+    assert [p["name"] for p in result["predictors"]] == requested_methods(["all"])
     for entry in result["predictors"]:
         assert list(entry) == PREDICTOR_KEYS
         registered = next(e for e in PREDICTORS if e.name == entry["name"])
@@ -500,22 +507,55 @@ def test_bad_values_are_one_line(files, capsys, extra, message):
     assert err.splitlines() == [f"gcul feasibility: error: {message}"]
 
 
-def test_calibration_too_small_for_the_data(tmp_path, capsys):
-    Z, y, y_pred = blobs(n=4)  # 12 rows
+def test_the_split_does_not_fix_the_class_shares(tmp_path, capsys):
+    # Stratified, every seed held out the same number of rows of each class (round(0.3 m_c));
+    # drawn at random, the count of a class among the held-out rows varies with the seed.
+    from simulations.gcul import GCUL
+    from simulations.sweep.cell import calibration_split
+
+    Z, y, y_pred = blobs(n=20)  # 60 rows
     for name, array in (("Z", Z), ("y", y), ("p", y_pred)):
         np.save(tmp_path / f"{name}.npy", array)
-    code, out, err = run(base(tmp_path) + ["--certify", "--calibration", "0.01"], capsys)
+    zeros = set()
+    for seed in range(8):
+        argv = base(tmp_path) + ["--certify", "--calibration", "0.3", "--seed", str(seed)]
+        code, out, err = run(argv + ["--json"], capsys)
+        assert code == 0, err
+        certificate = json.loads(out)["certificate"]
+        fit, held = calibration_split(y.size, seed, 0.3)
+        expected = GCUL().fit(Z[fit], y[fit]).certify(Z[held], y[held], lam=0.15, delta=0.05)
+        assert (certificate["n"], certificate["gain_lower"]) == (18, expected.gain_lower)
+        zeros.add(int(np.count_nonzero(y[held] == 0)))
+    assert len(zeros) > 1, zeros
+
+
+def test_a_split_that_holds_out_a_whole_class_is_refused(tmp_path, capsys):
+    # Stratified, every class kept a row to fit on; drawn at random, the one row of a rare class
+    # can be held out, and GCUL cannot then be fitted on that class: one line, exit code 2.
+    from simulations.sweep.cell import calibration_split
+
+    Z, y, y_pred = blobs(n=20)
+    Z, y, y_pred = np.vstack([Z, [[0.0, 9.0]]]), np.r_[y, 2], np.r_[y_pred, 2]  # class 2: 1 row
+    for name, array in (("Z", Z), ("y", y), ("p", y_pred)):
+        np.save(tmp_path / f"{name}.npy", array)
+    seed = next(s for s in range(100) if y.size - 1 in calibration_split(y.size, s, 0.5)[1])
+    argv = base(tmp_path) + ["--certify", "--calibration", "0.5", "--seed", str(seed)]
+    code, out, err = run(argv, capsys)
     assert code == 2 and out == ""
     assert err.splitlines() == [
-        "gcul feasibility: error: --calibration 0.01 of 12 rows leaves no calibration sample "
-        "(every class keeps at least one row for fitting); raise --calibration or pass more rows"
+        f"gcul feasibility: error: --calibration 0.5 with --seed {seed} holds out every row of "
+        "class 2 (1 of 61 rows), so GCUL cannot be fitted on it; lower --calibration, choose "
+        "another --seed or pass more rows of that class"
     ]
+    other = next(s for s in range(100) if y.size - 1 not in calibration_split(y.size, s, 0.5)[1])
+    argv[-1] = str(other)
+    assert run(argv, capsys)[0] == 0
 
 
 def test_reproduce_method_lists_the_registry(capsys):
     (parser,) = [
         action.choices["reproduce"]
-        for action in cli._build_parser()._actions
+        for action in cli.build_parser()._actions
         if hasattr(action, "choices") and isinstance(action.choices, dict)
     ]
     (method,) = [a for a in parser._actions if "--method" in a.option_strings]

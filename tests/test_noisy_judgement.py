@@ -16,8 +16,8 @@ from _tolerances import ALPHA
 from scipy.stats import binom
 
 from simulations import report
-from simulations._certified_cell import certified_columns
-from simulations._results import COLUMN_RANGES, ROW_COLUMNS
+from simulations.results import COLUMN_RANGES, ROW_COLUMNS
+from simulations.sweep.cell import certified_columns
 from simulations.synthetic import SyntheticConfig, make_dataset
 
 SMALL = SyntheticConfig(n_per_class=200, n_confusion=200)  # 1,200 samples, 240 in the test split

@@ -20,8 +20,8 @@ import pytest
 
 import gcul_theory
 import simulations.sweep
-from simulations._results import ROW_COLUMNS, TIMING_COLUMNS
-from simulations.cli import _build_parser, main, parse_seeds
+from simulations.cli import build_parser, main, parse_seeds
+from simulations.results import ROW_COLUMNS, TIMING_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 OUTPUTS = (
@@ -58,13 +58,13 @@ def small(out, *extra, seeds="10"):
 def computed(monkeypatch):
     """Record every cell the sweep computes in this process (``--jobs 1``)."""
     cells: list[tuple[int, float]] = []
-    real = simulations.sweep.run_cell
+    real = simulations.sweep.cell.compute_row
 
     def counting(seed, noise, config, **kwargs):
         cells.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(simulations.sweep, "run_cell", counting)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
     return cells
 
 
@@ -95,8 +95,8 @@ class _RecordingParallel:
 )
 def test_jobs_are_capped_at_the_usable_cores(tmp_path, capsys, monkeypatch, jobs, workers, notice):
     # `--jobs 999` on a 2-core machine started ~975 worker processes and exhausted memory.
-    monkeypatch.setattr(simulations.sweep, "usable_cores", lambda: 3, raising=False)
-    monkeypatch.setattr(simulations.sweep, "Parallel", _RecordingParallel)
+    monkeypatch.setattr(simulations.sweep.backends, "usable_cores", lambda: 3)
+    monkeypatch.setattr(simulations.sweep.backends, "Parallel", _RecordingParallel)
     _RecordingParallel.n_jobs = []
     argv = [arg for arg in small(tmp_path / "out", *jobs, seeds="10-11") if arg != "--quiet"]
     code, out, err = run(argv, capsys)
@@ -119,12 +119,12 @@ def test_a_bad_row_writes_no_output_file(tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
     (out / "results.csv").write_text("the previous results\n", encoding="utf-8")
-    real = simulations.sweep.run_cell
+    real = simulations.sweep.cell.compute_row
 
     def out_of_range(seed, noise, config, **kwargs):
         return dict(real(seed, noise, config, **kwargs), base_acc=1.5)
 
-    monkeypatch.setattr(simulations.sweep, "run_cell", out_of_range)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", out_of_range)
     code, _, err = run(small(out, "--jobs", "1"), capsys)
     assert code == 2
     assert err.splitlines()[-1] == (
@@ -164,7 +164,7 @@ def test_results_csv_is_byte_identical_across_jobs_and_resume(tmp_path, capsys, 
     code, _, err = run(small(tmp_path / "parallel", "--jobs", "2", seeds="10-11"), capsys)
     assert code == 0, err
 
-    real = simulations.sweep.run_cell
+    real = simulations.sweep.cell.compute_row
     done: list[tuple[int, float]] = []
 
     def interrupted_at_the_third(seed, noise, config, **kwargs):
@@ -173,7 +173,7 @@ def test_results_csv_is_byte_identical_across_jobs_and_resume(tmp_path, capsys, 
         done.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(simulations.sweep, "run_cell", interrupted_at_the_third)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", interrupted_at_the_third)
     resumed = tmp_path / "resumed"
     code, _, err = run(small(resumed, "--jobs", "1", seeds="10-11"), capsys)
     assert code == 130
@@ -182,7 +182,7 @@ def test_results_csv_is_byte_identical_across_jobs_and_resume(tmp_path, capsys, 
         "and a rerun resumes"
     )
     assert not (resumed / "results.csv").exists()
-    monkeypatch.setattr(simulations.sweep, "run_cell", real)
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", real)
     code, _, err = run(small(resumed, "--jobs", "1", seeds="10-11"), capsys)
     assert code == 0, err
 
@@ -341,7 +341,7 @@ def test_bad_grid_creates_nothing(tmp_path, capsys, monkeypatch, options, messag
     def never(*args, **kwargs):
         raise AssertionError("the sweep started")
 
-    monkeypatch.setattr(simulations.sweep, "run_sweep", never)
+    monkeypatch.setattr(simulations.sweep.SweepPlan, "run", never)
     out = tmp_path / "out"
     code, _, err = run(["reproduce", "--out", str(out), "--quiet", *options], capsys)
     assert code == 2
@@ -352,11 +352,11 @@ def test_bad_grid_creates_nothing(tmp_path, capsys, monkeypatch, options, messag
 def test_largest_grid_is_accepted(tmp_path, capsys, monkeypatch):
     seen = {}
 
-    def record(levels, seeds, **kwargs):
-        seen["cells"] = len(levels) * len(seeds)
+    def record(plan, **kwargs):
+        seen["cells"] = len(plan.grid) * len(plan.seeds)
         raise KeyboardInterrupt  # stop before computing anything
 
-    monkeypatch.setattr(simulations.sweep, "run_sweep", record)
+    monkeypatch.setattr(simulations.sweep.SweepPlan, "run", record)
     argv = ["reproduce", "--out", str(tmp_path), "--seeds", "0-989", "--levels", "101"]
     code, _, _ = run(argv, capsys)
     assert code == 130 and seen["cells"] == 990 * 101 <= 100_000
@@ -409,7 +409,7 @@ def test_huge_seed_range_is_one_line_on_the_command_line(capsys):
 
 
 def test_every_reproduce_option_has_a_help_text(capsys):
-    parser = _build_parser()
+    parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     reproduce = commands.choices["reproduce"]
     for action in reproduce._actions:

@@ -1,4 +1,5 @@
-"""Tests for simulations.sweep and simulations._results: rows, determinism, the cell cache, CSV."""
+"""Tests for simulations.sweep, simulations.results and simulations.outputs: rows, determinism,
+the cell cache, CSV."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import math
 import os
 import random
 import re
+import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,19 +25,19 @@ from _tolerances import GAUSSIAN_REL, gamma, score_rate_condition
 
 import gcul_theory
 from simulations import sweep
-from simulations._certified_cell import certified_columns
-from simulations._results import (
+from simulations.gcul import GCUL
+from simulations.outputs import current_umask
+from simulations.results import (
     COLUMN_RANGES,
     ROW_COLUMNS,
     check_row,
-    current_umask,
     read_csv,
     to_columns,
     write_csv,
     write_timings_csv,
 )
-from simulations.gcul import GCUL
 from simulations.sweep import run_cell, run_sweep
+from simulations.sweep.cell import certified_columns
 from simulations.synthetic import SyntheticConfig, make_dataset
 
 TINY = SyntheticConfig(n_per_class=200, n_confusion=200)
@@ -67,13 +71,13 @@ def reference_rows():
 def calls(monkeypatch):
     """Record every (seed, noise) that sweep computes (in-process, i.e. n_jobs=1)."""
     recorded: list[tuple[int, float]] = []
-    real = sweep.run_cell
+    real = sweep.cell.compute_row
 
     def counting(seed, noise, config, **kwargs):
         recorded.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(sweep, "run_cell", counting)
+    monkeypatch.setattr(sweep.cell, "compute_row", counting)
     return recorded
 
 
@@ -269,7 +273,7 @@ def test_cache_recomputes_only_a_missing_cell(tmp_path, calls) -> None:
 
 
 def test_interrupted_sweep_resumes(tmp_path, monkeypatch, reference_rows) -> None:
-    real = sweep.run_cell
+    real = sweep.cell.compute_row
     done: list[tuple[int, float]] = []
 
     class Interrupted(Exception):
@@ -281,7 +285,7 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch, reference_rows) -> Non
         done.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(sweep, "run_cell", interrupted_after_three)
+    monkeypatch.setattr(sweep.cell, "compute_row", interrupted_after_three)
     with pytest.raises(Interrupted):
         run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
     assert len(list(tmp_path.glob("*.json"))) == 3
@@ -293,7 +297,7 @@ def test_interrupted_sweep_resumes(tmp_path, monkeypatch, reference_rows) -> Non
         resumed.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(sweep, "run_cell", counting)
+    monkeypatch.setattr(sweep.cell, "compute_row", counting)
     rows = run_sweep(GRID, SEEDS, cache_dir=tmp_path, config=TINY, progress=False)
     assert sorted(resumed + done) == sorted((s, n) for s in SEEDS for n in GRID)
     assert not set(resumed) & set(done)
@@ -320,13 +324,61 @@ def test_changed_config_never_reuses_cells(tmp_path, calls) -> None:
 def test_changed_code_or_version_never_reuses_cells(tmp_path, calls, monkeypatch) -> None:
     run_sweep([0.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     calls.clear()
-    monkeypatch.setattr(sweep, "CACHE_VERSION", sweep.CACHE_VERSION + 1)
+    monkeypatch.setattr(sweep.cache, "CACHE_VERSION", sweep.CACHE_VERSION + 1)
     run_sweep([0.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     assert calls == [(10, 0.0)]
     calls.clear()
-    monkeypatch.setattr(sweep, "_code_fingerprint", lambda: "edited source")
+    monkeypatch.setattr(sweep.cache, "code_fingerprint", lambda: "edited source")
     run_sweep([0.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     assert calls == [(10, 0.0)]
+
+
+_CACHED_CODE = """
+import json, sys
+from pathlib import Path
+from simulations.sweep import run_sweep
+from simulations.synthetic import SyntheticConfig
+cache = Path(sys.argv[1])
+run_sweep([0.0], [10], cache_dir=cache, config=SyntheticConfig(n_per_class=40, n_confusion=40),
+          progress=False)
+(cell,) = cache.glob("cell-*.json")
+print(json.loads(cell.read_text(encoding="utf-8"))["payload"]["code"])
+"""
+
+
+def test_an_added_or_moved_module_never_reuses_cells(tmp_path) -> None:
+    # The code fingerprint hashed a hard-coded list of six files of simulations/ (and the top
+    # folder of gcul_theory/): a module added to simulations/, or to a subfolder of it, left the
+    # cached cells in use. Here the packages are copied, changed, and a cell cached by each copy.
+    repo = Path(__file__).resolve().parents[1]
+    tree = tmp_path / "tree"
+    for package in ("simulations", "gcul_theory"):
+        shutil.copytree(
+            repo / package, tree / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
+
+    def code() -> str:
+        cache = tmp_path / f"cache{len(codes)}"
+        # cwd: `python -c` imports from its working directory first
+        run = [sys.executable, "-c", _CACHED_CODE, str(cache)]
+        done = subprocess.run(
+            run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    codes: list[str] = []
+    codes.append(code())
+    (tree / "simulations" / "added_module.py").write_text("X = 1\n", encoding="utf-8")
+    codes.append(code())
+    (tree / "simulations" / "rejectors" / "added_rejector.py").write_text(
+        "Y = 2\n", encoding="utf-8"
+    )
+    codes.append(code())
+    (tree / "simulations" / "added_module.py").rename(tree / "simulations" / "moved_module.py")
+    codes.append(code())
+    assert len(set(codes)) == len(codes), codes
 
 
 def test_unreadable_or_foreign_cache_files_are_recomputed(tmp_path, calls) -> None:
@@ -493,8 +545,8 @@ def test_usable_cores_follows_the_affinity_mask() -> None:
 )
 def test_n_jobs_is_capped_at_the_usable_cores(monkeypatch, capsys, n_jobs, expected, notice):
     # --jobs 999 on a 2-core machine started ~975 worker processes and exhausted memory.
-    monkeypatch.setattr(sweep, "usable_cores", lambda: 2, raising=False)
-    monkeypatch.setattr(sweep, "Parallel", _RecordingParallel)
+    monkeypatch.setattr(sweep.backends, "usable_cores", lambda: 2, raising=False)
+    monkeypatch.setattr(sweep.backends, "Parallel", _RecordingParallel)
     _RecordingParallel.n_jobs = []
     rows = run_sweep(GRID, [10], n_jobs=n_jobs, config=TINY, progress=False)
     assert len(rows) == 3
@@ -508,8 +560,8 @@ def test_n_jobs_is_capped_at_the_usable_cores(monkeypatch, capsys, n_jobs, expec
 
 
 def test_pool_is_never_larger_than_the_work(monkeypatch) -> None:
-    monkeypatch.setattr(sweep, "usable_cores", lambda: 64, raising=False)
-    monkeypatch.setattr(sweep, "Parallel", _RecordingParallel)
+    monkeypatch.setattr(sweep.backends, "usable_cores", lambda: 64, raising=False)
+    monkeypatch.setattr(sweep.backends, "Parallel", _RecordingParallel)
     _RecordingParallel.n_jobs = []
     run_sweep([0.0, 4.0], [10], n_jobs=64, config=TINY, progress=False)
     assert _RecordingParallel.n_jobs == [2]  # two cells: two workers, not 64
@@ -591,8 +643,9 @@ def test_cache_file_carries_identity_and_checksum(tmp_path) -> None:
     payload = document["payload"]
     assert payload["seed"] == 10 and payload["noise"] == 4.0
     assert payload["config"] == dataclasses.asdict(TINY)
-    assert payload["code"] == sweep._code_fingerprint()
-    assert payload["cache_version"] == sweep.CACHE_VERSION == 4
+    assert payload["code"] == sweep.cache.code_fingerprint()
+    assert payload["cache_version"] == sweep.CACHE_VERSION == 5
+    assert payload["error_pool"] == "observed"  # the default reading (--error-pool)
     assert "level" not in payload["row"]  # a cell's row does not depend on the grid
     assert payload["seconds"] > 0.0
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
@@ -608,6 +661,22 @@ def test_file_of_another_cell_is_recomputed(tmp_path, calls, capsys) -> None:
     run_sweep([0.0, 4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     assert calls == [(10, 4.0)]
     assert "belongs to another cell (noise differs)" in capsys.readouterr().err
+
+
+def test_a_cell_of_the_other_error_pool_is_recomputed(tmp_path, calls, capsys) -> None:
+    # the two readings of the error pool differ in the lambda*_PRE columns: a cell of one must
+    # never be read as a cell of the other, even when its file is put where the other's goes
+    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
+    (observed,) = tmp_path.glob("*.json")
+    calls.clear()
+    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False, error_pool="clean")
+    assert calls == [(10, 4.0)]  # not read from the observed cell
+    (clean,) = set(tmp_path.glob("*.json")) - {observed}
+    clean.write_bytes(observed.read_bytes())  # a whole, valid, checksummed observed cell
+    calls.clear()
+    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False, error_pool="clean")
+    assert calls == [(10, 4.0)]
+    assert "belongs to another cell (key differs)" in capsys.readouterr().err
 
 
 def test_many_bad_cache_files_give_one_summary_line(tmp_path, calls, capsys) -> None:
@@ -646,12 +715,12 @@ def test_lambda_emp_beyond_one_over_the_rejection_rate_is_refused(rejection_rate
 
 
 def test_a_computed_row_out_of_range_is_refused(monkeypatch) -> None:
-    real = sweep._fit_and_measure
+    real = sweep.cell.fit_and_measure
 
     def broken(*args):
         return real(*args) | {"lambda_pre_union": 1.0000000000000002}
 
-    monkeypatch.setattr(sweep, "_fit_and_measure", broken)
+    monkeypatch.setattr(sweep.cell, "fit_and_measure", broken)
     with pytest.raises(ValueError, match=r"cell \(seed=10, noise=0.0\): lambda_pre_union must"):
         run_cell(10, 0.0, TINY)
 
@@ -668,7 +737,7 @@ def test_results_csv_is_byte_identical_for_any_jobs_and_a_resumed_run(
     rows = run_sweep(GRID, SEEDS, n_jobs=2, config=TINY, progress=False)
     assert _csv_bytes(rows, tmp_path / "parallel.csv") == serial
 
-    real = sweep.run_cell
+    real = sweep.cell.compute_row
     done = []
 
     def interrupted_after_two(seed, noise, config, **kwargs):
@@ -677,10 +746,10 @@ def test_results_csv_is_byte_identical_for_any_jobs_and_a_resumed_run(
         done.append((seed, noise))
         return real(seed, noise, config, **kwargs)
 
-    monkeypatch.setattr(sweep, "run_cell", interrupted_after_two)
+    monkeypatch.setattr(sweep.cell, "compute_row", interrupted_after_two)
     with pytest.raises(KeyboardInterrupt):
         run_sweep(GRID, SEEDS, cache_dir=tmp_path / "cache", config=TINY, progress=False)
-    monkeypatch.setattr(sweep, "run_cell", real)
+    monkeypatch.setattr(sweep.cell, "compute_row", real)
     resumed = run_sweep(GRID, SEEDS, cache_dir=tmp_path / "cache", config=TINY, progress=False)
     assert _csv_bytes(resumed, tmp_path / "resumed.csv") == serial
     # The wall times are reported beside the rows, one per cell, in the same order.
@@ -753,7 +822,7 @@ def _fake_cell(seed, noise, config, **kwargs):
 
 def test_progress_in_a_log_is_plain_lines(monkeypatch, capsys) -> None:
     # The bar redrew with "\r" on a non-terminal: one long log line, the final state twice.
-    monkeypatch.setattr(sweep, "run_cell", _fake_cell)
+    monkeypatch.setattr(sweep.cell, "compute_row", _fake_cell)
     grid = [0.4 * i for i in range(25)]
     run_sweep(grid, [10, 11], config=TINY, progress=True)
     err = capsys.readouterr().err
@@ -767,7 +836,7 @@ def test_progress_in_a_log_is_plain_lines(monkeypatch, capsys) -> None:
 
 
 def test_progress_on_a_terminal_redraws_one_line(monkeypatch) -> None:
-    monkeypatch.setattr(sweep, "run_cell", _fake_cell)
+    monkeypatch.setattr(sweep.cell, "compute_row", _fake_cell)
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     run_sweep([0.0, 0.4, 0.8], [10], config=TINY, progress=True)
@@ -785,7 +854,7 @@ def test_interrupted_progress_in_a_log_ends_with_the_last_state(monkeypatch, cap
         done.append(noise)
         return _fake_cell(seed, noise, config)
 
-    monkeypatch.setattr(sweep, "run_cell", fails_at_the_third)
+    monkeypatch.setattr(sweep.cell, "compute_row", fails_at_the_third)
     with pytest.raises(RuntimeError):
         run_sweep([0.0, 0.4, 0.8, 1.2], [10], config=TINY, progress=True)
     lines = capsys.readouterr().err.splitlines()
@@ -833,8 +902,10 @@ def test_eta_leaves_out_the_start_up_of_the_workers(monkeypatch) -> None:
     # the others: its imports and first calls) once per cell.
     start_up, first_cell, cell_seconds, workers, total = 1.0, 1.7, 0.24, 2, 410
     clock = [0.0]  # a fake clock: the test does not sleep
-    monkeypatch.setattr(sweep, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
-    monkeypatch.setattr(sweep, "usable_cores", lambda: workers)
+    monkeypatch.setattr(
+        sweep.progress, "time", types.SimpleNamespace(perf_counter=lambda: clock[0])
+    )
+    monkeypatch.setattr(sweep.backends, "usable_cores", lambda: workers)
 
     def two_workers(cells, *args, **kwargs):
         clock[0] += start_up
@@ -844,7 +915,7 @@ def test_eta_leaves_out_the_start_up_of_the_workers(monkeypatch) -> None:
                 clock[0] += seconds
             yield seed, noise, _fake_cell(seed, noise, TINY), seconds
 
-    monkeypatch.setattr(sweep, "_run_cells", two_workers)
+    monkeypatch.setattr(sweep.backends, "run_cells", two_workers)
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     grid = [round(0.4 * i, 10) for i in range(41)]

@@ -9,7 +9,7 @@ from pathlib import Path
 import matplotlib
 from matplotlib.figure import Figure
 
-from simulations._results import atomic_write_bytes
+from simulations.outputs import atomic_write_bytes
 
 __all__ = ["save_figure"]
 
@@ -33,7 +33,7 @@ def save_figure(
     Parent directories are created.
 
     Each file is drawn into memory and written atomically
-    (:func:`simulations._results.atomic_write_bytes`): a process killed while saving leaves the
+    (:func:`simulations.outputs.atomic_write_bytes`): a process killed while saving leaves the
     previous file whole (it left truncated PDFs), and a symbolic link at the destination is
     replaced by the file, never written through.
     """

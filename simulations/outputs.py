@@ -1,20 +1,20 @@
-"""Rows of the synthetic sweep: the column schema and ranges, exact CSV round trips, column views.
+"""Writing output files safely: atomic writes, a lock on a folder, folder checks, stale temporaries.
 
-A row is a ``dict`` with the keys of :data:`ROW_COLUMNS`: ``seed`` and ``level`` are ``int``, every
-other value is a ``float`` inside the range :data:`COLUMN_RANGES` gives for its column (accuracies
-and rates are fractions in [0, 1]; no value is NaN). Floats are written with ``repr``, the shortest
-string that reads back to the same double, so ``read_csv(write_csv(rows))`` returns the rows bit for
-bit. A row holds no wall time, so the CSV of a sweep is byte-identical however it was run; the time
-each cell took goes to a separate file (:data:`TIMING_COLUMNS`, :func:`write_timings_csv`).
+Every file ``gcul reproduce`` writes (the tables, the figures, ``results.csv``, the manifest) and
+every cache cell of the sweep goes through :func:`atomic_write_bytes`: a temporary file in the same
+folder, flushed to the disk, then renamed over the destination, so that no reader and no later run
+ever sees a half-written file, and nothing is written through a symbolic link. A run holds the lock
+of its folder (:func:`lock_folder`); the run that holds it removes what a killed writer left behind
+(:func:`remove_stale_temporaries`). :func:`check_writable` asks the file system itself whether a
+folder takes a new file; :func:`file_kind` names what is at a path without following a link.
+
+The row schema and the CSV files of the sweep are in :mod:`simulations.results`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
 import errno
-import io
-import math
 import os
 import re
 import socket
@@ -22,349 +22,22 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import numpy as np
-
-import gcul_theory
-
 __all__ = [
-    "CERTIFIED_COLUMNS",
-    "COLUMN_RANGES",
-    "CONTAMINATION_MODELS",
-    "INT_COLUMNS",
-    "ROW_COLUMNS",
-    "TIMING_COLUMNS",
     "WRITE_PROBE_PREFIX",
     "FolderInUseError",
     "atomic_write_bytes",
     "atomic_write_text",
-    "check_row",
+    "check_folder",
     "check_writable",
-    "contamination_column",
     "current_umask",
+    "file_kind",
     "lock_folder",
-    "normalize_row",
-    "read_csv",
+    "mode_kind",
     "remove_stale_temporaries",
-    "to_columns",
-    "write_csv",
-    "write_timings_csv",
 ]
-
-
-def _predictor_columns() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """``lambda_pre_<name>``, ``r1_hat_<name>`` of every registry predictor, and one r̂2 column per
-    contamination model of the registry (``r2_hat`` for the paper's, ``r2_hat_<model>`` else)."""
-    lambda_pre = tuple(entry.column for entry in gcul_theory.PREDICTORS)
-    r1_hat = tuple(f"r1_hat_{entry.name}" for entry in gcul_theory.PREDICTORS)
-    r2_hat = tuple(contamination_column(model) for model in CONTAMINATION_MODELS)
-    return lambda_pre, r1_hat, r2_hat
-
-
-CONTAMINATION_MODELS: tuple[str, ...] = tuple(
-    dict.fromkeys(entry.contamination for entry in gcul_theory.PREDICTORS)
-)
-"""The r̂2 models of :data:`gcul_theory.PREDICTORS` (``"paper"``, ``"attractor"``), registry order."""
-
-
-def contamination_column(model: str) -> str:
-    """The results column of r̂2 under contamination ``model``: ``r2_hat`` for the paper's
-    Eq. (eq:r2_hat), ``r2_hat_<model>`` for any other.
-
-    Examples
-    --------
-    >>> contamination_column("paper"), contamination_column("attractor")
-    ('r2_hat', 'r2_hat_attractor')
-    """
-    return "r2_hat" if model == "paper" else f"r2_hat_{model}"
-
-
-_LAMBDA_PRE, _R1_HAT, _R2_HAT = _predictor_columns()
-
-CERTIFIED_COLUMNS: tuple[str, ...] = ("lambda_cert", "lambda_emp_cert", "lambda_emp_cert_noisy")
-"""The certified predictor of a cell (:func:`simulations._certified_cell.certified_columns`)."""
-
-ROW_COLUMNS: tuple[str, ...] = (
-    "seed",
-    "noise",
-    "level",
-    "flip_prob",
-    "base_acc",
-    "selective_acc",
-    "rejection_rate",
-    "lambda_emp",
-    *_LAMBDA_PRE,
-    *_R1_HAT,
-    *_R2_HAT,
-    "eps_train",
-    "r1_cluster",
-    "r2_cluster",
-    "r1_emp",
-    "r2_emp",
-    *CERTIFIED_COLUMNS,
-)
-"""Columns of a sweep row, in CSV order (no wall time: see :data:`TIMING_COLUMNS`).
-
-``lambda_pre_<name>`` and ``r1_hat_<name>`` for every predictor of :data:`gcul_theory.PREDICTORS`
-(the paper's three first), one r̂2 column per contamination model (:func:`contamination_column`),
-and the certified predictor's ``lambda_cert`` / ``lambda_emp_cert`` last.
-"""
-
-INT_COLUMNS: frozenset[str] = frozenset({"seed", "level"})
-"""Columns holding integers; all others hold floats."""
-
-_UNIT = (0.0, 1.0)
-COLUMN_RANGES: dict[str, tuple[float, float]] = {
-    "seed": (0, math.inf),  # a non-negative int
-    "noise": (0.0, math.inf),  # σ ≥ 0, finite
-    "level": (-1, math.inf),  # index in the noise grid; -1 outside a sweep
-    "flip_prob": _UNIT,
-    "base_acc": _UNIT,
-    "selective_acc": _UNIT,
-    "rejection_rate": _UNIT,
-    # λ*_EMP = (ε - ε_sel)/ρ, 0 when ρ = 0. ε is the error of phase 1 and ε_sel that of phase 3,
-    # another classifier, on the samples it accepts, so ε - ε_sel is not ρ times a difference of
-    # two rates and λ*_EMP is not within [-1, 1]: with n_per_class = n_confusion = 40, the cell
-    # (seed 1, σ = 6.4) has ε = 14/48, ρ = 7/48 and ε_sel = 18/41 (phase 3 relabels 8 accepted
-    # samples), λ*_EMP = -1.0105. Only |ε - ε_sel| ≤ 1 holds, i.e. |λ*_EMP| ≤ 1/ρ, which
-    # check_row checks against the row's ρ (rejection_rate).
-    "lambda_emp": (-math.inf, math.inf),
-    **{column: _UNIT for column in _LAMBDA_PRE},  # λ*_PRE = max(0, S_GCUL), S_GCUL ≤ 1
-    **{column: _UNIT for column in _R1_HAT},  # r̂1 is clipped to [0, 1]
-    **{column: _UNIT for column in _R2_HAT},  # r̂2 is clipped to [0, 1]
-    "eps_train": _UNIT,
-    "r1_cluster": _UNIT,
-    "r2_cluster": _UNIT,
-    "r1_emp": _UNIT,
-    "r2_emp": _UNIT,
-    "lambda_cert": _UNIT,  # λ*_CERT = sup of certified λ in [0, 1); 1 when every λ < 1 is
-    # λ*_EMP of the certified model: as lambda_emp (its ρ is not in the row)
-    "lambda_emp_cert": (-math.inf, math.inf),
-    "lambda_emp_cert_noisy": (-math.inf, math.inf),  # the same on noisy test labels
-}
-"""Closed range ``(low, high)`` of every column; every value is finite (``noise`` < inf).
-
-Accuracies, rates, shares and r̂ bounds are fractions in [0, 1]; λ*_PRE and λ*_CERT are in [0, 1];
-λ*_EMP (``lambda_emp``, ``lambda_emp_cert``) is any finite number, and :func:`check_row` checks
-|``lambda_emp``| ≤ 1/``rejection_rate`` (0 when nothing is rejected);
-``seed`` ≥ 0, ``level`` ≥ -1, ``noise`` ≥ 0.
-"""
-
-TIMING_COLUMNS: tuple[str, ...] = ("seed", "noise", "seconds")
-"""Columns of ``timings.csv``: the wall time of each cell (outside any byte-identity promise)."""
-
-
-def write_csv(rows: Iterable[Mapping[str, object]], path: str | os.PathLike[str]) -> Path:
-    """Write sweep rows to ``path`` (atomically: a temporary file, then ``os.replace``).
-
-    Every row must pass :func:`check_row` (exactly the keys of :data:`ROW_COLUMNS`, every value in
-    its :data:`COLUMN_RANGES`); all rows are checked before the file is touched, so a bad row
-    leaves an existing file as it was. Floats are written with ``repr`` so that :func:`read_csv`
-    returns them exactly. The file gets the permissions of a newly created file (``0o666`` minus
-    the umask). Returns the path written.
-
-    Raises
-    ------
-    ValueError
-        For a row with missing or extra keys, a wrongly typed value, or a value out of range (the
-        message names the row, the column, the value and the range).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> row = {c: 0.1 for c in ROW_COLUMNS} | {"seed": 16, "level": 0}
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = write_csv([row], pathlib.Path(tmp) / "rows.csv")
-    ...     read_csv(path) == [row]
-    True
-    """
-    lines = [
-        [repr(value) for value in check_row(row, f"row {index}").values()]
-        for index, row in enumerate(rows)
-    ]
-    return _write_table(path, ROW_COLUMNS, lines)
-
-
-def write_timings_csv(
-    timings: Iterable[Mapping[str, object]], path: str | os.PathLike[str]
-) -> Path:
-    """Write per-cell wall times (keys :data:`TIMING_COLUMNS`) to ``path``, atomically.
-
-    ``seed`` is a non-negative int, ``noise`` and ``seconds`` are finite floats ≥ 0. Returns the
-    path written.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     path = write_timings_csv([{"seed": 16, "noise": 0.4, "seconds": 1.5}],
-    ...                              pathlib.Path(tmp) / "timings.csv")
-    ...     path.read_text(encoding="utf-8").splitlines()
-    ['seed,noise,seconds', '16,0.4,1.5']
-    """
-    lines = []
-    for index, timing in enumerate(timings):
-        where = f"timing {index}"
-        if set(timing) != set(TIMING_COLUMNS):
-            raise ValueError(f"{where}: keys must be {TIMING_COLUMNS}; got {sorted(timing)}")
-        seed = timing["seed"]
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"{where}: seed must be a non-negative int; got {seed!r}")
-        values: list[str] = [repr(int(seed))]
-        for column in ("noise", "seconds"):
-            value = _as_float(timing[column], column, where)
-            if not 0.0 <= value < math.inf:
-                raise ValueError(f"{where}: {column} must be a finite number >= 0; got {value!r}")
-            values.append(repr(value))
-        lines.append(values)
-    return _write_table(path, TIMING_COLUMNS, lines)
-
-
-def read_csv(path: str | os.PathLike[str]) -> list[dict[str, int | float]]:
-    """Read rows written by :func:`write_csv`, typed back (``int`` for ``seed``/``level``).
-
-    Raises ``ValueError`` if the header is not :data:`ROW_COLUMNS`, a value does not parse or a
-    value is outside its :data:`COLUMN_RANGES` (the message names the line).
-    """
-    path = Path(path)
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None or tuple(header) != ROW_COLUMNS:
-            raise ValueError(f"{path}: header must be the columns {ROW_COLUMNS}; got {header}")
-        rows = []
-        for line_number, values in enumerate(reader, start=2):
-            if len(values) != len(ROW_COLUMNS):
-                raise ValueError(
-                    f"{path}, line {line_number}: expected {len(ROW_COLUMNS)} values, "
-                    f"got {len(values)}"
-                )
-            where = f"{path}, line {line_number}"
-            row = {
-                column: _parse(column, text, where)
-                for column, text in zip(ROW_COLUMNS, values, strict=True)
-            }
-            rows.append(check_row(row, where))
-    return rows
-
-
-def to_columns(rows: Sequence[Mapping[str, object]]) -> dict[str, np.ndarray]:
-    """Turn rows into one array per column (``int64`` for ``seed``/``level``, else ``float64``).
-
-    Examples
-    --------
-    >>> rows = [{c: 0.5 for c in ROW_COLUMNS} | {"seed": s, "level": 0} for s in (10, 11)]
-    >>> to_columns(rows)["seed"].tolist(), to_columns(rows)["base_acc"].dtype
-    ([10, 11], dtype('float64'))
-    """
-    return {
-        column: np.array(
-            [row[column] for row in rows],
-            dtype=np.int64 if column in INT_COLUMNS else np.float64,
-        )
-        for column in ROW_COLUMNS
-    }
-
-
-def normalize_row(row: Mapping[str, object]) -> dict[str, int | float]:
-    """Check a row's keys and turn its values into Python ``int``/``float`` in column order.
-
-    Only keys and types are checked; :func:`check_row` also checks every value's range.
-    """
-    return dict(zip(ROW_COLUMNS, _typed_values(row, "row"), strict=True))
-
-
-def check_row(row: Mapping[str, object], where: str = "row") -> dict[str, int | float]:
-    """Validate one sweep row and return it normalised (Python types, column order).
-
-    Parameters
-    ----------
-    row : mapping
-        Exactly the keys of :data:`ROW_COLUMNS`.
-    where : str, optional
-        How to name the row in an error message (e.g. ``"row 3"`` or a file and line).
-
-    Returns
-    -------
-    dict
-        The row, ``int`` for :data:`INT_COLUMNS` and ``float`` for the others.
-
-    Raises
-    ------
-    ValueError
-        For missing or extra keys, a value of the wrong type, NaN, or a value outside the column's
-        range in :data:`COLUMN_RANGES` (the message names the column, the value and the range).
-
-    Examples
-    --------
-    >>> row = {c: 0.5 for c in ROW_COLUMNS} | {"seed": 16, "level": 0}
-    >>> check_row(row)["base_acc"]
-    0.5
-    >>> check_row(row | {"base_acc": 1.5})
-    Traceback (most recent call last):
-    ...
-    ValueError: row: base_acc must be in [0.0, 1.0]; got 1.5
-    """
-    normalized = dict(zip(ROW_COLUMNS, _typed_values(row, where), strict=True))
-    for column, value in normalized.items():
-        low, high = COLUMN_RANGES[column]
-        if not (low <= value <= high and math.isfinite(value)):
-            if column in INT_COLUMNS:
-                allowed = f"an int >= {low}"
-            elif low == -math.inf and high == math.inf:
-                allowed = "a finite number"
-            elif high == math.inf:
-                allowed = f"a finite number >= {low}"
-            else:
-                allowed = f"in [{low}, {high}]"
-            raise ValueError(f"{where}: {column} must be {allowed}; got {value!r}")
-    rho, lambda_emp = normalized["rejection_rate"], normalized["lambda_emp"]
-    if abs(lambda_emp) * rho > 1.0 + 1e-12 or (rho == 0.0 and lambda_emp != 0.0):
-        raise ValueError(
-            f"{where}: lambda_emp must be in [-1/rejection_rate, 1/rejection_rate] (0 when "
-            f"rejection_rate is 0); got {lambda_emp!r} with rejection_rate {rho!r}"
-        )
-    return normalized
-
-
-def _typed_values(row: Mapping[str, object], where: str) -> list[int | float]:
-    if not isinstance(row, Mapping):
-        raise ValueError(f"{where}: must be a mapping of ROW_COLUMNS; got {type(row).__name__}")
-    keys = set(row)
-    if keys != set(ROW_COLUMNS):
-        missing = [c for c in ROW_COLUMNS if c not in keys]
-        extra = sorted(keys - set(ROW_COLUMNS))
-        raise ValueError(f"{where}: keys must be ROW_COLUMNS; missing {missing}, extra {extra}")
-    values: list[int | float] = []
-    for column in ROW_COLUMNS:
-        value = row[column]
-        if column in INT_COLUMNS:
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"{where}: {column} must be an int; got {value!r}")
-            values.append(int(value))
-        else:
-            values.append(_as_float(value, column, where))
-    return values
-
-
-def _as_float(value: object, column: str, where: str) -> float:
-    """``float(value)`` for a real number (not a bool or a string); else a ValueError."""
-    if isinstance(value, (bool, str, bytes)) or not isinstance(value, (int, float, np.number)):
-        raise ValueError(f"{where}: {column} must be a float; got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{where}: {column} must be a float; got {value!r}") from None
-
-
-def _parse(column: str, text: str, where: str) -> int | float:
-    try:
-        return int(text) if column in INT_COLUMNS else float(text)
-    except ValueError:
-        kind = "an int" if column in INT_COLUMNS else "a float"
-        raise ValueError(f"{where}: {column} must be {kind}; got {text!r}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -754,13 +427,96 @@ def _read_holder(fd: int) -> str:
     return holder[0] if holder and holder[0].strip() else "another process"
 
 
-def _write_table(
-    path: str | os.PathLike[str], header: Sequence[str], lines: list[list[str]]
-) -> Path:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(lines)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return atomic_write_text(path, buffer.getvalue())
+# --------------------------------------------------------------------------------------------
+# What is at a path
+
+_KINDS = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def mode_kind(mode: int, *, regular: str = "a regular file") -> str:
+    """What a file is, from its ``st_mode``: ``regular`` for a regular file, else "a folder",
+    "a symbolic link", "a FIFO (named pipe)", "a socket", "a character device", "a block
+    device" or "not a regular file".
+
+    Examples
+    --------
+    >>> import stat
+    >>> mode_kind(stat.S_IFIFO), mode_kind(stat.S_IFREG, regular="a file")
+    ('a FIFO (named pipe)', 'a file')
+    """
+    for test, kind in _KINDS:
+        if test(mode):
+            return regular if kind == "a regular file" else kind
+    return "not a regular file"
+
+
+def file_kind(path: str | os.PathLike[str], *, regular: str = "a regular file") -> str | None:
+    """What is at ``path``, without following a symbolic link (see :func:`mode_kind`); None if
+    nothing is there.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     file_kind(tmp), file_kind(tmp + "/missing")
+    ('a folder', None)
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    return mode_kind(mode, regular=regular)
+
+
+def check_folder(path: Path, option: str, *, writable: bool) -> None:
+    """Check that ``path`` is a folder (``writable`` if asked), or can be created as one.
+
+    Nothing is created. A ValueError names ``option`` (how the caller names the path, e.g.
+    ``"--out"``), the path and what is wrong: a symbolic link to nowhere, something that is not a
+    folder, a folder that is not writable, or an ancestor that stops the folder being created.
+    Writability is judged by ``os.access`` here; :func:`check_writable` asks the file system.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     check_folder(pathlib.Path(tmp) / "new" / "folder", "out", writable=True)
+    ...     _ = (pathlib.Path(tmp) / "file").write_text("")
+    ...     try:
+    ...         check_folder(pathlib.Path(tmp) / "file" / "sub", "out", writable=True)
+    ...     except ValueError as error:
+    ...         print(str(error).replace(tmp, "TMP"))
+    out: cannot create 'TMP/file/sub': 'TMP/file' is a file, not a folder
+    """
+    if path.is_symlink() and not path.exists():
+        raise ValueError(
+            f"{option}: {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not "
+            f"exist; create that folder or choose another {option}"
+        )
+    if path.exists():
+        if not path.is_dir():
+            kind = file_kind(path, regular="a file")
+            raise ValueError(f"{option}: {str(path)!r} is {kind}, not a folder")
+        if writable and not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{option}: folder {str(path)!r} is not writable")
+        return
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(
+            f"{option}: cannot create {str(path)!r}: {str(ancestor)!r} is "
+            f"{file_kind(ancestor, regular='a file')}, not a folder"
+        )
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ValueError(
+            f"{option}: cannot create {str(path)!r}: folder {str(ancestor)!r} is not writable"
+        )

@@ -1,0 +1,76 @@
+"""The ``gcul`` command line: ``gcul reproduce``, ``gcul prove``, ``gcul feasibility``, ``gcul demo``.
+
+Every error is one line on stderr (``gcul: error: ...``) with exit code 2, never a traceback; a
+bare ``gcul`` also prints the command list (on stdout, like ``--help``). ``gcul --version``
+prints the version. Output cut short by its reader (``| head``) ends quietly with exit code 1.
+
+One module per command (``reproduce.py``, ``prove.py``, ``feasibility.py``, ``demo.py``), each with
+``add_parser(commands)`` and ``run(args)``: the command parses its options, calls the public
+function that does the work (:func:`simulations.reproduce.reproduce`,
+:func:`simulations.feasibility.assess`, ...) and prints what it returns. What they share (the
+parser class, one-line errors, argument types) is in ``common.py``; reading arrays from files in
+``loaders.py``. A new command is a new module here and one line in :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from simulations.cli import demo, feasibility, prove, reproduce
+from simulations.cli.common import (
+    EXIT_BROKEN_PIPE,
+    Parser,
+    discard_stdout,
+    gcul_version,
+    parse_seeds,
+    run,
+)
+
+__all__ = ["COMMANDS", "build_parser", "main", "parse_seeds"]
+
+COMMANDS = (reproduce, prove, feasibility, demo)
+"""The modules of the commands, in the order ``gcul --help`` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``gcul``: ``--version`` and one sub-parser per module of :data:`COMMANDS`."""
+    parser = Parser(
+        prog="gcul",
+        description="GCUL: theory, numerically verified proofs and the synthetic phase-transition experiment.",
+        epilog="`gcul COMMAND --help` describes a command.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"gcul {gcul_version()}",
+        help="print the installed version of gcul and exit",
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, parser_class=Parser, metavar="COMMAND"
+    )
+    for command in COMMANDS:
+        command.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``gcul`` command line; returns the exit code.
+
+    A reader that closes the pipe early (``gcul ... | head -2``) ends the command quietly with
+    exit code 1, as the Python documentation recommends for ``BrokenPipeError``.
+    """
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        try:
+            code = run(parser, argv)
+        finally:
+            # flush here, not at exit, so that a closed pipe is caught below (also after
+            # --help and --version, which leave through SystemExit)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        discard_stdout()
+        return EXIT_BROKEN_PIPE
+    return code

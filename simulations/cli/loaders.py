@@ -1,0 +1,224 @@
+"""Reading the arrays of ``gcul feasibility``: .npy files and text tables, checked before use.
+
+Pickles and .npz archives are refused (never loaded); a .npy header is checked against the file's
+size before any data is read; a text table with a header row is named, not skipped. Every failure
+is a :class:`~simulations.cli.common.CommandError` naming the option and the file.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from simulations.cli.common import CommandError, first_line, shown
+
+__all__ = ["FORMATS", "load_embeddings", "load_labels", "read_array"]
+
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK\x03\x04"
+_TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t"}  # any other text file: whitespace-separated
+
+FORMATS = ".npy, or a text table: .csv (commas), .tsv (tabs), anything else whitespace-separated"
+"""The file formats the loaders read."""
+
+
+def _size(n_bytes: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n_bytes < 1000 or unit == "TB":
+            return f"{n_bytes:.0f} {unit}" if unit == "bytes" else f"{n_bytes:.1f} {unit}"
+        n_bytes /= 1000
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _check_npy_dtype(dtype: np.dtype, where: str) -> None:
+    if dtype.hasobject:
+        raise CommandError(
+            f"{where}: holds Python objects (a pickle), which are never loaded; save a numeric "
+            "array with np.save"
+        )
+    if dtype.names is not None:
+        raise CommandError(f"{where}: is a structured array ({dtype}); save a plain numeric array")
+    if dtype.kind == "c":
+        raise CommandError(f"{where}: is complex ({dtype}); the values must be real")
+    if dtype.kind in "US":
+        raise CommandError(
+            f"{where}: holds strings ({dtype}); save numbers (encode string labels with "
+            "np.unique(labels, return_inverse=True))"
+        )
+    if dtype.kind not in "biuf":
+        raise CommandError(f"{where}: holds {dtype} values; expected numbers")
+
+
+def _read_npy(source: Path, where: str) -> np.ndarray:
+    """Read a .npy file after checking its header: a numeric dtype and a size the file holds."""
+    file_size = source.stat().st_size
+    with source.open("rb") as stream:
+        try:
+            version = np.lib.format.read_magic(stream)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+            elif version == (2, 0):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+            else:
+                raise CommandError(
+                    f"{where}: .npy format version {version[0]}.{version[1]} is not supported "
+                    "(1.0 and 2.0 are)"
+                )
+        except (ValueError, EOFError) as exc:
+            raise CommandError(f"{where}: not a valid .npy file ({first_line(exc)})") from None
+        data_start = stream.tell()
+    _check_npy_dtype(dtype, where)
+    declared = math.prod(shape) * dtype.itemsize
+    if declared > file_size - data_start:
+        raise CommandError(
+            f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}) but the "
+            f"file holds {_size(file_size - data_start)} of data: truncated or corrupt"
+        )
+    try:
+        return np.load(source, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise CommandError(f"{where}: cannot read the .npy data ({first_line(exc)})") from None
+
+
+def _header_line(source: Path, delimiter: str | None) -> str | None:
+    """The file's header row, if it has one, else None.
+
+    A header row is the first line that is not blank or a ``#`` comment (``np.loadtxt`` skips
+    those) when a non-empty field of it is not a number *and* every line after it reads as a
+    number table: then the file is a table with a header, and nothing else. It is reported,
+    never skipped: a header of numbers (pandas' default column names 0, 1, ...) cannot be told
+    from data, so skipping only the others would make the meaning of a file depend on the
+    names of its columns.
+    """
+    try:
+        with source.open(encoding="utf-8", errors="replace") as stream:
+            lines = ((n, line.split("#", 1)[0].strip()) for n, line in enumerate(stream, 1))
+            number, content = next(((n, text) for n, text in lines if text), (0, ""))
+        if not content:
+            return None
+        names = [field.strip() for field in content.split(delimiter)]
+        if all(_is_number(field) or not field for field in names):
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a header and nothing else
+            rest = np.loadtxt(
+                source, delimiter=delimiter, ndmin=2, encoding="utf-8", skiprows=number
+            )
+    except (OSError, ValueError):
+        return None
+    return content if rest.size else None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_text(source: Path, head: bytes, where: str) -> np.ndarray:
+    """Read a text table as a 2-D float64 array (an empty file is an error, not a warning)."""
+    if b"\x00" in head:
+        raise CommandError(f"{where}: is a binary file, not one of: {FORMATS}")
+    delimiter = _TEXT_DELIMITERS.get(source.suffix.lower())
+    with warnings.catch_warnings():
+        # "loadtxt: input contained no data": an empty file is reported below, in one line
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            array = np.loadtxt(source, delimiter=delimiter, ndmin=2, encoding="utf-8")
+        except ValueError as exc:  # including UnicodeDecodeError
+            header = _header_line(source, delimiter)
+            if header is not None:
+                raise CommandError(
+                    f"{where}: its first line is a header ({shown(header)}); the file must "
+                    "have no header row, only numbers (np.savetxt writes none; with pandas, "
+                    "df.to_csv(path, header=False, index=False))"
+                ) from None
+            raise CommandError(
+                f"{where}: cannot read it as a number table: {first_line(exc)}"
+            ) from None
+    if array.size == 0:
+        raise CommandError(f"{where}: is empty (no numbers)")
+    return array
+
+
+def read_array(path: str, option: str) -> np.ndarray:
+    """Read one array from ``path``; every failure is a ``CommandError`` naming option and path."""
+    source = Path(path)
+    where = f"{option} {path}"
+    if source.is_dir():
+        raise CommandError(f"{where}: is a directory, not a file")
+    if not source.exists():
+        raise CommandError(f"{where}: no such file")
+    if not source.is_file():
+        raise CommandError(f"{where}: is not a regular file")
+    try:
+        with source.open("rb") as stream:
+            head = stream.read(4096)
+        if head.startswith(_ZIP_MAGIC) or source.suffix.lower() == ".npz":
+            raise CommandError(
+                f"{where}: is an .npz archive (a zip of arrays), not one array; extract the "
+                "one you mean with np.load(path)[name] and save it with np.save"
+            )
+        if head.startswith(_NPY_MAGIC):
+            return _read_npy(source, where)
+        if source.suffix.lower() == ".npy":
+            raise CommandError(f"{where}: is not a .npy file (it lacks the NumPy magic string)")
+        return _read_text(source, head, where)
+    except OSError as exc:
+        raise CommandError(f"{where}: cannot read it: {exc.strerror or first_line(exc)}") from None
+
+
+def load_embeddings(path: str) -> np.ndarray:
+    """The ``(N, d)`` float64 embeddings; a 1-D array is one feature per row."""
+    where = f"--embeddings {path}"
+    array = read_array(path, "--embeddings")
+    if array.ndim == 1:
+        array = array[:, None]
+    if array.ndim != 2:
+        raise CommandError(
+            f"{where}: expected a 2-D array (N rows x d columns); got shape {array.shape}"
+        )
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise CommandError(f"{where}: has no values (shape {array.shape})")
+    with np.errstate(over="ignore"):  # long double beyond float64: caught as inf just below
+        Z = array.astype(np.float64)
+    finite = np.isfinite(Z).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise CommandError(f"{where}: row {row} holds NaN or inf; the embeddings must be finite")
+    return Z
+
+
+def load_labels(path: str, option: str) -> np.ndarray:
+    """Non-negative int64 labels, one per row; integral floats (``3.0``) are accepted."""
+    where = f"{option} {path}"
+    array = read_array(path, option)
+    if array.ndim == 2 and 1 in array.shape:  # one column, or one row, of labels
+        array = array.ravel()
+    if array.ndim != 1:
+        raise CommandError(f"{where}: expected one column of labels; got shape {array.shape}")
+    if array.size == 0:
+        raise CommandError(f"{where}: holds no labels")
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise CommandError(
+                f"{where}: labels must be integers; row {row} holds {float(array[row])!r}"
+            )
+        if np.abs(array).max() >= 2.0**63:
+            row = int(np.argmax(np.abs(array)))
+            raise CommandError(f"{where}: row {row} holds {float(array[row])!r}, not a class label")
+    elif array.dtype.kind == "u" and array.max() > np.iinfo(np.int64).max:
+        row = int(np.argmax(array))
+        raise CommandError(f"{where}: row {row} holds {int(array[row])}, not a class label")
+    labels = array.astype(np.int64)
+    if labels.min() < 0:
+        row = int(np.argmin(labels))
+        raise CommandError(f"{where}: labels must be 0..C-1; row {row} holds {int(labels[row])}")
+    return labels

@@ -1,0 +1,373 @@
+"""Where the cells of a sweep run: joblib's loky process pool, or a dask.distributed cluster.
+
+One generator runs every backend (:func:`run_cells`): loky through joblib's
+``Parallel(return_as="generator_unordered")``, dask by submitting each cell to the cluster's client
+(``Client.map`` and ``as_completed``), and the task (:func:`cell_task`) does not know which one runs
+it. Workers started here end with their parent, however it ends; a worker that dies raises
+:class:`SweepError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import numbers
+import os
+import re
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from concurrent.futures import BrokenExecutor
+
+from joblib import Parallel, delayed, parallel_config
+
+from simulations.sweep import cell
+from simulations.synthetic import SyntheticConfig
+
+__all__ = [
+    "BACKENDS",
+    "SCHEDULER_TIMEOUT",
+    "SweepError",
+    "cell_task",
+    "check_backend",
+    "first_line",
+    "resolve_n_jobs",
+    "run_cells",
+    "usable_cores",
+]
+
+BACKENDS: tuple[str, ...] = ("loky", "dask")
+"""Where :func:`simulations.sweep.run_sweep` runs its cells: ``"loky"`` (joblib's process pool on
+this machine) or ``"dask"`` (a ``dask.distributed`` cluster, each cell one task; needs the ``dask``
+extra)."""
+
+SCHEDULER_TIMEOUT = 10.0
+"""Seconds to wait for a dask scheduler to answer (connect and handshake), and then for its first
+worker to join."""
+
+_PARENT_POLL = 0.2  # seconds between two checks, in a worker process, that its parent lives
+
+_DASK_MISSING = "the dask backend needs dask.distributed: pip install -e '.[dask]'"
+
+
+class SweepError(RuntimeError):
+    """The cells could not be run: a worker process died, or the dask cluster did not start.
+
+    Every cell that finished before is in the cache (with ``cache_dir``), so a rerun resumes.
+    """
+
+
+def usable_cores() -> int:
+    """Number of CPU cores this process may run on.
+
+    ``os.process_cpu_count()`` on Python 3.13+, else the size of the CPU affinity mask
+    (``os.sched_getaffinity``) where the OS has one, else ``os.cpu_count()`` (1 if unknown).
+
+    Examples
+    --------
+    >>> usable_cores() >= 1
+    True
+    """
+    count = None
+    if hasattr(os, "process_cpu_count"):
+        count = os.process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        try:
+            count = len(os.sched_getaffinity(0))
+        except OSError:
+            count = None
+    if not count:
+        count = os.cpu_count()
+    return max(1, int(count or 1))
+
+
+def resolve_n_jobs(n_jobs: int) -> tuple[int, str | None]:
+    """The number of worker processes to start, and a notice if ``n_jobs`` was capped.
+
+    joblib semantics: a positive ``n_jobs`` is a count; ``-1`` means all usable cores, ``-2`` all
+    but one, and so on (at least 1). A count above :func:`usable_cores` is capped there: more
+    processes than cores only add memory and contention (``--jobs 999`` on 2 cores started about
+    975 processes).
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be a non-zero int (-1 = all usable cores); got {n_jobs!r}")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero int (-1 = all usable cores); got 0")
+    cores = usable_cores()
+    if n_jobs < 0:
+        return max(1, cores + 1 + int(n_jobs)), None
+    if n_jobs > cores:
+        return cores, f"n_jobs={int(n_jobs)} capped at the {cores} usable CPU core(s)"
+    return int(n_jobs), None
+
+
+def check_backend(backend: str, scheduler: str | None) -> tuple[str, str | None]:
+    """``backend`` and ``scheduler`` checked (the address stripped); dask is imported now, so that
+    a missing extra fails before any cell or cache file, not after the cached ones."""
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(
+            f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}"
+        )
+    if scheduler is not None:
+        if not isinstance(scheduler, str) or not scheduler.strip():
+            raise TypeError(
+                f"scheduler must be a dask scheduler address such as 'tcp://HOST:8786', or "
+                f"None; got {scheduler!r}"
+            )
+        if backend != "dask":
+            raise ValueError(
+                f"scheduler is the address of a dask scheduler: it needs backend='dask'; got "
+                f"backend={backend!r} with scheduler={scheduler!r}"
+            )
+        scheduler = scheduler.strip()
+    if backend == "dask":
+        _import_distributed()  # fail before any cell or cache file, not after the cached ones
+    return backend, scheduler
+
+
+def cell_task(seed: int, noise: float, config: SyntheticConfig, error_pool: str = "observed"):
+    """Compute one cell in a worker: ``(seed, noise, row, seconds)``, the row unchecked (the
+    parent checks it before caching it)."""
+    # cell.compute_row is looked up at call time, so that a test can replace it (in-process runs)
+    start = time.perf_counter()
+    row = cell.compute_row(seed, noise, config, error_pool=error_pool)
+    return seed, noise, row, time.perf_counter() - start
+
+
+def run_cells(
+    cells, config, n_jobs, backend="loky", scheduler=None, bar=None, error_pool="observed"
+) -> Iterator[tuple[int, float, dict, float]]:
+    """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
+
+    With loky the cells go through joblib's ``Parallel(return_as="generator_unordered")`` (with
+    one job they run in this process, in order); with dask each cell is one task submitted to
+    the cluster's client, and its result is yielded as it completes. :func:`cell_task` does not
+    know which one runs it. ``bar`` (a :class:`~simulations.sweep.progress.ProgressBar`) is told
+    how many cells run at once.
+
+    When the consumer stops early (an exception, KeyboardInterrupt or SIGTERM turned into one),
+    the joblib generator is closed at once, which makes loky terminate its worker processes
+    instead of leaving them to run out their idle timeout; a dask client is closed too, and a
+    local cluster with it (its worker processes end), while a remote scheduler forgets the
+    cells of this client. When this process dies without a word (``kill -9``), each loky worker
+    ends by itself (:func:`_watch_parent`), as a local cluster's workers do (dask's nannies
+    watch their parent).
+
+    Not joblib's dask backend: it runs every batch under ``parallel_config(backend="dask")``,
+    which opens a dask client inside the worker; when the cluster closed under a running cell
+    (SIGTERM), that client could outlive its worker's event loop and print a traceback
+    (``Client.__del__``: "IOLoop is closed") on the command's stderr, in about 1 run in 25.
+
+    A worker that dies (killed, out of memory) raises :class:`SweepError`.
+    """
+    if not cells:
+        return
+    n_jobs = min(n_jobs, len(cells))
+    if bar is not None:
+        bar.workers = n_jobs
+    if backend == "dask":
+        yield from _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool)
+        return
+    if n_jobs == 1:
+        for seed, noise in cells:
+            yield cell_task(seed, noise, config, error_pool)
+        return
+    with parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),)):
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        outputs = parallel(
+            delayed(cell_task)(seed, noise, config, error_pool) for seed, noise in cells
+        )
+        try:
+            # not `yield from`: that would pass our close() on to joblib's generator outside the
+            # catch_warnings below
+            for output in outputs:  # noqa: UP028
+                yield output
+        except BrokenExecutor as error:  # a worker process died
+            codes = re.search(r"exit codes of the workers are (\{.*?\})", str(error))
+            what = "a worker process ended unexpectedly" + (
+                f" (exit codes {codes[1]})" if codes else ""
+            )
+            raise SweepError(f"{what}: {_WORKER_DIED}") from None
+        finally:
+            with warnings.catch_warnings():
+                # joblib warns that the cancelled tasks were "not used": that is the point here.
+                warnings.simplefilter("ignore")
+                outputs.close()
+
+
+_WORKER_DIED = "killed, or out of memory; the cells finished before are cached and a rerun resumes"
+
+
+def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool):
+    """:func:`run_cells` on dask: one task per cell on the client of :func:`_dask_client`."""
+    distributed = _import_distributed()
+    with _dask_client(n_jobs, scheduler) as client:
+        if bar is not None and scheduler is not None:
+            bar.workers = max(1, sum(client.nthreads().values()))
+        n_cells = len(cells)
+        futures = client.map(
+            cell_task,
+            [seed for seed, _ in cells],
+            [noise for _, noise in cells],
+            [config] * n_cells,
+            [error_pool] * n_cells,
+            pure=False,  # a key per submission: a rerun computes, never reuses another's result
+        )
+        try:
+            for future in distributed.as_completed(futures, loop=client.loop):
+                yield future.result()
+        except distributed.KilledWorker as error:  # after dask's retries on other workers
+            raise SweepError(
+                f"dask workers died while running a cell ({first_line(error)}): {_WORKER_DIED}"
+            ) from None
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: end this worker process within :data:`_PARENT_POLL` seconds of the
+    death of ``parent``, the process that runs the sweep.
+
+    loky's workers otherwise outlive a parent killed with ``kill -9`` by up to their idle timeout
+    (300 s), computing and holding the caller's stderr open (19 of 25 kills left 2 workers and 2
+    resource trackers, which end when the workers do). A thread polls ``os.getppid()``, which
+    changes when the parent dies (the orphan is adopted), on every platform; ``PR_SET_PDEATHSIG``
+    is not used, since on Linux it fires when the parent *thread* that started the worker ends.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        os._exit(1)  # no cleanup to run: the parent that wanted the result is gone
+
+    threading.Thread(target=watch, name="gcul-watch-parent", daemon=True).start()
+
+
+def _import_distributed():
+    """``dask.distributed``, or an ImportError that says which extra to install."""
+    try:
+        import dask.distributed as distributed
+    except ImportError as error:
+        raise ImportError(f"{_DASK_MISSING} ({error})") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def _dask_client(n_workers: int, scheduler: str | None):
+    """A ``dask.distributed.Client`` on ``scheduler``, or on a new quiet ``LocalCluster``.
+
+    The local cluster has ``n_workers`` worker processes of one thread each (the cells are
+    single-threaded), no dashboard, and logs nothing below CRITICAL. The client (and the local
+    cluster) are closed on the way out, whatever ends the block.
+    """
+    distributed = _import_distributed()
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            try:
+                cluster = distributed.LocalCluster(
+                    n_workers=n_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    # the scheduler's HTTP routes (health, metrics) on any free port: on 8787, the
+                    # default, a second cluster on this machine warns that the port is taken
+                    scheduler_kwargs={"dashboard_address": ":0"},
+                    # quiet: a failed cell raises here anyway; a worker that loses the
+                    # scheduler while the cluster closes logs a traceback at ERROR level
+                    silence_logs=logging.CRITICAL,
+                )
+            except Exception as error:  # e.g. "Nanny failed to start." (a worker was killed)
+                raise SweepError(
+                    f"the dask LocalCluster of {n_workers} worker(s) did not start "
+                    f"({first_line(error)}); the cells finished before are cached and a rerun "
+                    "resumes"
+                ) from None
+            stack.enter_context(cluster)
+            client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+        else:
+            _probe_scheduler(scheduler, SCHEDULER_TIMEOUT)
+            try:
+                client = distributed.Client(
+                    scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False
+                )
+            except (OSError, ValueError) as error:  # a timeout is an OSError
+                raise ConnectionError(
+                    f"cannot reach the dask scheduler at {scheduler!r} within "
+                    f"{SCHEDULER_TIMEOUT:g} s ({first_line(error)}); is `dask scheduler` "
+                    "running there?"
+                ) from None
+            stack.enter_context(client)
+            try:
+                client.wait_for_workers(1, timeout=SCHEDULER_TIMEOUT)
+            except (OSError, ValueError) as error:
+                raise ConnectionError(
+                    f"the dask scheduler at {scheduler!r} has no worker after "
+                    f"{SCHEDULER_TIMEOUT:g} s ({first_line(error)}); start one with "
+                    f"`dask worker {scheduler} --nthreads 1`"
+                ) from None
+        yield client
+
+
+def _probe_scheduler(scheduler: str, timeout: float) -> None:
+    """Check within about ``timeout`` seconds that a dask scheduler answers at ``scheduler``.
+
+    ``distributed.Client(address, timeout=...)`` bounds only the TCP connect: its handshake waits
+    forever on a listener that accepts and never answers (an HTTP server, a stray socket: 1,258 s
+    measured before it was stopped). Here the connect, the handshake and an ``identity`` call each
+    run under a deadline, in a thread with its own event loop (so this works whether or not the
+    caller runs one). A ConnectionError says what went wrong.
+    """
+    from distributed.comm import connect
+
+    async def identity() -> object:
+        # connect() retries a refused connection until `timeout`, then says so: its own message
+        # is the clearest, so the deadline around it (which also bounds its handshake) is later
+        comm = await asyncio.wait_for(connect(scheduler, timeout=timeout), timeout + 1.0)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await asyncio.wait_for(comm.read(), timeout)
+        finally:
+            comm.abort()
+
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["reply"] = asyncio.run(identity())
+        except BaseException as error:  # reported below, in the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="gcul-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join(2 * timeout + 5.0)  # the deadlines above end it sooner
+    error = outcome.get("error")
+    reply = outcome.get("reply")
+    if isinstance(error, (asyncio.TimeoutError, TimeoutError)) or thread.is_alive():
+        raise ConnectionError(
+            f"{scheduler!r} accepted the connection but did not answer as a dask scheduler "
+            f"within {timeout:g} s; is it a dask scheduler (`dask scheduler` listens on "
+            "tcp://HOST:8786)?"
+        )
+    if isinstance(error, OSError) and "Timed out trying to connect" in str(error):
+        raise ConnectionError(
+            f"cannot reach the dask scheduler at {scheduler!r} within {timeout:g} s "
+            f"({first_line(error)}); is `dask scheduler` running there?"
+        )
+    if isinstance(error, Exception):
+        raise ConnectionError(
+            f"no dask scheduler answered at {scheduler!r} ({type(error).__name__}: "
+            f"{first_line(error)}); is `dask scheduler` running there?"
+        )
+    if error is not None:  # KeyboardInterrupt, SystemExit
+        raise error
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind != "Scheduler":
+        raise ConnectionError(
+            f"{scheduler!r} answered, but not as a dask scheduler (as {kind or 'something else'}); "
+            "give the scheduler's address, e.g. tcp://HOST:8786"
+        )
+
+
+def first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

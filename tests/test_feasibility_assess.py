@@ -1,0 +1,109 @@
+"""``simulations.feasibility.assess``: what ``gcul feasibility`` prints, from Python (issue 15, step 5).
+
+The command line is tested in test_feasibility_cli.py and test_cli_inputs.py; here the function it
+calls, with arrays rather than files.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gcul_theory import feasibility_report
+from simulations.cli import main
+from simulations.feasibility import VERDICT_DEFAULT, Assessment, assess, requested_methods
+
+
+def blobs(n=200, seed=0):
+    """Two class cores and a confusion blob that phase 1 gets wrong (3n rows)."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
+    Z = np.vstack([rng.normal(c, 1.0, (n, 2)) for c in centres])
+    y = np.r_[np.zeros(n, int), np.ones(n, int), rng.integers(0, 2, n)]
+    y_pred = np.r_[np.zeros(n, int), np.ones(n, int), 1 - y[2 * n :]]
+    return Z, y, y_pred
+
+
+@pytest.mark.parametrize("certify", [False, True])
+def test_the_command_prints_what_assess_returns(tmp_path, capsys, certify):
+    Z, y, y_pred = blobs()
+    for name, array in (("Z", Z), ("y", y), ("p", y_pred)):
+        np.save(tmp_path / f"{name}.npy", array)
+    argv = ["feasibility", "--embeddings", str(tmp_path / "Z.npy"), "--labels"]
+    argv += [str(tmp_path / "y.npy"), "--predictions", str(tmp_path / "p.npy"), "--method", "all"]
+    argv += ["--certify"] if certify else []
+    result = assess(Z, y, y_pred, methods=["all"], certify=certify)
+    assert isinstance(result, Assessment)
+
+    # the same, but for how the options are named
+    def as_the_command_names_them(text: str) -> str:
+        text = text.replace("calibration 0.2, seed 0", "--calibration 0.2, --seed 0")
+        return text.replace("read from y_pred;", "read from --predictions;")
+
+    assert main([*argv, "--json"]) == 0
+    expected = result.to_dict()
+    expected["notes"] = [as_the_command_names_them(note) for note in expected["notes"]]
+    assert json.loads(capsys.readouterr().out) == expected
+    assert main(argv) == 0
+    assert capsys.readouterr().out.rstrip("\n") == as_the_command_names_them(result.format())
+
+
+def test_the_numbers_are_the_librarys():
+    Z, y, y_pred = blobs()
+    result = assess(Z, y, y_pred, methods=["union", "boole"])
+    report = feasibility_report(Z, y, y_pred, method="union")
+    assert result.methods == ("union", "boole") and result.predictions == "given"
+    assert result.report.lambda_pre == report.lambda_pre
+    assert result.verdict == report.verdict and result.feasible == report.feasible
+    assert result.certificate is None
+    assert result.to_dict()["n"] == 3 * 200
+
+
+def test_default_method_and_all():
+    assert requested_methods([VERDICT_DEFAULT]) == ["hunter_worsley"]
+    Z, y, y_pred = blobs(n=40)
+    assert assess(Z, y, y_pred).methods == ("hunter_worsley",)
+    with pytest.raises(ValueError, match="methods: expected names of gaussian, .* or all; got 'x'"):
+        requested_methods(["x"])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda Z, y, p: (Z, y[:10], p),
+            "y: holds 10 labels for 120 rows of Z",
+        ),
+        (
+            lambda Z, y, p: (Z, y, p[:10]),
+            "y_pred: holds 10 predictions for 120 rows of Z (one per row, as in y)",
+        ),
+        (
+            lambda Z, y, p: (Z, y + 1, None),
+            "y must use the classes 0..C-1, each at least once (C = 3 from the largest label); "
+            "missing [0] (1-based labels? subtract 1)",
+        ),
+        (lambda Z, y, p: (Z, y * 0, p * 0), "y and y_pred hold a single class (0)"),
+        (lambda Z, y, p: (Z[:, 0], y, p), "Z: expected a 2-D array (N rows x d columns)"),
+        (lambda Z, y, p: (Z, y.astype(float), p), "y: expected one integer label per row"),
+    ],
+)
+def test_messages_name_the_python_arguments(change, message):
+    Z, y, y_pred = change(*blobs(n=40))
+    with pytest.raises(ValueError) as info:
+        assess(Z, y, y_pred)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+def test_names_say_how_messages_name_the_arguments():
+    Z, y, _ = blobs(n=40)
+    with pytest.raises(ValueError, match=r"^--calibration applies to the certificate only; add "):
+        assess(Z, y, calibration=0.3, names={"calibration": "--calibration"})
+    with pytest.raises(
+        ValueError, match=r"^delta applies to the certificate only; add certify=True"
+    ):
+        assess(Z, y, delta=0.1)
+    with pytest.raises(ValueError, match=r"^calibration must be a number strictly between 0 and 1"):
+        assess(Z, y, certify=True, calibration=1.5)
