@@ -458,15 +458,24 @@ def test_cross_fit_of_a_pipeline_refits_the_scaler_on_each_training_part():
 def test_the_public_api_is_importable_from_the_package():
     import simulations
     from simulations import GCUL as PackageGCUL
-    from simulations import Certificate, make_dataset, run_sweep
+    from simulations import Certificate, make_dataset, reproduce, run_sweep
     from simulations.certification import Certificate as ModuleCertificate
+    from simulations.reproduce import reproduce as module_reproduce
     from simulations.sweep import run_sweep as module_run_sweep
     from simulations.synthetic import make_dataset as module_make_dataset
 
     assert PackageGCUL is GCUL
     assert Certificate is ModuleCertificate
     assert make_dataset is module_make_dataset and run_sweep is module_run_sweep
-    assert sorted(simulations.__all__) == ["Certificate", "GCUL", "make_dataset", "run_sweep"]
+    # the package attribute stays the function even once the module of that name is imported
+    assert reproduce is module_reproduce and simulations.reproduce is module_reproduce
+    assert sorted(simulations.__all__) == [
+        "Certificate",
+        "GCUL",
+        "make_dataset",
+        "reproduce",
+        "run_sweep",
+    ]
     assert set(simulations.__all__) <= set(dir(simulations))
     with pytest.raises(AttributeError, match="module 'simulations' has no attribute 'gcul_model'"):
         simulations.gcul_model  # noqa: B018
