@@ -548,6 +548,7 @@ def compare(
     *,
     calibration: float = DEFAULT_CALIBRATION,
     target_risk: float | None = None,
+    y_fit: Any = None,
     progress: Callable[[str], None] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> CompareResult:
@@ -575,6 +576,11 @@ def compare(
     target_risk : float, optional
         SGR's target selective risk for MSP, in (0, 1). Default: GCUL's selective risk on the
         tuning rows (chosen before the calibration rows are seen, so SGR's guarantee holds).
+    y_fit : array_like of shape (N,), optional
+        Labels the models are fitted on and the splits stratified by, when they differ from the
+        labels ``y`` that the test, tuning and calibration rows are scored against (e.g. noisy
+        observed labels and the clean truth, as in ``benchmarks/real_data.py``); the same
+        classes 0..C-1 as ``y``. Default: ``y``.
     progress : callable, optional
         Called with a short message as each split and the guarantee finish.
     names : mapping, optional
@@ -636,9 +642,18 @@ def compare(
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable or None; got {progress!r}")
     Z, y = _check_data(Z, y, name)
+    if y_fit is None:
+        y_fit = y
+    else:
+        _, y_fit = _check_data(Z, y_fit, lambda a: name("y_fit") if a == "y" else name(a))
+        if y_fit.max() != y.max():
+            raise ValueError(
+                f"{name('y_fit')}: holds the classes 0..{int(y_fit.max())}; {name('y')} holds "
+                f"0..{int(y.max())}; they must be the same"
+            )
 
     entries = [entry for entry in REJECTORS if not entry.needs_truth]
-    split_list = stratified_splits(y, splits, test_size, seed)
+    split_list = stratified_splits(y_fit, splits, test_size, seed)
     n_train, n_test = split_list[0][0].size, split_list[0][1].size
     if n_train < _MIN_TRAIN:
         raise ValueError(
@@ -653,7 +668,7 @@ def compare(
     per_split = []
     curves: dict = {}
     for i, (train, test) in enumerate(split_list):
-        measured = _run_split(Z, y, train, test, lam, seed, i, entries, want_curves=i == 0)
+        measured = _run_split(Z, y_fit, y, train, test, lam, seed, i, entries, want_curves=i == 0)
         if i == 0:
             curves = measured.pop("curves")
         per_split.append(measured)
@@ -691,7 +706,7 @@ def compare(
             )
         )
     best = min(summaries, key=lambda s: s.sel_risk.mean).label
-    guarantee = _guarantee(Z, y, lam, delta, calibration, test_size, target_risk, seed, name)
+    guarantee = _guarantee(Z, y_fit, y, lam, delta, calibration, test_size, target_risk, seed, name)
     if progress is not None:
         progress("guarantee: done")
     notes = [
@@ -741,6 +756,7 @@ _OPERATING_POINTS = {
 
 def _run_split(
     Z: np.ndarray,
+    y_fit: np.ndarray,
     y: np.ndarray,
     train: np.ndarray,
     test: np.ndarray,
@@ -751,11 +767,12 @@ def _run_split(
     *,
     want_curves: bool,
 ) -> dict:
-    """Fit GCUL and every rejector on ``train``; measure them on ``test``."""
+    """Fit GCUL and every rejector on ``train`` (labels ``y_fit``); measure them on ``test``
+    (labels ``y``)."""
     from simulations.gcul import GCUL
     from simulations.rejectors import RejectorContext
 
-    X_train, y_train, X_test, y_test = Z[train], y[train], Z[test], y[test]
+    X_train, y_train, X_test, y_test = Z[train], y_fit[train], Z[test], y[test]
     model = GCUL().fit(X_train, y_train)
     accepted = model.predict(X_test) != model.n_classes_
     n_test = y_test.size
@@ -803,6 +820,7 @@ def _run_split(
 
 def _guarantee(
     Z: np.ndarray,
+    y_fit: np.ndarray,
     y: np.ndarray,
     lam: float,
     delta: float,
@@ -821,7 +839,7 @@ def _guarantee(
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
     order = rng.permutation(n)
     cal, fit = np.sort(order[:n_cal]), np.sort(order[n_cal:])
-    counts = np.bincount(y[fit], minlength=int(y.max()) + 1)
+    counts = np.bincount(y_fit[fit], minlength=int(y.max()) + 1)
     if counts.min() < 2:
         label = int(np.argmin(counts))
         raise ValueError(
@@ -829,11 +847,10 @@ def _guarantee(
             f"{counts[label]} row(s) of class {label} to fit on (at least 2 are needed); lower "
             f"{name('calibration')} or pass more rows of that class"
         )
-    y_fit = y[fit]
-    (train, tune), *_ = stratified_splits(y_fit, 1, test_size, seed=_derived(seed))
+    (train, tune), *_ = stratified_splits(y_fit[fit], 1, test_size, seed=_derived(seed))
     train, tune = fit[train], fit[tune]
-    model = GCUL().fit(Z[train], y[train])
-    context = RejectorContext(Z[train], y[train], model, seed=np.random.SeedSequence(seed))
+    model = GCUL().fit(Z[train], y_fit[train])
+    context = RejectorContext(Z[train], y_fit[train], model, seed=np.random.SeedSequence(seed))
     gcul = get_rejector("gcul").fit(context)
     msp = get_rejector("msp").fit(context)
 

@@ -463,3 +463,18 @@ def test_cli_json_plot_and_progress(files, capsys, tmp_path):
     code, out, err = run(argv(files, "Z.npy", "y.npy", "--splits", "1", "--quiet"), capsys)
     assert code == 0 and err == ""
     assert "one split: no standard error" in out
+
+
+def test_fit_labels_train_and_truth_scores(small):
+    Z, y, result = small
+    same = compare(Z, y, splits=3, seed=5, y_fit=y)
+    assert json.dumps(same.to_dict()) == json.dumps(result.to_dict())
+    # fitted on labels with classes 0 and 1 swapped, scored against y: phase 1 is wrong on
+    # nearly every row of those classes (2/3 of the rows), so the base error is far above y's
+    swapped = np.array([1, 0, 2])[y]
+    flipped = compare(Z, y, splits=3, seed=5, y_fit=swapped)
+    assert flipped.base_error.mean > 0.5 > result.base_error.mean
+    with pytest.raises(ValueError, match=r"y_fit: holds 5 labels for 240 rows of Z"):
+        compare(Z, y, y_fit=y[:5])
+    with pytest.raises(ValueError, match=r"y_fit: holds the classes 0..1; y holds 0..2"):
+        compare(Z, y, y_fit=np.minimum(y, 1))
