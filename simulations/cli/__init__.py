@@ -1,4 +1,4 @@
-"""The ``gcul`` command line: ``gcul reproduce``, ``gcul prove``, ``gcul feasibility``, ``gcul demo``.
+"""The ``gcul`` command line: ``gcul reproduce``, ``prove``, ``feasibility``, ``compare``, ``demo``.
 
 Every error is one line on stderr (``gcul: error: ...``) with exit code 2, never a traceback; a
 bare ``gcul`` also prints the command list (on stdout, like ``--help``). ``gcul --version``
@@ -18,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from simulations.cli import demo, feasibility, prove, reproduce
+from simulations.cli import compare, demo, feasibility, prove, reproduce
 from simulations.cli.common import (
     EXIT_BROKEN_PIPE,
     Parser,
@@ -30,7 +30,7 @@ from simulations.cli.common import (
 
 __all__ = ["COMMANDS", "build_parser", "main", "parse_seeds"]
 
-COMMANDS = (reproduce, prove, feasibility, demo)
+COMMANDS = (reproduce, prove, feasibility, compare, demo)
 """The modules of the commands, in the order ``gcul --help`` lists them."""
 
 

@@ -1,0 +1,171 @@
+"""``gcul compare``: load the files, call :func:`simulations.compare.compare`, print (and plot)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from simulations.cli.common import CommandError, cost, open_unit, positive_int, seed, shown
+from simulations.cli.loaders import FORMATS, load_embeddings, load_labels
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands) -> None:
+    """Add the command's parser to ``commands`` (argparse sub-parsers)."""
+    compare = commands.add_parser(
+        "compare",
+        help="is GCUL's rejection any good on your embeddings? GCUL against MSP + Chow, "
+        "entropy, Mahalanobis, kNN, SelectiveNet and Deep Gamblers over stratified splits",
+        description="Read embeddings (N x d) and labels (N integers 0..C-1, every class with at "
+        "least 2 rows), draw --splits stratified train/test splits, fit GCUL on each training "
+        "part and every baseline rejector, and print per rejector: its coverage at its natural "
+        "operating point (GCUL: its accept set; MSP: Chow's rule; SelectiveNet: g >= 0.5; the "
+        "others: GCUL's coverage), its selective risk at GCUL's coverage (mean +- SE over the "
+        "splits, SE corrected for rows shared by splits), AURC, the paper's U and Chow's "
+        "U_joint, and a verdict against GCUL. Then a guarantee from a random calibration split: "
+        "(1 - delta) Clopper-Pearson bounds on the selective risk of GCUL and of MSP at the "
+        "same coverage, and SGR's MSP threshold for a target risk. "
+        f"Files: {FORMATS}, with no header row. Pickles and .npz archives are refused.",
+    )
+    compare.add_argument(
+        "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
+    )
+    compare.add_argument(
+        "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
+    )
+    compare.add_argument(
+        "--lam",
+        type=cost,
+        default=0.15,
+        help="relative rejection cost lambda in [0, 1) (Chow's rule, U, U_joint; default: "
+        "%(default)s)",
+    )
+    compare.add_argument(
+        "--splits",
+        type=positive_int,
+        default=10,
+        help="number of stratified train/test splits, 1..1000 (default: %(default)s)",
+    )
+    compare.add_argument(
+        "--test-size",
+        type=open_unit,
+        default=0.3,
+        metavar="FRACTION",
+        help="share of every class in the test part, in (0, 1) (default: %(default)s)",
+    )
+    compare.add_argument(
+        "--seed",
+        type=seed,
+        default=0,
+        help="seed of the splits and of the rejectors' draws, an integer in [0, 2**32) "
+        "(default: %(default)s)",
+    )
+    compare.add_argument(
+        "--delta",
+        type=open_unit,
+        default=0.05,
+        help="risk of the guarantee's bounds, in (0, 1) (default: %(default)s)",
+    )
+    compare.add_argument(
+        "--calibration",
+        type=open_unit,
+        default=0.3,
+        metavar="FRACTION",
+        help="share of the rows held out at random for the guarantee, in (0, 1) "
+        "(default: %(default)s)",
+    )
+    compare.add_argument(
+        "--target-risk",
+        type=open_unit,
+        default=None,
+        metavar="RISK",
+        help="SGR's target selective risk for MSP, in (0, 1) (default: GCUL's selective risk "
+        "on the tuning rows)",
+    )
+    compare.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object on stdout instead of the text report",
+    )
+    compare.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE",
+        help="also write the risk-coverage curves of the first split to FILE (.png, .pdf, "
+        ".svg; written atomically)",
+    )
+    compare.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress messages on stderr",
+    )
+    compare.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``gcul compare``: read the arrays, compare, print the report or its JSON."""
+    from simulations.compare import MAX_SPLITS, compare
+
+    if args.splits > MAX_SPLITS:
+        raise CommandError(f"--splits must be in 1..{MAX_SPLITS}; got {args.splits}")
+    if args.plot is not None:
+        _check_plot_path(args.plot)
+    Z = load_embeddings(args.embeddings)
+    y = load_labels(args.labels, "--labels")
+    names = {
+        "Z": f"--embeddings {args.embeddings}",
+        "y": f"--labels {args.labels}",
+        "lam": "--lam",
+        "splits": "--splits",
+        "seed": "--seed",
+        "test_size": "--test-size",
+        "delta": "--delta",
+        "calibration": "--calibration",
+        "target_risk": "--target-risk",
+    }
+
+    def progress(message: str) -> None:
+        print(f"gcul compare: {message}", file=sys.stderr, flush=True)
+
+    result = compare(
+        Z,
+        y,
+        lam=args.lam,
+        splits=args.splits,
+        seed=args.seed,
+        test_size=args.test_size,
+        delta=args.delta,
+        calibration=args.calibration,
+        target_risk=args.target_risk,
+        progress=None if args.quiet else progress,
+        names=names,
+    )
+    if args.plot is not None:
+        from simulations.compare import plot_risk_coverage
+        from simulations.figures import save_figure
+
+        ax = plot_risk_coverage(result)
+        save_figure(ax.figure, args.plot)
+    print(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
+    return 0
+
+
+_PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def _check_plot_path(path: str) -> None:
+    """Refuse a --plot path that cannot be written, before the (long) comparison runs."""
+    from pathlib import Path
+
+    target = Path(path)
+    if target.suffix.lower() not in _PLOT_SUFFIXES:
+        raise CommandError(
+            f"--plot {shown(path)}: the file name must end in {', '.join(_PLOT_SUFFIXES)}"
+        )
+    if target.is_dir():
+        raise CommandError(f"--plot {shown(path)}: is a directory")
+    parent = target.parent
+    if not parent.is_dir():
+        raise CommandError(f"--plot {shown(path)}: the folder {str(parent)!r} does not exist")

@@ -1,0 +1,480 @@
+"""Tests for simulations.compare (issue 16, section 6) and `gcul compare`.
+
+compare's numbers against an independent computation (scikit-learn's logistic regression for
+MSP, exact fractions for the metrics), determinism, the splitter, the verdict's sign logic, the
+guarantee's bookkeeping, and the command line with good and bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from gcul_theory import selective_risk_upper_bound
+from simulations.cli import main
+from simulations.compare import (
+    MAX_SPLITS,
+    compare,
+    estimate,
+    stratified_splits,
+    verdict,
+)
+from simulations.gcul import GCUL
+
+U = 2.0**-53  # unit roundoff of float64
+
+
+def blobs(n=80, seed=3):
+    """Three overlapping classes in 2-D (3n rows): phase 1 errs, GCUL rejects."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-2.0, 0.0], [2.0, 0.0], [0.0, 2.5]])
+    Z = np.vstack([rng.normal(c, 1.3, (n, 2)) for c in centres])
+    y = np.repeat([0, 1, 2], n)
+    return Z, y
+
+
+@pytest.fixture(scope="module")
+def small():
+    Z, y = blobs()
+    return Z, y, compare(Z, y, splits=3, seed=5)
+
+
+# --------------------------------------------------------------------------------------------
+# The splitter and the estimate
+
+
+def test_stratified_splits_partition_and_stratify():
+    y = np.repeat([0, 1, 2], [40, 13, 2])
+    splits = stratified_splits(y, 4, 0.3, seed=9)
+    for train, test in splits:
+        assert np.array_equal(np.sort(np.r_[train, test]), np.arange(y.size))
+        # class c: round(0.3 m_c) test rows, at most m_c - 1 -> 12, 4, 1 (0.6 rounds to 1)
+        assert np.bincount(y[test], minlength=3).tolist() == [12, 4, 1]
+        assert np.bincount(y[train], minlength=3).min() >= 1
+    assert len({tuple(test) for _, test in splits}) == 4  # the splits differ
+    # split i does not depend on how many splits are drawn, and the seed fixes every bit
+    again = stratified_splits(y, 2, 0.3, seed=9)
+    for (a, b), (c, d) in zip(again, splits[:2], strict=False):
+        assert np.array_equal(a, c) and np.array_equal(b, d)
+
+
+def test_stratified_splits_keep_every_class_in_training():
+    y = np.repeat([0, 1], [10, 2])
+    for train, test in stratified_splits(y, 5, 0.8, seed=1):
+        # class 1: round(0.8 * 2) = 2 test rows, clipped to 1 so that training keeps one
+        assert np.bincount(y[train], minlength=2).tolist() == [2, 1]
+        assert np.bincount(y[test], minlength=2).tolist() == [8, 1]
+
+
+def test_estimate_formula():
+    values = [0.1, 0.25, 0.4, 0.3]
+    e = estimate(values, 0.5)
+    s2 = np.var(values, ddof=1)
+    # mean and variance: a few roundings each; sqrt of a product: 2 more (relative 8u)
+    assert e.mean == pytest.approx(np.mean(values), rel=8 * U)
+    assert e.se == pytest.approx(math.sqrt((1 / 4 + 0.5) * s2), rel=16 * U)
+    assert e.se_naive == pytest.approx(math.sqrt(s2 / 4), rel=16 * U)
+    one = estimate([0.2], 0.5)
+    assert one.mean == 0.2 and math.isnan(one.se) and math.isnan(one.se_naive)
+
+
+# --------------------------------------------------------------------------------------------
+# The verdict
+
+
+@pytest.mark.parametrize(
+    ("difference", "se", "word"),
+    [
+        (-0.03, 0.01, "lower by 3.00 ± 1.00 points"),
+        (0.03, 0.01, "higher by 3.00 ± 1.00 points"),
+        (-0.02, 0.01, "no difference"),  # exactly 2 SE: not beyond
+        (0.02, 0.01, "no difference"),
+        (0.0, 0.0, "no difference"),
+        (1e-9, 0.0, "higher by"),  # constant over splits, but not zero
+        (-1e-9, 0.0, "lower by"),
+    ],
+)
+def test_verdict_sign(difference, se, word):
+    text = verdict("MSP", difference, se)
+    assert text.startswith("at GCUL's coverage, MSP's selective risk is")
+    assert word in text
+
+
+def test_verdict_one_split():
+    assert "one split: no standard error" in verdict("MSP", 0.01, math.nan)
+
+
+def test_compare_verdicts_follow_the_differences(small):
+    _, _, result = small
+    for r in result.rejectors[1:]:
+        d, se = r.difference.mean, r.difference.se
+        if abs(d) <= 2 * se:
+            assert r.verdict.endswith("no difference")
+        else:
+            assert ("lower by" if d < 0 else "higher by") in r.verdict
+        # the difference is the paired difference of the selective risks, split by split
+        gcul = result.rejectors[0].sel_risk.values
+        assert r.difference.values == tuple(
+            a - b for a, b in zip(r.sel_risk.values, gcul, strict=True)
+        )
+    best = min(result.rejectors, key=lambda r: r.sel_risk.mean)
+    assert result.best == best.label
+
+
+# --------------------------------------------------------------------------------------------
+# Against an independent computation
+
+
+def sklearn_probabilities(X_train, y_train, X_test):
+    sklinear = pytest.importorskip("sklearn.linear_model")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = sklinear.LogisticRegression(C=1.0, tol=1e-10, max_iter=10000)
+        model.fit(X_train, y_train)
+    return model, model.predict_proba(X_test)
+
+
+def logit_gap(ours, theirs, X):
+    """Per row, max over classes of |s_ours - s_theirs|, plus the rounding of both dot products
+    (d + 1 terms each: (d + 1) eps sum|w_j x_j|, Higham's bound for a dot product)."""
+    eps = np.finfo(np.float64).eps
+    d = X.shape[1]
+    gap = np.abs((ours.coef_ - theirs.coef_) @ X.T + (ours.intercept_ - theirs.intercept_)[:, None])
+    size = (
+        np.abs(ours.coef_) @ np.abs(X.T)
+        + np.abs(theirs.coef_) @ np.abs(X.T)
+        + np.abs(ours.intercept_)[:, None]
+        + np.abs(theirs.intercept_)[:, None]
+    )
+    return np.max(gap + (d + 1) * eps * size, axis=0)
+
+
+def exact_errors(order, wrong):
+    """E(m) for m = 0..n of the ranking ``order`` (no ties), as integers."""
+    return np.r_[0, np.cumsum(wrong[order])]
+
+
+def check_msp(result, i, m, log_p, wrong, bound):
+    """Check split ``i`` of ``result``'s MSP numbers against the probabilities ``log_p`` of
+    another computation, which may differ from compare's by up to ``bound[j]`` on row j.
+
+    Rows whose log p_max lie within the sum of their bounds (chained) may be ranked in either
+    order by the two computations: E(m) is bracketed by ranking each chain's wrong rows last
+    (low) and first (high), and compare's numbers must lie in the brackets; the same for the
+    rows near Chow's threshold. Returns how many quantities were pinned exactly.
+    """
+    msp = result.rejector("msp")
+    n = log_p.size
+    order = np.argsort(-log_p, kind="stable")
+    sorted_bound = bound[order]
+    apart = np.diff(log_p[order]) < -(sorted_bound[1:] + sorted_bound[:-1])
+    chain = np.r_[0, np.cumsum(apart)]
+    low = exact_errors(order[np.lexsort((wrong[order], chain))], wrong)
+    high = exact_errors(order[np.lexsort((~wrong[order], chain))], wrong)
+    pinned = 0
+    if m:
+        lo, hi = Fraction(int(low[m]), m), Fraction(int(high[m]), m)
+        ours = msp.sel_risk.values[i]
+        # ours is E/m, one correctly rounded division; float() of a Fraction too: monotone
+        assert float(lo) <= ours <= float(hi)
+        if lo == hi:
+            assert ours == float(lo)
+            pinned += 1
+    # AURC: the mean of E(m)/m; ours is within 5u relative of the exact value (gcul_theory.aurc)
+    aurc_low = sum(Fraction(int(low[k]), k) for k in range(1, n + 1)) / n
+    aurc_high = sum(Fraction(int(high[k]), k) for k in range(1, n + 1)) / n
+    assert float(aurc_low) * (1 - 5 * U) <= msp.aurc.values[i] <= float(aurc_high) * (1 + 5 * U)
+    pinned += aurc_low == aurc_high
+    # Chow's rule p_max >= 1 - lam, with the rows within their bound of the threshold either way
+    threshold = math.log1p(-result.lam)
+    sure = log_p - bound >= threshold
+    maybe = log_p + bound >= threshold
+    assert sure.sum() / n <= msp.coverage.values[i] <= maybe.sum() / n
+    if np.array_equal(sure, maybe):
+        kept = int(sure.sum())
+        assert msp.coverage.values[i] == kept / n
+        lam = Fraction(result.lam)
+        eps = Fraction(int(wrong.sum()), n)
+        eps_sel = Fraction(int((wrong & sure).sum()), kept) if kept else Fraction(0)
+        rho = 1 - Fraction(kept, n)
+        # U: 1 - coverage, lam * rho, eps_sel and two subtractions, terms <= 1: <= 6u absolute;
+        # U_joint: joint_utility's bound 4u (eps + (1-rho) eps_sel + lam rho) <= 12u, plus the
+        # 2u of rho and eps_sel as inputs
+        u = eps - eps_sel - lam * rho
+        u_joint = eps - (1 - rho) * eps_sel - lam * rho
+        assert msp.u.values[i] == pytest.approx(float(u), rel=0, abs=8 * U)
+        assert msp.u_joint.values[i] == pytest.approx(float(u_joint), rel=0, abs=16 * U)
+        pinned += 1
+    return pinned
+
+
+def splits_of(result, Z, y):
+    """compare's splits and, per split, the GCUL it fitted (GCUL.fit is deterministic)."""
+    for i, (train, test) in enumerate(stratified_splits(y, result.splits, result.test_size, 5)):
+        yield i, train, test, GCUL().fit(Z[train], y[train])
+
+
+def test_numbers_against_exact_recomputation(small):
+    """Every split's MSP and GCUL numbers, recomputed with exact fractions from phase 1's own
+    probabilities (predict_proba: a different formula from the rejector's log1p form)."""
+    Z, y, result = small
+    for i, _train, test, model in splits_of(result, Z, y):
+        predicted = model.predict(Z[test])
+        m = int(np.count_nonzero(predicted != model.n_classes_))
+        log_p = np.log(model.phase1_.predict_proba(Z[test]).max(axis=1))
+        wrong = model.phase1_.predict(Z[test]) != y[test]
+        # the two formulas of log p_max agree to a few ulps of the logits (|s| < 100 here):
+        # 1e-12 absolute is far above that and far below any gap between rows
+        assert check_msp(result, i, m, log_p, wrong, np.full(log_p.size, 1e-12)) == 3
+        n = y[test].size
+        assert result.base_error.values[i] == int(wrong.sum()) / n
+        x = int(np.count_nonzero((predicted != model.n_classes_) & (predicted != y[test])))
+        assert result.rejector("gcul").sel_risk.values[i] == (x / m if m else 0.0)
+        assert result.gcul_coverage.values[i] == m / n
+        assert 0 < m < n  # GCUL rejects some rows and keeps some: the comparison bites
+
+
+def test_msp_against_sklearn(small):
+    """MSP's numbers within the brackets that scikit-learn's probabilities allow."""
+    Z, y, result = small
+    pinned = 0
+    for i, train, test, model in splits_of(result, Z, y):
+        m = int(np.count_nonzero(model.predict(Z[test]) != model.n_classes_))
+        theirs, proba = sklearn_probabilities(Z[train], y[train], Z[test])
+        # log p_max of row j moves by at most 2 max_k |s_ours - s_theirs| between the models.
+        # GCUL's phase 1 stops at its default gtol 1e-4 and differs from scikit-learn's
+        # (tol 1e-10) by up to about 1e-2 in the logits (the package's LR at tol 1e-10 matches
+        # it to 1e-6: tests/test_rejectors_msp.py)
+        bound = 2.0 * logit_gap(model.phase1_, theirs, Z[test]) + 1e-12
+        assert bound.max() < 5e-2
+        predicted = proba.argmax(axis=1)
+        assert np.array_equal(predicted, model.phase1_.predict(Z[test]))
+        pinned += check_msp(result, i, m, np.log(proba.max(axis=1)), predicted != y[test], bound)
+    assert pinned >= 3  # at least three of the nine quantities pinned exactly: not vacuous
+
+
+def test_every_rejector_is_compared_but_bayes(small):
+    _, _, result = small
+    names = [r.name for r in result.rejectors]
+    assert names == [
+        "gcul",
+        "msp",
+        "entropy",
+        "mahalanobis",
+        "knn",
+        "selectivenet",
+        "deep_gamblers",
+    ]
+    natural = {r.name for r in result.rejectors if r.natural}
+    assert natural == {"gcul", "msp", "selectivenet"}
+    for r in result.rejectors:
+        if not r.natural:  # operated at GCUL's coverage
+            assert r.coverage.values == result.gcul_coverage.values
+            assert r.operating_point == "GCUL's coverage"
+    # a rejector that GCUL beats or loses to: the comparison is not all ties on this data
+    assert result.gcul_coverage.mean < 1.0
+
+
+def test_guarantee_bookkeeping(small):
+    _, _, result = small
+    g = result.guarantee
+    assert g.n_train + g.n_tune + g.n_cal == result.n
+    assert g.n_cal == round(0.3 * result.n)
+    for part in (g.gcul, g.msp):
+        assert part["coverage"] == part["n_accepted"] / g.n_cal
+        assert part["bound"] == selective_risk_upper_bound(
+            part["n_wrong"], part["n_accepted"], g.delta
+        )
+        assert part["risk"] <= part["bound"]
+    assert 0.0 < g.msp["threshold"] <= 1.0
+    sgr = g.sgr
+    if "feasible" in sgr and sgr["feasible"]:
+        assert sgr["bound"] < sgr["target_risk"]
+
+
+# --------------------------------------------------------------------------------------------
+# Determinism and rendering
+
+
+def test_same_seed_same_bits(small):
+    Z, y, result = small
+    again = compare(Z, y, splits=3, seed=5)
+    assert json.dumps(again.to_dict()) == json.dumps(result.to_dict())
+    assert again.format() == result.format()
+    other = compare(Z, y, splits=3, seed=6)
+    assert other.to_dict()["gcul_coverage"] != result.to_dict()["gcul_coverage"]
+
+
+def test_renderings(small):
+    _, _, result = small
+    text = result.format()
+    assert "MSP: at GCUL's coverage, MSP's selective risk is" in text
+    assert "with confidence 0.95 its selective risk is <=" in text
+    markdown = result.to_markdown()
+    assert markdown.count("\n| ") == len(result.rejectors) + 1  # header + one row each
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert data["rejectors"][1]["name"] == "msp"
+    assert data["guarantee"]["assumption"].startswith("calibration and deployment rows are iid")
+
+
+def test_progress_messages():
+    Z, y = blobs(n=30)
+    seen = []
+    compare(Z, y, splits=2, progress=seen.append)
+    assert [s.split(":")[0] for s in seen] == ["split 1/2", "split 2/2", "guarantee"]
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"splits": 0}, "splits must be an integer in [1, 1000]; got 0"),
+        ({"splits": MAX_SPLITS + 1}, "splits must be an integer in [1, 1000]"),
+        ({"lam": 1.0}, "lam must be a number in [0, 1); got 1.0"),
+        ({"lam": float("nan")}, "lam must be a number in [0, 1)"),
+        ({"test_size": 0.0}, "test_size must be a number in (0, 1)"),
+        ({"delta": 1.0}, "delta must be a number in (0, 1)"),
+        ({"calibration": 1.5}, "calibration must be a number in (0, 1)"),
+        ({"target_risk": 0.0}, "target_risk must be a number in (0, 1)"),
+        ({"seed": -1}, "seed must be an integer in [0, 4294967295]"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    Z, y = blobs(n=20)
+    with pytest.raises(ValueError) as info:
+        compare(Z, y, **kwargs)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("Z", "y", "message"),
+    [
+        (np.zeros((6, 2)), np.zeros(6, int), "y: holds a single class (0)"),
+        (np.zeros((6, 2)), np.array([0, 0, 0, 1, 1, 2]), "y: class 2 has 1 rows"),
+        (np.zeros((6, 2)), np.array([0, 0, 0, 2, 2, 2]), "y: class 1 has 0 rows"),
+        (np.zeros((6, 2)), np.array([0, 1, 0]), "y: holds 3 labels for 6 rows of Z"),
+        (np.array([[0.0, np.nan]] * 6), np.array([0, 1] * 3), "Z: row 0 holds NaN"),
+        (np.zeros(6), np.array([0, 1] * 3), "Z: expected a non-empty 2-D array"),
+        (np.zeros((12, 2)), np.array([0, 1] * 6), "at least 10 are needed"),
+    ],
+)
+def test_bad_data(Z, y, message):
+    with pytest.raises(ValueError) as info:
+        compare(Z, y, splits=1)
+    assert message in str(info.value)
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+
+def run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    Z, y = blobs(n=30)
+    np.save(tmp_path / "Z.npy", Z)
+    np.save(tmp_path / "y.npy", y)
+    np.save(tmp_path / "short.npy", y[:50])
+    np.save(tmp_path / "one.npy", np.zeros(y.size, int))
+    Z_nan = Z.copy()
+    Z_nan[7, 1] = np.nan
+    np.save(tmp_path / "nan.npy", Z_nan)
+    return tmp_path
+
+
+def argv(folder, embeddings="Z.npy", labels="y.npy", *extra):
+    return [
+        "compare",
+        "--embeddings",
+        str(folder / embeddings),
+        "--labels",
+        str(folder / labels),
+        *extra,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("embeddings", "labels", "extra", "message"),
+    [
+        ("missing.npy", "y.npy", (), "--embeddings {}/missing.npy: no such file"),
+        ("Z.npy", "short.npy", (), "holds 50 labels for 90 rows of --embeddings"),
+        ("Z.npy", "one.npy", (), "holds a single class (0); at least two are needed"),
+        ("nan.npy", "y.npy", (), "row 7 holds NaN or inf"),
+        ("Z.npy", "y.npy", ("--splits", "0"), "argument --splits: expected a positive integer"),
+        ("Z.npy", "y.npy", ("--splits", "1001"), "--splits must be in 1..1000; got 1001"),
+        ("Z.npy", "y.npy", ("--lam", "1.2"), "argument --lam: expected a number in [0, 1)"),
+        ("Z.npy", "y.npy", ("--lam", "-0.1"), "argument --lam: expected a number in [0, 1)"),
+        ("Z.npy", "y.npy", ("--plot", "out.txt"), "the file name must end in .png"),
+    ],
+)
+def test_cli_bad_input_is_one_line(files, capsys, embeddings, labels, extra, message):
+    code, out, err = run(argv(files, embeddings, labels, *extra), capsys)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("gcul compare: error: ")
+    assert message.format(files) in err
+    assert "Traceback" not in err
+
+
+def test_cli_no_traceback_in_a_subprocess(files):
+    """The console entry point itself: one line, exit 2 (not only main() under pytest)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "simulations.cli", *argv(files, "Z.npy", "one.npy")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_cli_json_plot_and_progress(files, capsys, tmp_path):
+    plot = tmp_path / "rc.png"
+    code, out, err = run(
+        argv(files, "Z.npy", "y.npy", "--splits", "2", "--json", "--plot", str(plot)), capsys
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["splits"] == 2 and data["rejectors"][0]["name"] == "gcul"
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert err.splitlines() == [
+        line for line in err.splitlines() if line.startswith("gcul compare: ")
+    ]
+    assert "split 2/2" in err
+    code, out, err = run(argv(files, "Z.npy", "y.npy", "--splits", "1", "--quiet"), capsys)
+    assert code == 0 and err == ""
+    assert "one split: no standard error" in out
+
+
+def test_fit_labels_train_and_truth_scores(small):
+    Z, y, result = small
+    same = compare(Z, y, splits=3, seed=5, y_fit=y)
+    assert json.dumps(same.to_dict()) == json.dumps(result.to_dict())
+    # fitted on labels with classes 0 and 1 swapped, scored against y: phase 1 is wrong on
+    # nearly every row of those classes (2/3 of the rows), so the base error is far above y's
+    swapped = np.array([1, 0, 2])[y]
+    flipped = compare(Z, y, splits=3, seed=5, y_fit=swapped)
+    assert flipped.base_error.mean > 0.5 > result.base_error.mean
+    with pytest.raises(ValueError, match=r"y_fit: holds 5 labels for 240 rows of Z"):
+        compare(Z, y, y_fit=y[:5])
+    with pytest.raises(ValueError, match=r"y_fit: holds the classes 0..1; y holds 0..2"):
+        compare(Z, y, y_fit=np.minimum(y, 1))
