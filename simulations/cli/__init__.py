@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for command in COMMANDS:
         command.add_parser(commands)
+    # the names a bare `gcul` lists in its error (a new command appears there by itself)
+    parser.command_names = tuple(commands.choices)
     return parser
 
 

@@ -212,10 +212,9 @@ def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         # the command list is what a bare `gcul` asks for: print it (stdout, like --help); the
         # error itself keeps the one-line contract on stderr, and the exit code says nothing ran
         parser.print_help()
-        print(
-            "gcul: error: a command is required (reproduce, prove, feasibility or demo; listed above)",
-            file=sys.stderr,
-        )
+        names = tuple(getattr(parser, "command_names", ()))
+        listed = f"{', '.join(names[:-1])} or {names[-1]}; " if len(names) > 1 else ""
+        print(f"gcul: error: a command is required ({listed}listed above)", file=sys.stderr)
         return EXIT_USAGE
     args = parser.parse_args(argv)
     try:
