@@ -89,8 +89,12 @@ def _title(text: str) -> list[str]:
     return [text, "=" * len(text), ""]
 
 
-def module_page(module_name: str) -> tuple[str, dict[str, str]]:
-    """The rst of one module's page and of the pages of its public names (by document name)."""
+def module_page(module_name: str, no_index: set[str] = frozenset()) -> tuple[str, dict[str, str]]:
+    """The rst of one module's page and of the pages of its public names (by document name).
+
+    A public name that is a module is listed (it has its own page) but gets no page here; a
+    name in ``no_index`` is documented without an index entry (see :func:`duplicate_classes`).
+    """
     module = importlib.import_module(module_name)
     names = public_names(module)
     lines = _title(f"``{module_name}``")
@@ -109,11 +113,40 @@ def module_page(module_name: str) -> tuple[str, dict[str, str]]:
         lines += [f"   {name}" for name in names]
         lines += ["", ".. toctree::", "   :hidden:", ""]
         for name in names:
+            value = getattr(module, name)
+            if inspect.ismodule(value):
+                continue
             full = f"{module_name}.{name}"
             lines.append(f"   {full}")
-            objects[full] = object_page(module_name, name, getattr(module, name))
+            objects[full] = object_page(module_name, name, value, full in no_index)
         lines.append("")
     return "\n".join(lines), objects
+
+
+def duplicate_classes(modules: list[str]) -> set[str]:
+    """Public names of a class that would be declared twice; all but the first of each.
+
+    autodoc declares a class documented under another module's name (``simulations.GCUL``) with
+    ``:canonical:`` its defining name (``simulations.gcul.GCUL``). When the defining module is
+    private and two public modules re-export the class, both pages would declare the same
+    canonical name ("duplicate object description"): the second and later pages are then
+    written with ``:no-index:``.
+    """
+    seen: dict[int, str] = {}
+    duplicates: set[str] = set()
+    documented = set(modules)
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        for name in public_names(module):
+            value = getattr(module, name)
+            if not inspect.isclass(value) or value.__module__ in documented:
+                continue
+            full = f"{module_name}.{name}"
+            if id(value) in seen:
+                duplicates.add(full)
+            else:
+                seen[id(value)] = full
+    return duplicates
 
 
 def attribute_doc(module_name: str, name: str, value) -> str | None:
@@ -150,13 +183,15 @@ _MISSING = object()
 _MAX_VALUE_REPR = 100  # longer values (registries of dataclasses) are described, not printed
 
 
-def object_page(module_name: str, name: str, value) -> str:
+def object_page(module_name: str, name: str, value, no_index: bool = False) -> str:
     """The rst of the page of one public name."""
     directive = _directive(value)
     lines = _title(f"``{module_name}.{name}``")
     lines += [f".. currentmodule:: {module_name}", ""]
     if directive == "autoclass":
         lines += [f".. autoclass:: {name}", "   :members:", "   :show-inheritance:"]
+        if no_index:
+            lines.append("   :no-index:")
     elif directive == "autofunction":
         lines += [f".. autofunction:: {name}"]
     else:
@@ -177,8 +212,9 @@ def write_api_pages(srcdir: Path) -> int:
     out = srcdir / API_DIR
     pages: dict[str, str] = {}
     modules = public_modules()
+    no_index = duplicate_classes(modules)
     for module_name in modules:
-        text, objects = module_page(module_name)
+        text, objects = module_page(module_name, no_index)
         pages[module_name] = text
         pages.update(objects)
     files = {f"{name}.rst": text for name, text in pages.items()}
