@@ -11,8 +11,9 @@
 - The proofs report (``proofs.md``): ``proofs.format_markdown(proofs.run_all())`` (what
   ``python -m proofs --format markdown`` prints), computed at build time.
 
-The gallery and the report are marked outdated at every build, so they always show the code
-being documented.
+The figures and the report are made by a worker process (this file run as a script) while
+Sphinx reads the API pages, and are marked outdated at every build, so they always show the
+code being documented.
 """
 
 from __future__ import annotations
