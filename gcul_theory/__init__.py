@@ -5,19 +5,22 @@ the boundary and documents its edge cases and its output range. Section, equatio
 labels (``eq:selectivity_score``, ``thm:r1_rigorous``, ...) are those of the GCUL paper,
 "Ambiguity identification in text emotion classification via cluster-guided learning".
 
-Selectivity (``subsec:selectivity_score``)
+Selectivity (``subsec:selectivity_score``)::
+
     rejection_rate        ρ = ε r1 + (1-ε) r2 ∈ [0, 1]
     clean_error           ε_clean = ε(1-r1)/(1-ρ) ∈ [0, 1]
     utility               U(λ) = ε - ε_clean - λρ ∈ [-2, 1]
     selectivity_score     S_GCUL ∈ [0, 1], Eq. ``eq:selectivity_score``; S > λ ⟺ U(λ) > 0
     empirical_lambda      λ*_EMP = (ε - ε_sel)/ρ ∈ [-1, 1], for rates one test set can produce
 
-Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)
+Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)::
+
     gaussian_tail         ½ erfc(D/(2√2σ)) ∈ [0, ½]
     chernoff_tail         exp(-D²/(8σ²)) ∈ [0, 1]
 
 Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
-``thm:gcul_effectiveness_sufficient_condition``, ``cor:attractor_properties``)
+``thm:gcul_effectiveness_sufficient_condition``, ``cor:attractor_properties``)::
+
     Geometry, estimate_geometry  ε, π_c, ε_c, D_c, σ_mix,c, σ_c (at most 4096 classes)
     MAX_CLASSES           4096, the largest number of classes estimate_geometry accepts
     capture_rate_bound    r̂1 ∈ [0, 1] of a predictor (``method``, a name in METHODS)
@@ -29,7 +32,8 @@ Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
     COLUMN_LEGEND         (name, definition) of every column of the report's per-class table
     guarantee_phrase      the words a verdict quotes for a predictor's guarantee (by its kind)
 
-Predictors (the registry)
+Predictors (the registry)::
+
     PREDICTORS            every method: name, kind (paper / bound / model), valid, column, guarantee
     METHODS               the names, the paper's "gaussian", "union", "chernoff" (NOT valid lower
                           bounds: errata) then "boole", "hunter_worsley" (valid) and
@@ -41,14 +45,16 @@ Predictors (the registry)
     finite_sample_lambda  λ*_PRE whose rates hold with probability ≥ 1 - δ over the sample
     hoeffding_deviation   √(log(1/α)/(2n)), the Hoeffding term finite_sample_lambda uses
 
-Certified predictor (held-out calibration data, beyond the paper)
+Certified predictor (held-out calibration data, beyond the paper)::
+
     certified_lambda           λ*_CERT: largest λ whose (1 - δ) lower bound on U(λ) is positive
     utility_confidence_bounds  one-sided (1 - δ) bounds on U(λ) at one λ
     cross_fit_utility_bounds   CrossFitBounds: K fold models each judged on its held-out fold
     CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
     ASYMPTOTIC_MIN_COUNT       fewest rejected and accepted samples "asymptotic" accepts (100)
 
-Selective-classification evaluation (``subsec:selective_exp``; scores: higher = keep)
+Selective-classification evaluation (``subsec:selective_exp``; scores: higher = keep)::
+
     selective_risk_at_coverage  error among the m highest scores ∈ [0, 1], ties by expected
                                 value; 0 when m = 0
     risk_coverage_curve   RiskCoverageCurve: coverage m/n, selective and generalised risk, m = 1..n
@@ -60,7 +66,8 @@ Selective-classification evaluation (``subsec:selective_exp``; scores: higher = 
     sgr_threshold         SGRResult: SGR's threshold with a (1 - δ) risk bound below a target
                           (Geifman & El-Yaniv 2017), or a refusal with its reason
 
-Where a change goes (one idea per private module)
+Where a change goes (one idea per private module)::
+
     a predictor            one entry of PREDICTORS and its capture function (_predictors.py),
                            plus its tests; every table, figure and command iterates over it
     the orthant probability  _orthant.py (Genz's method; "gaussian_exact")
@@ -71,6 +78,7 @@ Where a change goes (one idea per private module)
     the utility model      _selectivity.py, _joint_utility.py; the tails: _tails.py
     selective metrics      _risk_coverage.py, _selective_guarantees.py
     argument checks        _validation.py (validation happens once, at the public boundary)
+
 No module imports a private (``_x``) name of another module (tests/test_private_imports.py);
 a helper another module needs has a public name in its own module.
 """

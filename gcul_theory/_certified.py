@@ -450,7 +450,7 @@ def utility_confidence_bounds(
     rejected samples' bw are iid Bernoulli(a), the accepted samples' g = (1 − ρ')bw − aw iid with
     mean μ = (1 − ρ')b − ε_sel, all independent, and :math:`U(\rho') = \rho'(a - \lambda) + \mu`
     for a fixed ρ'. U(ρ) is linear in ρ, so on the event that ρ lies in its exact two-sided
-    Clopper–Pearson interval [3]_ (risk 0.02δ) it is at least the smaller of U(ρ_lo), U(ρ_hi).
+    Clopper–Pearson interval [1]_ (risk 0.02δ) it is at least the smaller of U(ρ_lo), U(ρ_hi).
     For each end ρ' a two-group betting test [2]_ (risk 0.48δ each) rejects a candidate (a, μ)
     when the capital :math:`\prod_{rej}(1 + \nu_i(bw_i - a))\prod_{acc}(1 + \nu_j(g_j - \mu))`
     reaches 1/δ'; the bets are non-negative, use earlier samples only (fixed-n predictable
@@ -488,6 +488,13 @@ def utility_confidence_bounds(
 
     Edge cases: with no rejected or no accepted calibration sample the bounds are the trivial
     ``(-1 - lam, 1)`` (``-1 - λ <= U(λ) <= 1`` for every law).
+
+    References
+    ----------
+    .. [1] C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial limits illustrated
+       in the case of the binomial", Biometrika 26 (1934).
+    .. [2] I. Waudby-Smith and A. Ramdas, "Estimating means of bounded random variables by
+       betting", J. R. Stat. Soc. B 86 (2024), section 3.
 
     Examples
     --------

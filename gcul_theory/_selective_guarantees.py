@@ -111,7 +111,7 @@ def selective_risk_upper_bound(
     Notes
     -----
     With :math:`x` = ``n_wrong`` and :math:`m` = ``n_accepted``, the exact one-sided
-    Clopper–Pearson bound [2]_ is the :math:`b` with :math:`P(\mathrm{Bin}(m, b) \le x) = \delta`:
+    Clopper–Pearson bound [1]_ is the :math:`b` with :math:`P(\mathrm{Bin}(m, b) \le x) = \delta`:
 
     .. math:: \hat b = 1 - I^{-1}_{\delta}(m - x,\ x + 1) \quad (x < m), \qquad \hat b = 1
               \quad (x = m),
@@ -140,7 +140,8 @@ def selective_risk_upper_bound(
 
     References
     ----------
-    .. [1] Clopper and Pearson (1934), see the module docstring.
+    .. [1] C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial limits illustrated
+       in the case of the binomial", Biometrika 26 (1934).
 
     Examples
     --------
@@ -260,21 +261,21 @@ def sgr_threshold(
 
     Notes
     -----
-    Algorithm 1 of Geifman & El-Yaniv [3]_, over the distinct calibration scores
+    Algorithm 1 of Geifman & El-Yaniv [1]_, over the distinct calibration scores
     :math:`t_1 > t_2 > \dots > t_U` (a rule "accept iff score :math:`\ge t_u`" accepts all tied
     samples together): a binary search for the largest :math:`u` whose bound
     :math:`\hat b_u = \mathrm{CP}(x_u, m_u, \delta/k)` (:func:`selective_risk_upper_bound`, with
     :math:`m_u` accepted and :math:`x_u` of them wrong) is below :math:`r^*`, with
     :math:`k = \lceil \log_2(n+1) \rceil` (the most thresholds a binary search over at most
-    :math:`n` candidates tests; [3]_ writes :math:`\lceil\log_2 n\rceil` over the n sample
+    :math:`n` candidates tests; [1]_ writes :math:`\lceil\log_2 n\rceil` over the n sample
     scores). A passing test moves the search to lower thresholds (more coverage), a failing one
     to higher; the result is the last threshold that passed, which has the highest coverage of
     those that passed.
 
-    **Guarantee, as stated in [3]_ (Theorem 3.2).** For iid calibration rows and a scoring
+    **Guarantee, as stated in [1]_ (Theorem 3.2).** For iid calibration rows and a scoring
     function and classifier fixed before them, :math:`P(R(\hat t) > \hat b) \le \delta`, with
     :math:`R(t) = P(\text{wrong} \mid \text{score} \ge t)` the selective risk on the deployment
-    law. The proof in [3]_ applies Lemma 3.1 (the Clopper–Pearson bound of a *fixed* threshold,
+    law. The proof in [1]_ applies Lemma 3.1 (the Clopper–Pearson bound of a *fixed* threshold,
     our :func:`selective_risk_upper_bound`) at each of the :math:`k` tested thresholds and takes
     a union bound; the tested thresholds are calibration scores chosen by the search, so each
     step is not literally a fixed rule, and we do not prove the adaptive case here. It is
@@ -291,7 +292,8 @@ def sgr_threshold(
 
     References
     ----------
-    .. [1] Geifman and El-Yaniv (2017), see the module docstring.
+    .. [1] Y. Geifman and R. El-Yaniv, "Selective classification for deep neural networks",
+       NeurIPS 2017.
 
     Examples
     --------

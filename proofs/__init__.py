@@ -35,9 +35,10 @@ voronoi_margin, projection
     The 1-D Voronoi reduction.
 normal_density, normal_interval_probability, gaussian_tail_expr
     Lemma ``lem:projection_tails``.
-capture_rate_bound_expr, contamination_rate_bound_expr, independent_capture_expr,
-boole_capture_bound_expr, nearest_centre_capture
-    Theorem ``thm:global_rate_bounds`` and its counterexample.
+capture_rate_bound_expr, contamination_rate_bound_expr
+    Theorem ``thm:global_rate_bounds``.
+independent_capture_expr, boole_capture_bound_expr, nearest_centre_capture
+    The counterexample to Theorem ``thm:global_rate_bounds`` and its corrected (Boole) bound.
 clip_unit, critical_lambda_expr
     Theorem ``thm:gcul_effectiveness_sufficient_condition``.
 chernoff_exponent, chernoff_tail_expr

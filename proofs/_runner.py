@@ -216,10 +216,6 @@ def format_text(results: Sequence[ClaimResult], verbose: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def format_markdown(results: Sequence[ClaimResult], verbose: bool = False) -> str:
     """Markdown claim table, then the corrected statements of the errata.
 
@@ -236,23 +232,21 @@ def format_markdown(results: Sequence[ClaimResult], verbose: bool = False) -> st
         "|---:|---|---|---|---|",
     ]
     for i, r in enumerate(results, 1):
-        lines.append(
-            f"| {i} | `{r.name}` | `{r.reference}` | **{r.status}** | {_cell(r.evidence)} |"
-        )
+        lines.append(f"| {i} | `{r.name}` | `{r.reference}` | **{r.status}** | {_md(r.evidence)} |")
     errata = [r for r in results if r.status == "erratum"]
     if errata:
         lines += ["", "### Corrections", ""]
-        lines += [f"- `{r.name}` (`{r.reference}`): {_cell(r.corrected or '')}" for r in errata]
+        lines += [f"- `{r.name}` (`{r.reference}`): {_md(r.corrected or '')}" for r in errata]
     lines += ["", "### Details", ""]
     for r in results:
         lines += [
             f"- `{r.name}` (`{r.reference}`, {r.status})",
-            f"  - statement: {_cell(r.statement)}",
-            f"  - computed: {_cell(r.established)}",
-            f"  - {_evidence_label(r)}: {_cell(r.evidence)}",
+            f"  - statement: {_md(r.statement)}",
+            f"  - computed: {_md(r.established)}",
+            f"  - {_evidence_label(r)}: {_md(r.evidence)}",
         ]
         if r.corrected:
-            lines.append(f"  - corrected: {_cell(r.corrected)}")
+            lines.append(f"  - corrected: {_md(r.corrected)}")
     return "\n".join(lines)
 
 

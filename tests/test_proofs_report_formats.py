@@ -45,7 +45,8 @@ def test_text_and_markdown_show_statement_and_computation(capsys):
     assert proofs.main(["--format", "markdown"]) == 0
     md = capsys.readouterr().out
     assert md.count("  - statement:") == md.count("  - computed:") == len(_runner.CHECKS)
-    assert "  - counterexample: tab:synthetic_gcul: 13 of 41" in md
+    # plain text is escaped for Markdown (``_`` of a label, ``*`` of a SymPy product)
+    assert "  - counterexample: tab:synthetic\\_gcul: 13 of 41" in md
 
 
 def test_claim_option_works_for_every_claim(capsys):

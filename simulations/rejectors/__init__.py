@@ -8,7 +8,7 @@ deterministic given the context's seed.
 =================  ==========================================================  ====================
 name               score (prediction)                                          operating point at λ
 =================  ==========================================================  ====================
-``gcul``           phase 3's margin max_k P(k) − P(uncertain) (phase 3's        GCUL's own accept
+``gcul``           phase 3's margin max_k P(k) − P(uncertain) (phase 3's       GCUL's own accept
                    argmax over the K classes)                                  set (λ not used)
 ``msp``            phase 1's maximum softmax probability (phase 1's)           Chow: p_max ≥ 1 − λ
 ``entropy``        negative softmax entropy of phase 1 (phase 1's)             none

@@ -134,12 +134,12 @@ def run_cell(
         One row with the keys of :data:`~simulations.results.ROW_COLUMNS`:
 
         Training split (observed, possibly flipped labels; ``E`` = phase-1 error pool):
-        ``eps_train`` = |E|/N; ``lambda_pre_<m>`` = λ*_PRE and ``r1_hat_<m>`` = r̂1 for each
+        ``eps_train`` = ``|E|/N``; ``lambda_pre_<m>`` = λ*_PRE and ``r1_hat_<m>`` = r̂1 for each
         predictor ``m`` of :data:`gcul_theory.PREDICTORS` (:data:`LAMBDA_METHODS`); ``r2_hat`` =
         the paper's r̂2 (Eq. (eq:r2_hat), Gaussian tail) and ``r2_hat_<model>`` = r̂2 under each
         other contamination model of the registry (``r2_hat_attractor``: chance-correct attractor
-        samples counted); ``r1_cluster`` = |U ∩ E|/|E| and ``r2_cluster`` = |U \\ E|/(N - |E|)
-        for the uncertain cluster ``U``.
+        samples counted); ``r1_cluster`` = ``|U ∩ E|/|E|`` and ``r2_cluster`` =
+        ``|U \\ E|/(N - |E|)`` for the uncertain cluster ``U``.
 
         Test split (clean labels): ``base_acc`` (phase 1), ``selective_acc`` (phase 3 on the
         samples it accepts), ``rejection_rate``, ``lambda_emp`` = (ε - ε_sel)/ρ, ``r1_emp`` (share

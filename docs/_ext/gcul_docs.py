@@ -1,0 +1,402 @@
+"""Sphinx extension of the gcul documentation: the pages that are made from the code at build time.
+
+- The API reference (``api/generated/``, not committed): one page per public module of
+  ``gcul_theory``, ``simulations`` and ``proofs`` (every module reached by ``pkgutil`` whose
+  dotted name has no component starting with ``_``), listing the names of its ``__all__``, and one
+  page per public name, rendered by autodoc + numpydoc. A module that is added, moved or removed
+  changes the reference at the next build, with no list kept by hand. Public names with no
+  ``__all__`` are those defined in the module itself.
+- The gallery (``gallery.rst``): every figure of ``simulations.demo.FIGURES``, drawn by
+  ``simulations.demo.write_figures`` (what ``gcul demo`` writes) into the build directory.
+- The proofs report (``proofs.md``): ``proofs.format_markdown(proofs.run_all())`` (what
+  ``python -m proofs --format markdown`` prints), computed at build time.
+
+The figures and the report are made by a worker process (this file run as a script) while
+Sphinx reads the API pages, and are marked outdated at every build, so they always show the
+code being documented.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import pkgutil
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PACKAGES = ("gcul_theory", "simulations", "proofs")
+"""The packages whose public modules the API reference documents."""
+
+API_DIR = Path("api") / "generated"
+"""Where the API pages are written, relative to the source directory (git-ignored)."""
+
+MODULE_INDEX = "modules.inc"
+"""The toctree of the module pages, included by ``api/index.rst``."""
+
+GALLERY_DOC = "gallery"
+PROOFS_DOC = "proofs"
+GALLERY_MARKER = ".. gcul-gallery-figures::"
+PROOFS_MARKER = "<!-- gcul-proofs-report -->"
+
+
+# --------------------------------------------------------------------------- the API reference
+
+
+def public_modules(packages=PACKAGES) -> list[str]:
+    """Dotted names of the public modules of ``packages``, sorted (packages first)."""
+    names = []
+    for package_name in packages:
+        package = importlib.import_module(package_name)
+        names.append(package_name)
+        prefix = package_name + "."
+        for info in pkgutil.walk_packages(package.__path__, prefix, onerror=_raise):
+            if any(part.startswith("_") for part in info.name.split(".")):
+                continue  # private modules (and ``__main__``, which runs on import)
+            names.append(info.name)
+    return sorted(set(names))
+
+
+def _raise(name: str) -> None:
+    raise ImportError(f"cannot import {name} while listing the public modules")
+
+
+def public_names(module) -> list[str]:
+    """The module's ``__all__``, or else the public names defined in the module itself."""
+    exported = getattr(module, "__all__", None)
+    if exported is not None:
+        return list(exported)
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not inspect.ismodule(value)
+        and getattr(value, "__module__", None) == module.__name__
+    )
+
+
+def _directive(value) -> str:
+    if inspect.isclass(value):
+        return "autoclass"
+    if inspect.isroutine(value):
+        return "autofunction"
+    return "autodata"
+
+
+def _title(text: str) -> list[str]:
+    return [text, "=" * len(text), ""]
+
+
+def module_page(module_name: str, no_index: set[str] = frozenset()) -> tuple[str, dict[str, str]]:
+    """The rst of one module's page and of the pages of its public names (by document name).
+
+    A public name that is a module is listed (it has its own page) but gets no page here; a
+    name in ``no_index`` is documented without an index entry (see :func:`duplicate_classes`).
+    """
+    module = importlib.import_module(module_name)
+    names = public_names(module)
+    lines = _title(f"``{module_name}``")
+    lines += [f".. automodule:: {module_name}", "   :no-members:", ""]
+    objects: dict[str, str] = {}
+    if names:
+        lines += [
+            ".. rubric:: Public names",
+            "",
+            f".. currentmodule:: {module_name}",
+            "",
+            ".. autosummary::",
+            "   :nosignatures:",
+            "",
+        ]
+        lines += [f"   {name}" for name in names]
+        lines += ["", ".. toctree::", "   :hidden:", ""]
+        for name in names:
+            value = getattr(module, name)
+            if inspect.ismodule(value):
+                continue
+            full = f"{module_name}.{name}"
+            lines.append(f"   {full}")
+            objects[full] = object_page(module_name, name, value, full in no_index)
+        lines.append("")
+    return "\n".join(lines), objects
+
+
+def duplicate_classes(modules: list[str]) -> set[str]:
+    """Public names of a class that would be declared twice; all but the first of each.
+
+    autodoc declares a class documented under another module's name (``simulations.GCUL``) with
+    ``:canonical:`` its defining name (``simulations.gcul.GCUL``). When the defining module is
+    private and two public modules re-export the class, both pages would declare the same
+    canonical name ("duplicate object description"): the second and later pages are then
+    written with ``:no-index:``.
+    """
+    seen: dict[int, str] = {}
+    duplicates: set[str] = set()
+    documented = set(modules)
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        for name in public_names(module):
+            value = getattr(module, name)
+            if not inspect.isclass(value) or value.__module__ in documented:
+                continue
+            full = f"{module_name}.{name}"
+            if id(value) in seen:
+                duplicates.add(full)
+            else:
+                seen[id(value)] = full
+    return duplicates
+
+
+def attribute_doc(module_name: str, name: str, value) -> str | None:
+    """The docstring written under ``name = ...`` where ``value`` was defined, if any.
+
+    A constant re-exported by a package (``gcul_theory.METHODS`` from ``gcul_theory._bounds``)
+    has its docstring in the defining module, which may be private: every loaded module of the
+    same top-level package that binds ``name`` to this very object is searched, the module
+    itself first. (autodoc's own ``autodata`` would show the docstring of the value's type, e.g.
+    ``tuple``'s, for such a name.)
+    """
+    from sphinx.pycode import ModuleAnalyzer
+
+    top = module_name.split(".")[0]
+    candidates = [module_name] + sorted(
+        loaded
+        for loaded in list(sys.modules)
+        if loaded.split(".")[0] == top and loaded != module_name and "__main__" not in loaded
+    )
+    for candidate in candidates:
+        module = sys.modules.get(candidate)
+        if module is None or getattr(module, name, _MISSING) is not value:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(candidate).find_attr_docs()
+        except Exception:  # no source (a compiled module): look further
+            continue
+        if ("", name) in docs:
+            return "\n".join(docs[("", name)]).strip()
+    return None
+
+
+_MISSING = object()
+_MAX_VALUE_REPR = 100  # longer values (registries of dataclasses) are described, not printed
+
+
+def object_page(module_name: str, name: str, value, no_index: bool = False) -> str:
+    """The rst of the page of one public name."""
+    directive = _directive(value)
+    lines = _title(f"``{module_name}.{name}``")
+    lines += [f".. currentmodule:: {module_name}", ""]
+    if directive == "autoclass":
+        lines += [f".. autoclass:: {name}", "   :members:", "   :show-inheritance:"]
+        if no_index:
+            lines.append("   :no-index:")
+    elif directive == "autofunction":
+        lines += [f".. autofunction:: {name}"]
+    else:
+        lines += [f".. autodata:: {name}"]
+        shown = repr(value)
+        if len(shown) > _MAX_VALUE_REPR or "\n" in shown:
+            lines.append("   :no-value:")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_api_pages(srcdir: Path) -> int:
+    """Write the API pages under ``srcdir / API_DIR``; return how many pages there are.
+
+    A page is rewritten only when its text changes (so an incremental build re-reads only what
+    changed) and a page of a name that is no longer public is removed.
+    """
+    out = srcdir / API_DIR
+    pages: dict[str, str] = {}
+    modules = public_modules()
+    no_index = duplicate_classes(modules)
+    for module_name in modules:
+        text, objects = module_page(module_name, no_index)
+        pages[module_name] = text
+        pages.update(objects)
+    files = {f"{name}.rst": text for name, text in pages.items()}
+    # included by api/index.rst (so its entries are relative to api/); not a page of its own
+    index = ["..", "   Written by docs/_ext/gcul_docs.py at every build; not committed.", ""]
+    index += [".. toctree::", "   :maxdepth: 1", ""]
+    index += [f"   {API_DIR.name}/{name}" for name in modules]
+    files[MODULE_INDEX] = "\n".join(index) + "\n"
+    out.mkdir(parents=True, exist_ok=True)
+    for path in out.iterdir():
+        if path.name not in files:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    for name, text in files.items():
+        path = out / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    return len(pages)
+
+
+def _on_process_docstring(app, what, name, obj, options, lines) -> None:
+    """Give a re-exported constant the docstring of its definition, not its type's."""
+    if what != "data" or inspect.isclass(obj) or inspect.isroutine(obj):
+        return
+    type_doc = inspect.getdoc(type(obj)) or ""
+    if lines and "\n".join(lines).strip() != type_doc.strip():
+        return  # autodoc found the constant's own docstring
+    module_name, _, short = name.rpartition(".")
+    doc = attribute_doc(module_name, short, obj)
+    lines[:] = doc.splitlines() + [""] if doc else []
+
+
+def _on_config_inited(app, config) -> None:
+    write_api_pages(Path(app.srcdir))
+
+
+# ---------------------------------------------------------------- gallery and proofs report
+#
+# The figures and the proofs report are computed by a worker process started when the builder
+# starts (this file run as a script), so they are made on the second core while Sphinx reads
+# the API pages, which come first in reading order; the gallery and proofs pages wait for it.
+
+WORKER_TIMEOUT = 900.0
+"""Seconds the gallery and proofs pages wait for the worker (it takes 10-60 s) before failing."""
+
+
+def generate(out: Path) -> None:
+    """Draw every classroom figure into ``out/gallery`` and write ``out/proofs.md``.
+
+    ``simulations.demo.write_figures`` is what ``gcul demo --out DIR`` runs; the report is what
+    ``python -m proofs --format markdown`` prints (without its timing). ``out/done`` is written
+    last.
+    """
+    import proofs
+    from simulations.demo import write_figures
+
+    write_figures(out / "gallery")
+    results = proofs.run_all()
+    report = f"{proofs.format_markdown(results)}\n\n**{proofs.summary_line(results)}**\n"
+    (out / "proofs.md").write_text(report, encoding="utf-8")
+    (out / "done").write_text("ok\n", encoding="utf-8")
+
+
+class _Worker:
+    """The worker process of one build, and where it writes."""
+
+    def __init__(self, app) -> None:
+        import simulations
+
+        self.out = Path(app.doctreedir) / "gcul_generated"
+        if self.out.exists():
+            shutil.rmtree(self.out)
+        self.out.mkdir(parents=True)
+        self.log = self.out / "worker.log"
+        # the worker imports the same checkout as this process
+        root = str(Path(simulations.__file__).resolve().parents[1])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        env.setdefault("MPLBACKEND", "agg")
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()), str(self.out)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        self.parent_pid = os.getpid()
+
+    def wait(self) -> Path:
+        """Block until the worker is done; raise with its output if it failed."""
+        from sphinx.errors import ExtensionError
+
+        done = self.out / "done"
+        deadline = time.monotonic() + WORKER_TIMEOUT
+        while not done.exists():
+            # only the process that started the worker can poll it (not a parallel reader)
+            if os.getpid() == self.parent_pid and self.process.poll() is not None:
+                if done.exists():
+                    break
+                tail = self.log.read_text(encoding="utf-8", errors="replace")[-3000:]
+                raise ExtensionError(
+                    f"gcul_docs: drawing the gallery / computing the proofs report failed "
+                    f"(exit code {self.process.returncode}):\n{tail}"
+                )
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ExtensionError(f"gcul_docs: the worker took over {WORKER_TIMEOUT:.0f} s")
+            time.sleep(0.05)
+        return self.out
+
+    def stop(self) -> None:
+        if os.getpid() == self.parent_pid and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+_WORKERS: dict[int, _Worker] = {}
+
+
+def _on_builder_inited(app) -> None:
+    _WORKERS[id(app)] = _Worker(app)
+
+
+def _on_build_finished(app, exception) -> None:
+    worker = _WORKERS.pop(id(app), None)
+    if worker is not None:
+        worker.stop()  # a build that failed before the gallery leaves no process behind
+
+
+def gallery_rst(app, out: Path) -> str:
+    """The rst of every classroom figure of ``simulations.demo.FIGURES``, drawn in ``out``."""
+    from simulations.demo import FIGURES
+
+    # the image and download roles resolve paths from the source directory; the figures live
+    # in the build directory, so they are named by a path relative to the gallery's folder
+    doc_dir = Path(app.srcdir) / Path(GALLERY_DOC).parent
+    relative = Path(os.path.relpath(out / "gallery", doc_dir)).as_posix()
+    lines: list[str] = []
+    for spec in FIGURES:
+        title = f"{spec.name} (notebook {spec.notebook})"
+        lines += [title, "-" * len(title), "", spec.description[0].upper() + spec.description[1:]]
+        lines += [
+            f"(``gcul demo --out DIR --only {spec.name}``,",
+            f":download:`PDF <{relative}/{spec.name}.pdf>`).",
+            "",
+            f".. image:: {relative}/{spec.name}.png",
+            f"   :alt: {spec.description}",
+            "   :width: 100%",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _on_source_read(app, docname: str, source: list[str]) -> None:
+    if docname == GALLERY_DOC and GALLERY_MARKER in source[0]:
+        out = _WORKERS[id(app)].wait()
+        source[0] = source[0].replace(GALLERY_MARKER, gallery_rst(app, out))
+    elif docname == PROOFS_DOC and PROOFS_MARKER in source[0]:
+        out = _WORKERS[id(app)].wait()
+        report = (out / "proofs.md").read_text(encoding="utf-8")
+        source[0] = source[0].replace(PROOFS_MARKER, report)
+
+
+def _on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
+    # both pages show what the code computes now, so they are re-read at every build
+    return [doc for doc in (GALLERY_DOC, PROOFS_DOC) if doc in env.found_docs]
+
+
+def setup(app):
+    app.connect("config-inited", _on_config_inited)
+    # before numpydoc's handler (priority 500), which would reformat the type's docstring
+    app.connect("autodoc-process-docstring", _on_process_docstring, priority=400)
+    app.connect("builder-inited", _on_builder_inited)
+    app.connect("source-read", _on_source_read)
+    app.connect("build-finished", _on_build_finished)
+    app.connect("env-get-outdated", _on_env_get_outdated)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":  # the worker process
+    generate(Path(sys.argv[1]))

@@ -1,0 +1,167 @@
+"""The documentation builds with warnings as errors, and its made-at-build-time pages are whole.
+
+The build is the README's command (``python -m sphinx -W --keep-going -b html docs OUT``), run
+once per session in a subprocess into a temporary folder; every test below reads its output. It
+draws the classroom figures and runs the proofs report, so it takes about 30 s of CPU.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+import proofs
+from proofs import ClaimResult
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+BUILD_TIMEOUT = 1800  # seconds; a guard against a hang, not a speed requirement
+
+sys.path.insert(0, str(DOCS / "_ext"))
+import gcul_docs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Build the site once; return (html folder, completed process)."""
+    out = tmp_path_factory.mktemp("docs")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-q"]
+    command += [str(DOCS), str(out / "html"), "-d", str(out / "doctrees")]
+    done = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT
+    )
+    return out / "html", done
+
+
+def _text(page: Path) -> str:
+    """The visible text of an HTML page's body, whitespace collapsed."""
+    source = page.read_text(encoding="utf-8")
+    body = source[source.index('<div class="body"') :]
+    body = re.sub(r"<script.*?</script>", "", body, flags=re.S)
+    # a block ends a word; an inline tag (a highlighted token, a link) does not
+    body = re.sub(r"</?(p|div|dt|dd|li|td|th|tr|h[1-6]|pre|table|br)\b[^>]*>", " ", body)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", body)))
+
+
+def test_build_succeeds_with_warnings_as_errors(built):
+    html_dir, done = built
+    assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
+    assert "WARNING" not in done.stderr and "ERROR" not in done.stderr, done.stderr[-6000:]
+    for page in ("index", "readme", "gallery", "proofs", "api/index", "genindex"):
+        assert (html_dir / f"{page}.html").is_file(), page
+
+
+def test_api_page_of_selectivity_score(built):
+    html_dir, _ = built
+    page = html_dir / "api" / "generated" / "gcul_theory.selectivity_score.html"
+    text = _text(page)
+    # numpydoc rendered the sections, the paper's label and the doctest
+    assert "selectivity_score(eps, r1, r2)" in text, text[:300]
+    for section in ("Parameters", "Returns", "Raises", "Notes", "Examples"):
+        assert section in text, section
+    assert "eq:selectivity_score" in text
+    assert ">>> selectivity_score(0.135, 1.0, 0.0)" in text
+
+
+def test_every_public_name_has_an_api_page(built):
+    """One page per public module and per name of its ``__all__``, so nothing is hand-listed."""
+    html_dir, _ = built
+    api = html_dir / "api" / "generated"
+    modules = gcul_docs.public_modules()
+    assert {"gcul_theory", "simulations", "proofs", "simulations.demo"} <= set(modules)
+    assert not any(part.startswith("_") for name in modules for part in name.split("."))
+    index = _text(html_dir / "api" / "index.html")
+    for module_name in modules:
+        assert (api / f"{module_name}.html").is_file(), module_name
+        assert module_name in index, module_name
+        module = __import__(module_name, fromlist=["_"])
+        for name in gcul_docs.public_names(module):
+            assert (api / f"{module_name}.{name}.html").is_file(), f"{module_name}.{name}"
+
+
+def test_reexported_constant_shows_its_own_docstring(built):
+    """``gcul_theory.PREDICTORS`` (a tuple defined in a private module) is described by the
+    docstring under its definition, not by ``tuple``'s ("Built-in immutable sequence")."""
+    html_dir, _ = built
+    text = _text(html_dir / "api" / "generated" / "gcul_theory.PREDICTORS.html")
+    assert "Every predictor" in text
+    assert "Built-in immutable sequence" not in text
+    summary = _text(html_dir / "api" / "generated" / "gcul_theory.html")
+    assert "Built-in immutable sequence" not in summary
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", path
+    return struct.unpack(">II", header[16:24])
+
+
+def test_gallery_shows_every_demo_figure(built):
+    from simulations.demo import FIGURES
+
+    html_dir, _ = built
+    source = (html_dir / "gallery.html").read_text(encoding="utf-8")
+    assert len(FIGURES) >= 11
+    for spec in FIGURES:
+        image = html_dir / "_images" / f"{spec.name}.png"
+        assert f'src="_images/{spec.name}.png"' in source, spec.name
+        assert _png_size(image) == (1280, 720), spec.name  # what `gcul demo` writes
+        assert re.search(rf'href="_downloads/[0-9a-f]+/{spec.name}\.pdf"', source), spec.name
+
+
+def test_proofs_page_has_every_claim_rendered_as_plain_text(built):
+    html_dir, _ = built
+    page = html_dir / "proofs.html"
+    text = _text(page)
+    for claim_id in proofs.claim_ids():
+        assert claim_id in text, claim_id
+    assert re.search(r"\d+ claims: \d+ verified, \d+ erratum, 0 failed", text)
+    # SymPy's products and powers reach the page as written, not as emphasis
+    assert "g[1a] = 1*g[U]" in text
+    assert "t0**3*t1**4*t2**3" in text
+    source = page.read_text(encoding="utf-8")
+    table = source[source.index("<table") : source.index("</table>")]
+    rows = table.split("<tr")[2:]  # after the header row
+    assert len(rows) == len(proofs.claim_ids())
+    for row in rows:
+        evidence = row.split("<td")[-1]
+        assert not re.search(r"<(em|strong|a|code)\b", evidence), evidence[:300]
+
+
+def test_markdown_report_renders_any_text_as_written():
+    """format_markdown escapes what Markdown reads as markup, in every field it prints."""
+    tricky = r"2*x**2*y_1 with |_(a,r) and `q` <x, y> [a](b) \ a_b _c_ __d__ *e*"
+    result = ClaimResult(
+        name="demo.claim",
+        reference="eq:demo",
+        statement=tricky,
+        established=tricky,
+        status="erratum",
+        corrected=tricky,
+        evidence=tricky,
+    )
+    parser = MarkdownIt("commonmark").enable("table")
+    tokens = parser.parse(proofs.format_markdown([result]))
+    inline = [token for token in tokens if token.type == "inline"]
+    rendered = []
+    for token in inline:
+        kinds = {child.type for child in token.children}
+        # an escaped character is a "text_special" token holding the character itself
+        text = "".join(
+            child.content for child in token.children if child.type in ("text", "text_special")
+        )
+        if tricky in text:
+            assert kinds <= {"text", "text_special", "code_inline"}, kinds
+            rendered.append(text)
+    # the table cell, the correction and the four detail items
+    assert len(rendered) == 6, rendered
