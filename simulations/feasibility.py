@@ -165,6 +165,25 @@ class Assessment:
         }
 
 
+def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
+    """The first ``limit`` integers of ``0..classes[-1]`` absent from sorted distinct ``classes``.
+
+    Walks the (few) distinct classes, never the range, so a label of ``10**18`` costs nothing.
+    (GCUL encodes any labels itself; ``gcul feasibility`` still requires ``0..C-1`` and uses
+    this for its message, so it lives here.)
+    """
+    missing: list[int] = []
+    expected = 0
+    for value in classes.tolist():
+        while expected < value and len(missing) < limit:
+            missing.append(expected)
+            expected += 1
+        if len(missing) >= limit:
+            break
+        expected = value + 1
+    return missing
+
+
 def assess(
     Z: Any,
     y: Any,
@@ -451,7 +470,6 @@ def _check_classes(y: np.ndarray, y_pred: np.ndarray | None, name: Callable[[str
 
     O(N log N) work, before anything is fitted.
     """
-    from simulations.gcul import _first_missing
 
     if y_pred is None:
         files, hold = name("y"), "holds"

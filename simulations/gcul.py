@@ -71,25 +71,6 @@ __all__ = [
 ]
 
 
-def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
-    """The first ``limit`` integers of ``0..classes[-1]`` absent from sorted distinct ``classes``.
-
-    Walks the (few) distinct classes, never the range, so a label of ``10**18`` costs nothing.
-    (GCUL encodes any labels itself; ``gcul feasibility`` still requires ``0..C-1`` and uses
-    this for its message.)
-    """
-    missing: list[int] = []
-    expected = 0
-    for value in classes.tolist():
-        while expected < value and len(missing) < limit:
-            missing.append(expected)
-            expected += 1
-        if len(missing) >= limit:
-            break
-        expected = value + 1
-    return missing
-
-
 class GCUL(ClassifierMixin, BaseEstimator):
     r"""Selective classifier that learns an extra ``uncertain`` class from a confusion cluster.
 

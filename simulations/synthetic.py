@@ -224,8 +224,8 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
     >>> bool(np.array_equal(make_dataset(16, 0.4, small).X_train, data.X_train))
     True
     """
-    config = _check_config(config)
-    seed = _check_seed(seed)
+    config = check_config(config)
+    seed = check_seed(seed)
     noise = check_noise(noise, config)
     base = _base_draws(seed, config)
     X_train = base.X_train + noise * base.G_train
@@ -324,8 +324,8 @@ def mixture(seed: int, noise: float, config: SyntheticConfig | None = None) -> M
     >>> bool(np.array_equal(mixture(16, 2.0).centers, law.centers))  # sizes do not move centres
     True
     """
-    config = _check_config(config)
-    seed = _check_seed(seed)
+    config = check_config(config)
+    seed = check_seed(seed)
     noise = check_noise(noise, config)
     centers = _draw_centers(seed, config)
     centers.flags.writeable = False
@@ -364,7 +364,11 @@ def check_noise(noise: float, config: SyntheticConfig) -> float:
     return value
 
 
-def _check_seed(seed: int) -> int:
+def check_seed(seed: int) -> int:
+    """Validate a seed of the protocol; return it as a Python int.
+
+    Raises ``TypeError`` for a non-integer (``bool`` included) and ``ValueError`` for a negative one.
+    """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be a non-negative int; got {seed!r} ({type(seed).__name__})")
     if seed < 0:
@@ -372,7 +376,8 @@ def _check_seed(seed: int) -> int:
     return int(seed)
 
 
-def _check_config(config: SyntheticConfig | None) -> SyntheticConfig:
+def check_config(config: SyntheticConfig | None) -> SyntheticConfig:
+    """``config``, or the paper's :class:`SyntheticConfig` for ``None``; ``TypeError`` otherwise."""
     if config is None:
         return SyntheticConfig()
     if not isinstance(config, SyntheticConfig):

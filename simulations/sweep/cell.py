@@ -55,9 +55,9 @@ from simulations.results import (
 from simulations.synthetic import (
     Dataset,
     SyntheticConfig,
-    _check_config,
-    _check_seed,
+    check_config,
     check_noise,
+    check_seed,
     make_dataset,
 )
 
@@ -181,8 +181,8 @@ def run_cell(
     >>> 0.0 <= row["rejection_rate"] <= 1.0 and row["lambda_pre_union"] >= 0.0
     True
     """
-    config = _check_config(config)
-    seed = _check_seed(seed)
+    config = check_config(config)
+    seed = check_seed(seed)
     noise = check_noise(noise, config)
     level = _check_level(level)
     if profile is not None and not isinstance(profile, dict):

@@ -22,7 +22,7 @@ from simulations.results import check_error_pool, check_row
 from simulations.sweep import backends, cache
 from simulations.sweep.cell import DEFAULT_CONFIG
 from simulations.sweep.progress import ProgressBar
-from simulations.synthetic import SyntheticConfig, _check_config, _check_seed, check_noise
+from simulations.synthetic import SyntheticConfig, check_config, check_noise, check_seed
 
 __all__ = ["SweepPlan", "SweepRows", "plan_sweep", "run_sweep"]
 
@@ -190,7 +190,7 @@ def plan_sweep(
     >>> plan.grid, plan.seeds, plan.cells[:2]
     ((0.0, 4.0), (10, 11), [(10, 0.0), (10, 4.0)])
     """
-    config = _check_config(config)
+    config = check_config(config)
     grid = _check_noise_levels(noise_levels, config)
     seed_list = _check_seeds(seeds)
     n_jobs, notice = backends.resolve_n_jobs(n_jobs)
@@ -352,7 +352,7 @@ def _check_seeds(seeds: Iterable[int]) -> list[int]:
     checked = []
     for value in values:
         try:
-            checked.append(_check_seed(value))
+            checked.append(check_seed(value))
         except (TypeError, ValueError) as error:
             raise type(error)(f"seeds: {error}") from None
     _check_distinct(checked, "seeds")
