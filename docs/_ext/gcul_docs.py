@@ -387,8 +387,21 @@ def _on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
     return [doc for doc in (GALLERY_DOC, PROOFS_DOC) if doc in env.found_docs]
 
 
+def _on_skip_member(app, what, name, obj, skip, options):
+    """Leave out members that scikit-learn attaches to our estimators (``set_score_request``,
+    ``get_metadata_routing``, ...): their docstrings cite scikit-learn's own glossary and labels,
+    which are not part of this site; scikit-learn documents them."""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        module = type(obj).__module__
+    if module.split(".")[0] == "sklearn":
+        return True
+    return None
+
+
 def setup(app):
     app.connect("config-inited", _on_config_inited)
+    app.connect("autodoc-skip-member", _on_skip_member)
     # before numpydoc's handler (priority 500), which would reformat the type's docstring
     app.connect("autodoc-process-docstring", _on_process_docstring, priority=400)
     app.connect("builder-inited", _on_builder_inited)
