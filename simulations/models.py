@@ -42,6 +42,7 @@ __all__ = [
     "kmeans",
     "lda",
     "pca",
+    "single_threaded_blas",
 ]
 
 
@@ -383,6 +384,22 @@ def _single_threaded_blas():
     if _ThreadpoolController is None:
         return contextlib.nullcontext()
     return _threadpool_controller().limit(limits=1, user_api="blas")
+
+
+def single_threaded_blas():
+    """Context limiting BLAS to one thread while it is open (a no-op without ``threadpoolctl``).
+
+    What the sweep's cells run under (see the private helper of the same name for why): for
+    code outside this module that fits or scores the models of a cell as the sweep does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with single_threaded_blas():
+    ...     float(np.ones((2, 2)) @ np.ones(2) @ np.ones(2))
+    4.0
+    """
+    return _single_threaded_blas()
 
 
 class LogisticRegression:
