@@ -644,7 +644,7 @@ def test_cache_file_carries_identity_and_checksum(tmp_path) -> None:
     assert payload["seed"] == 10 and payload["noise"] == 4.0
     assert payload["config"] == dataclasses.asdict(TINY)
     assert payload["code"] == sweep.cache.code_fingerprint()
-    assert payload["cache_version"] == sweep.CACHE_VERSION == 4
+    assert payload["cache_version"] == sweep.CACHE_VERSION == 5
     assert "level" not in payload["row"]  # a cell's row does not depend on the grid
     assert payload["seconds"] > 0.0
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()

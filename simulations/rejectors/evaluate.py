@@ -150,6 +150,8 @@ class CellScores:
     scores : dict of str to ndarray
         ``scores[r]``: rejector ``r``'s score of each test sample (higher = keep); absent for
         ``selectivenet`` when GCUL accepts nothing (no target coverage to train for).
+    labels : dict of str to ndarray of int
+        ``labels[r]``: ``r``'s prediction of each test sample.
     wrong : dict of str to ndarray of bool
         ``wrong[r]``: whether ``r``'s prediction of each test sample is wrong.
     gcul_accept : ndarray of bool
@@ -163,6 +165,7 @@ class CellScores:
     """
 
     scores: dict[str, np.ndarray]
+    labels: dict[str, np.ndarray]
     wrong: dict[str, np.ndarray]
     gcul_accept: np.ndarray
     base_wrong: np.ndarray
@@ -209,6 +212,7 @@ def score_rejectors(
     coverage = np.count_nonzero(gcul_accept) / y_test.size
     fit_context = dataclasses.replace(context, target_coverage=coverage if coverage else None)
     scores: dict[str, np.ndarray] = {}
+    predictions: dict[str, np.ndarray] = {}
     wrong: dict[str, np.ndarray] = {}
     chow: dict[str, np.ndarray] = {}
     for entry in REJECTORS:
@@ -219,11 +223,12 @@ def score_rejectors(
         fitted = entry.fit(fit_context)
         score, labels = fitted.score_predict(X_test)
         scores[entry.name] = score
+        predictions[entry.name] = labels
         wrong[entry.name] = labels != y_test
         if entry.name in CHOW_REJECTORS:
             chow[entry.name] = fitted.accept(X_test, lam)
     base_wrong = np.asarray(model.phase1_.predict(X_test)) != y_test
-    return CellScores(scores, wrong, gcul_accept, base_wrong, chow, float(lam))
+    return CellScores(scores, predictions, wrong, gcul_accept, base_wrong, chow, float(lam))
 
 
 def evaluation_columns(cell: CellScores) -> dict[str, float]:
