@@ -313,8 +313,11 @@ def evaluate_cell(
     >>> row = evaluate_cell(data, model, 16, 4.0, config)
     >>> list(row) == list(EVALUATION_COLUMNS)
     True
-    >>> bool(row["sel_risk_bayes"] <= row["sel_risk_gcul"])
-    True
+    >>> [round(row[f"sel_risk_{r}"], 4) for r in ("gcul", "msp", "bayes")]
+    [0.0364, 0.0545, 0.0545]
+
+    On 120 test samples Bayes is the floor only up to test-set noise: here GCUL's 110 accepted
+    samples hold 4 errors, the Bayes rejector's 110 most confident 6.
     """
     return evaluation_columns(score_cell(data, model, seed, noise, config, lam=lam))
 
