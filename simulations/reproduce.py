@@ -11,7 +11,11 @@ backend or resumed run), ``timings.csv`` (wall time of each cell), ``violations.
 (the paper's ``tab:violation_analysis``, one block per predictor), ``seed<S>.{csv,md,tex}`` (the
 paper's ``tab:synthetic_gcul``; S = 16, the paper's seed, when it is in the grid, else the first
 seed), ``phase_transition.{png,pdf}`` (the paper's ``fig:synthetic_dynamics``),
-``predictors.{png,pdf}`` (one panel per predictor) and ``manifest.json`` (the arguments, the
+``predictors.{png,pdf}`` (one panel per predictor), ``baselines.{csv,md,tex}`` (GCUL's
+rejection against every rejector and the Bayes limit, by σ band: :mod:`simulations.baselines`)
+and ``baselines.{png,pdf}`` (selective risk at GCUL's coverage against σ),
+``risk_coverage.{png,pdf}`` (risk–coverage curves of every rejector in three cells of the table's
+seed: :mod:`simulations.baseline_figures`) and ``manifest.json`` (the arguments, the
 versions and the SHA-256 of every other file).
 
 Where a change goes: a new output file is one entry of :data:`OUTPUTS` and one writer in
@@ -82,6 +86,8 @@ OUTPUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("seed{seed}", ("csv", "md", "tex")),
     ("phase_transition", ("png", "pdf")),
     ("predictors", ("png", "pdf")),
+    ("baselines", ("csv", "md", "tex", "png", "pdf")),
+    ("risk_coverage", ("png", "pdf")),
     ("manifest", ("json",)),
 )
 """The files of a run, in the order they are written, as ``(stem, suffixes)``; ``{seed}`` is the
@@ -116,7 +122,7 @@ def output_names(table_seed: int) -> list[str]:
     >>> output_names(16)[:4]
     ['results.csv', 'timings.csv', 'violations.csv', 'violations.md']
     >>> len(output_names(16)), "seed16.tex" in output_names(16)
-    (13, True)
+    (20, True)
     """
     return [
         f"{stem.format(seed=table_seed)}.{suffix}"
@@ -529,6 +535,21 @@ class _Run:
             panels.figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
         return figures.save_figure(panels.figure, self.out / "predictors")
 
+    def write_baselines(self, written: list[Path]) -> list[Path]:
+        from simulations import baseline_figures, baselines, figures
+
+        tables = baselines.write_baselines(self.rows, self.out, n_test=self.sweep.config.n_test)
+        drawing = baseline_figures.plot_baselines(self.rows)
+        return tables + figures.save_figure(drawing.figure, self.out / "baselines")
+
+    def write_risk_coverage(self, written: list[Path]) -> list[Path]:
+        from simulations import baseline_figures, figures
+
+        levels = baseline_figures.pick_levels([float(level) for level in self.sweep.grid])
+        cells = baseline_figures.risk_coverage_cells(self.table_seed, levels, self.sweep.config)
+        drawing = baseline_figures.plot_risk_coverage(cells, seed=self.table_seed)
+        return figures.save_figure(drawing.figure, self.out / "risk_coverage")
+
     def write_manifest(self, written: list[Path]) -> list[Path]:
         computed = self.counts.get("computed", 0)
         plan = self.sweep
@@ -568,6 +589,8 @@ _WRITERS: dict[str, Callable[[_Run, list[Path]], list[Path]]] = {
     "seed{seed}": _Run.write_seed_table,
     "phase_transition": _Run.write_phase_transition,
     "predictors": _Run.write_predictors,
+    "baselines": _Run.write_baselines,
+    "risk_coverage": _Run.write_risk_coverage,
     "manifest": _Run.write_manifest,
 }
 """The writer of each stem of :data:`OUTPUTS`."""

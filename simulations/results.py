@@ -2,7 +2,8 @@
 
 A row is a ``dict`` with the keys of :data:`ROW_COLUMNS`: ``seed`` and ``level`` are ``int``, every
 other value is a ``float`` inside the range :data:`COLUMN_RANGES` gives for its column (accuracies
-and rates are fractions in [0, 1]; no value is NaN). Floats are written with ``repr``, the shortest
+and rates are fractions in [0, 1]; no value is NaN, except the :data:`NULLABLE_COLUMNS` of a cell
+where GCUL rejects every test sample, written ``nan``). Floats are written with ``repr``, the shortest
 string that reads back to the same double, so ``read_csv(write_csv(rows))`` returns the rows bit for
 bit. A row holds no wall time, so the CSV of a sweep is byte-identical however it was run; the time
 each cell took goes to a separate file (:data:`TIMING_COLUMNS`, :func:`write_timings_csv`).
@@ -23,9 +24,16 @@ import numpy as np
 
 import gcul_theory
 from simulations.outputs import atomic_write_text
+from simulations.rejectors.evaluate import (
+    EVALUATION_COLUMNS,
+    EVALUATION_RANGES,
+    NULLABLE_COLUMNS,
+    check_evaluation,
+)
 
 __all__ = [
     "CERTIFIED_COLUMNS",
+    "NULLABLE_COLUMNS",
     "COLUMN_RANGES",
     "CONTAMINATION_MODELS",
     "ERROR_POOLS",
@@ -94,12 +102,15 @@ ROW_COLUMNS: tuple[str, ...] = (
     "r1_emp",
     "r2_emp",
     *CERTIFIED_COLUMNS,
+    *EVALUATION_COLUMNS,
 )
 """Columns of a sweep row, in CSV order (no wall time: see :data:`TIMING_COLUMNS`).
 
 ``lambda_pre_<name>`` and ``r1_hat_<name>`` for every predictor of :data:`gcul_theory.PREDICTORS`
 (the paper's three first), one r̂2 column per contamination model (:func:`contamination_column`),
-and the certified predictor's ``lambda_cert`` / ``lambda_emp_cert`` last.
+the certified predictor's ``lambda_cert`` / ``lambda_emp_cert``, and last the rejectors'
+columns of :data:`simulations.rejectors.evaluate.EVALUATION_COLUMNS` (``sel_risk_<r>``,
+``aurc_<r>``, Chow's rule of ``msp`` and ``bayes``, ``ujoint_gcul``).
 """
 
 ERROR_POOLS: tuple[str, ...] = ("observed", "clean")
@@ -164,8 +175,10 @@ COLUMN_RANGES: dict[str, tuple[float, float]] = {
     # λ*_EMP of the certified model: as lambda_emp (its ρ is not in the row)
     "lambda_emp_cert": (-math.inf, math.inf),
     "lambda_emp_cert_noisy": (-math.inf, math.inf),  # the same on noisy test labels
+    **EVALUATION_RANGES,  # NaN too where NULLABLE_COLUMNS says, see check_row
 }
-"""Closed range ``(low, high)`` of every column; every value is finite (``noise`` < inf).
+"""Closed range ``(low, high)`` of every column; every value is finite (``noise`` < inf), except
+the :data:`NULLABLE_COLUMNS` of a cell where GCUL accepts no test sample (NaN there).
 
 Accuracies, rates, shares and r̂ bounds are fractions in [0, 1]; λ*_PRE and λ*_CERT are in [0, 1];
 λ*_EMP (``lambda_emp``, ``lambda_emp_cert``) is any finite number, and :func:`check_row` checks
@@ -315,7 +328,8 @@ def check_row(row: Mapping[str, object], where: str = "row") -> dict[str, int | 
     Raises
     ------
     ValueError
-        For missing or extra keys, a value of the wrong type, NaN, or a value outside the column's
+        For missing or extra keys, a value of the wrong type, NaN (allowed only in the
+        :data:`NULLABLE_COLUMNS` of a row whose ``rejection_rate`` is 1), or a value outside the column's
         range in :data:`COLUMN_RANGES` (the message names the column, the value and the range).
 
     Examples
@@ -330,6 +344,8 @@ def check_row(row: Mapping[str, object], where: str = "row") -> dict[str, int | 
     """
     normalized = dict(zip(ROW_COLUMNS, _typed_values(row, where), strict=True))
     for column, value in normalized.items():
+        if column in NULLABLE_COLUMNS and math.isnan(value):
+            continue  # allowed only when GCUL accepts nothing: check_evaluation below
         low, high = COLUMN_RANGES[column]
         if not (low <= value <= high and math.isfinite(value)):
             if column in INT_COLUMNS:
@@ -347,6 +363,9 @@ def check_row(row: Mapping[str, object], where: str = "row") -> dict[str, int | 
             f"{where}: lambda_emp must be in [-1/rejection_rate, 1/rejection_rate] (0 when "
             f"rejection_rate is 0); got {lambda_emp!r} with rejection_rate {rho!r}"
         )
+    problem = check_evaluation(normalized, rho)
+    if problem is not None:
+        raise ValueError(f"{where}: {problem}")
     return normalized
 
 

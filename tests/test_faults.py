@@ -47,6 +47,13 @@ OUTPUTS = (
     "phase_transition.pdf",
     "predictors.png",
     "predictors.pdf",
+    "baselines.csv",
+    "baselines.md",
+    "baselines.tex",
+    "baselines.png",
+    "baselines.pdf",
+    "risk_coverage.png",
+    "risk_coverage.pdf",
     "manifest.json",
 )
 SAME_EVERY_RUN = tuple(name for name in OUTPUTS if name not in ("timings.csv", "manifest.json"))

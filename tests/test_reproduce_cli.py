@@ -37,6 +37,13 @@ OUTPUTS = (
     "phase_transition.pdf",
     "predictors.png",
     "predictors.pdf",
+    "baselines.csv",
+    "baselines.md",
+    "baselines.tex",
+    "baselines.png",
+    "baselines.pdf",
+    "risk_coverage.png",
+    "risk_coverage.pdf",
     "manifest.json",
 )
 

@@ -218,7 +218,7 @@ def test_certified_row_uses_the_model_factory_for_both_fits(monkeypatch) -> None
 def test_profile_reports_the_expensive_parts() -> None:
     profile: dict[str, float] = {}
     row = run_cell(10, 4.0, TINY, profile=profile)
-    assert set(profile) == {"gaussian_exact", "certified"}
+    assert set(profile) == {"gaussian_exact", "certified", "rejectors"}
     assert all(seconds > 0.0 for seconds in profile.values())
     assert row == run_cell(10, 4.0, TINY)  # the row holds no timing
 
@@ -460,6 +460,8 @@ def test_csv_round_trip_is_exact(tmp_path, reference_rows) -> None:
 def test_csv_round_trip_of_awkward_floats(tmp_path) -> None:
     values = [0.1 + 0.2, 1e-300, 5e-324, 1.0 - 2**-53, 0.0, 1.0]
     rows = [{c: v for c in ROW_COLUMNS} | {"seed": i, "level": -1} for i, v in enumerate(values)]
+    # a row whose rejection_rate is 1 has NaN selective risks (GCUL accepts nothing)
+    rows = [row | {"rejection_rate": 0.5} if row["rejection_rate"] == 1.0 else row for row in rows]
     rows.append(rows[0] | {"seed": 99, "noise": 123456789.123456789})
     back = read_csv(write_csv(rows, tmp_path / "awkward.csv"))
     assert back == rows  # exact, including the denormal 5e-324 and 1 - 2**-53
@@ -644,7 +646,7 @@ def test_cache_file_carries_identity_and_checksum(tmp_path) -> None:
     assert payload["seed"] == 10 and payload["noise"] == 4.0
     assert payload["config"] == dataclasses.asdict(TINY)
     assert payload["code"] == sweep.cache.code_fingerprint()
-    assert payload["cache_version"] == sweep.CACHE_VERSION == 5
+    assert payload["cache_version"] == sweep.CACHE_VERSION == 6
     assert payload["error_pool"] == "observed"  # the default reading (--error-pool)
     assert "level" not in payload["row"]  # a cell's row does not depend on the grid
     assert payload["seconds"] > 0.0
@@ -717,8 +719,8 @@ def test_lambda_emp_beyond_one_over_the_rejection_rate_is_refused(rejection_rate
 def test_a_computed_row_out_of_range_is_refused(monkeypatch) -> None:
     real = sweep.cell.fit_and_measure
 
-    def broken(*args):
-        return real(*args) | {"lambda_pre_union": 1.0000000000000002}
+    def broken(*args, **kwargs):
+        return real(*args, **kwargs) | {"lambda_pre_union": 1.0000000000000002}
 
     monkeypatch.setattr(sweep.cell, "fit_and_measure", broken)
     with pytest.raises(ValueError, match=r"cell \(seed=10, noise=0.0\): lambda_pre_union must"):

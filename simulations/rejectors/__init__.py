@@ -45,6 +45,9 @@ The interface
   ``ValueError``). ``X`` is validated (finite, real, the training's number of features).
 - :data:`REJECTORS`: the entries in the order gcul, msp, entropy, mahalanobis, knn,
   selectivenet, deep_gamblers, bayes; :func:`get_rejector` finds one by name.
+- :mod:`simulations.rejectors.evaluate`: every rejector against GCUL's accept set on a test split
+  (selective risk at GCUL's coverage, AURC, Chow's rule and both utilities): the columns the sweep
+  adds to each row of ``results.csv``.
 
 To add a rejector
 -----------------

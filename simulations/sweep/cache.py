@@ -21,7 +21,7 @@ import numpy as np
 import scipy
 
 from simulations.outputs import atomic_write_text, check_writable, mode_kind
-from simulations.results import ROW_COLUMNS, check_row
+from simulations.results import NULLABLE_COLUMNS, ROW_COLUMNS, check_row
 from simulations.synthetic import SyntheticConfig
 
 __all__ = [
@@ -48,7 +48,7 @@ is reported and the cell recomputed."""
 CACHE_LOCK = ".gcul-cache.lock"
 """The lock file a sweep keeps in its cache folder (see :func:`simulations.sweep.run_sweep`)."""
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 """Bump when the meaning of a cached row changes (columns, definitions, file format).
 
 2: no ``seconds`` column in a row (the cell's wall time is stored beside it); identity and SHA-256
@@ -57,6 +57,8 @@ checksum in every cell file.
 the certified fit (``lambda_cert``, ``lambda_emp_cert``).
 4: ``lambda_emp_cert_noisy`` (the certified model's λ*_EMP on noisy test labels).
 5: ``error_pool`` in the identity of a cell (what its λ*_PRE's error pool is judged against).
+6: the rejectors' columns (``sel_risk_<r>``, ``aurc_<r>``, Chow's rule, ``ujoint_gcul``; issue 16);
+a NaN of :data:`simulations.results.NULLABLE_COLUMNS` is stored as JSON ``null``.
 """
 
 CODE_PACKAGES: tuple[str, ...] = ("simulations", "gcul_theory")
@@ -144,6 +146,7 @@ class CellCache:
         stored = payload["row"]
         if not isinstance(stored, dict) or "level" in stored:
             return "not a gcul cell file"
+        stored = _from_json_row(stored)
         try:
             row = check_row({**stored, "level": -1}, "cached row")
         except ValueError as error:
@@ -174,7 +177,7 @@ class CellCache:
         seed, noise = int(row["seed"]), float(row["noise"])
         payload = {
             **self._identity(seed, noise),
-            "row": {column: value for column, value in row.items() if column != "level"},
+            "row": _to_json_row(row),
             "seconds": float(seconds),
         }
         canonical = canonical_json(payload)
@@ -190,6 +193,23 @@ class CellCache:
                     str(path),
                 ) from None
         atomic_write_text(path, json.dumps(document, indent=1) + "\n")
+
+
+# NaN (the rejectors' columns of a cell where GCUL accepts nothing) as JSON null, and back: the
+# canonical JSON that is hashed refuses NaN. Only NULLABLE_COLUMNS may come back as NaN.
+def _to_json_row(row: dict[str, int | float]) -> dict[str, int | float | None]:
+    return {
+        column: None if isinstance(value, float) and math.isnan(value) else value
+        for column, value in row.items()
+        if column != "level"
+    }
+
+
+def _from_json_row(stored: dict) -> dict:
+    return {
+        column: math.nan if value is None and column in NULLABLE_COLUMNS else value
+        for column, value in stored.items()
+    }
 
 
 def read_cell_file(path: Path) -> bytes | str | None:

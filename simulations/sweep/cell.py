@@ -46,6 +46,7 @@ import numpy as np
 
 import gcul_theory
 from simulations.models import single_threaded_blas
+from simulations.rejectors.evaluate import evaluate_cell
 from simulations.results import (
     CONTAMINATION_MODELS,
     check_error_pool,
@@ -117,8 +118,9 @@ def run_cell(
         cell.
     profile : dict, optional
         If given, filled with the wall seconds of two parts of the cell (for benchmarks; the row
-        holds no time): ``"gaussian_exact"`` (its r̂1, a quasi-Monte Carlo orthant probability)
-        and ``"certified"`` (the second fit and the certificate).
+        holds no time): ``"gaussian_exact"`` (its r̂1, a quasi-Monte Carlo orthant probability),
+        ``"certified"`` (the second fit and the certificate) and ``"rejectors"`` (every rejector
+        fitted and evaluated).
     error_pool : {"observed", "clean"}, default "observed"
         The labels the error pool behind every λ*_PRE is judged against (:data:`simulations.results.ERROR_POOLS`):
         ``"observed"``, the training labels as given (partly flipped), as the paper's Sec.
@@ -126,7 +128,8 @@ def run_cell(
         flipping (E = {ŷ ≠ y_clean}), the reading that reproduces the paper's ``tab:synthetic_gcul``
         column and which no deployment can use (it needs to know which labels were flipped).
         Only λ*_PRE, r̂1 and r̂2 change: GCUL is fitted on the observed labels either way, and
-        ``eps_train``, the cluster shares, λ*_EMP and the certified columns are the same.
+        ``eps_train``, the cluster shares, λ*_EMP, the certified and the rejectors' columns are
+        the same.
 
     Returns
     -------
@@ -151,6 +154,12 @@ def run_cell(
         certified on the other 20% (δ = 0.05) and ``lambda_emp_cert`` = λ*_EMP of that same model
         on the test split (``lambda_emp_cert_noisy``: on its labels flipped as the training
         labels are).
+
+        Rejectors (:mod:`simulations.rejectors.evaluate`, test split): ``sel_risk_<r>`` (every
+        rejector's selective risk at GCUL's coverage), ``aurc_<r>``, Chow's rule at λ = 0.15 for
+        ``msp`` and ``bayes`` (``coverage_chow_<r>``, ``u_chow_<r>``, ``ujoint_chow_<r>``) and
+        ``ujoint_gcul``; ``sel_risk_<r>`` and ``aurc_selectivenet`` are NaN when GCUL accepts
+        no test sample.
 
         Plus ``seed``, ``noise``, ``level`` and ``flip_prob``. Every value lies in its range
         in :data:`~simulations.results.COLUMN_RANGES`; the row holds no wall time.
@@ -226,6 +235,7 @@ def compute_row(
             noise,
             profile,
             error_pool,
+            config=config,
         )
     return {
         "seed": seed,
@@ -243,11 +253,15 @@ def fit_and_measure(
     noise: float,
     profile: dict[str, float] | None = None,
     error_pool: str = "observed",
+    *,
+    config: SyntheticConfig = DEFAULT_CONFIG,
 ) -> dict[str, float]:
     """Every measured column of a cell's row (all but ``seed``, ``noise``, ``level``,
     ``flip_prob``): fit ``model_factory()`` on the training split, predict λ* from its error
-    pool (judged against the labels ``error_pool`` names), measure λ*_EMP on the test split, and
-    add the certified predictor's columns."""
+    pool (judged against the labels ``error_pool`` names), measure λ*_EMP on the test split, add
+    the certified predictor's columns and every rejector's at GCUL's coverage
+    (:func:`simulations.rejectors.evaluate.evaluate_cell`; ``config`` is the protocol of
+    ``data``, for the Bayes rejector's mixture)."""
     model = model_factory().fit(data.X_train, data.y_train)
 
     # Training split: predicted λ* from the geometry of the phase-1 error pool, for every
@@ -314,6 +328,13 @@ def fit_and_measure(
     metrics.update(_certified_values(data, seed, model_factory))
     if profile is not None:
         profile["certified"] = time.perf_counter() - start
+
+    # Selective-classification evaluation (issue 16): every rejector of the registry against
+    # GCUL's accept set on the test split, and the Bayes limit.
+    start = time.perf_counter()
+    metrics.update(evaluate_cell(data, model, seed, noise, config))
+    if profile is not None:
+        profile["rejectors"] = time.perf_counter() - start
     return metrics
 
 
