@@ -9,7 +9,7 @@ From the sweep's rows (the columns of :mod:`simulations.rejectors.evaluate`), fo
   :math:`U = \varepsilon - \varepsilon_{sel} - λρ` and Chow's
   :math:`U_{joint} = \varepsilon - (1-ρ)\varepsilon_{sel} - λρ`;
 - the paired difference GCUL − r of the selective risks at GCUL's coverage (negative: GCUL's is
-  lower) and the counts of cells where GCUL is *better* (Δ < −t), *tied* (|Δ| ≤ t) or *worse*
+  lower) and the counts of cells where GCUL is *better* (Δ < −t), *tied* (``|Δ| ≤ t``) or *worse*
   (Δ > t), with t one binomial standard error of the pair's mean risk at GCUL's accepted count,
   :math:`t = \sqrt{\bar r (1 - \bar r)/m}`, :math:`\bar r` the mean of the two risks and
   :math:`m = \mathrm{round}((1 - ρ)\, n_{test})` (the resolution at which

@@ -118,7 +118,7 @@ class GCUL(ClassifierMixin, BaseEstimator):
         that documents this and cannot be compared with labels.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Column names, when ``fit`` was given a DataFrame with string column names.
     n_iter_ : ndarray of shape (3,)
         Iterations run by phase 1's L-BFGS, phase 2's Lloyd and phase 3's L-BFGS (phase 3's

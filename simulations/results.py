@@ -182,7 +182,7 @@ the :data:`NULLABLE_COLUMNS` of a cell where GCUL accepts no test sample (NaN th
 
 Accuracies, rates, shares and r̂ bounds are fractions in [0, 1]; λ*_PRE and λ*_CERT are in [0, 1];
 λ*_EMP (``lambda_emp``, ``lambda_emp_cert``) is any finite number, and :func:`check_row` checks
-|``lambda_emp``| ≤ 1/``rejection_rate`` (0 when nothing is rejected);
+``|lambda_emp| ≤ 1/rejection_rate`` (0 when nothing is rejected);
 ``seed`` ≥ 0, ``level`` ≥ -1, ``noise`` ≥ 0.
 """
 

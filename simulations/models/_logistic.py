@@ -81,7 +81,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Intercepts :math:`b` (they sum to zero).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Column names, when ``fit`` was given a DataFrame with string column names.
     n_iter_ : int
         Number of L-BFGS iterations run.
