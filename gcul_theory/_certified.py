@@ -170,7 +170,7 @@ class _BettingParts:
             _two_group_bound(bw, aw, rej, rho, a_ci, bet_level, sign) for rho in self.rho_ci
         ]
 
-    def lower(self, lam) -> np.ndarray:
+    def lower(self, lam: ArrayLike) -> np.ndarray:
         """The (1 - δ) lower bound on U(λ) (minus the upper bound when ``upper``)."""
         lam = np.asarray(lam, dtype=float)
         sign = -1.0 if self.upper else 1.0
@@ -294,7 +294,7 @@ class _AsymptoticParts:
         self.z = -special.ndtri(delta)  # scipy.stats.norm.isf(delta), without importing stats
         self.upper = upper
 
-    def lower(self, lam: np.ndarray) -> np.ndarray:
+    def lower(self, lam: ArrayLike) -> np.ndarray:
         lam = np.asarray(lam, dtype=float)
         u_hat = self.eps - self.eps_sel - lam * self.rho
         c00 = np.var(self.f0)

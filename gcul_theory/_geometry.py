@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -101,6 +102,22 @@ class Geometry:
     sigma_c: np.ndarray
     notes: tuple[str, ...] = field(default=())
     corr_mix: np.ndarray | None = None
+
+    if TYPE_CHECKING:
+        # What the dataclass' generated __init__ accepts: array_like (and a list of notes);
+        # __post_init__ stores the validated read-only float64 arrays the fields above declare.
+        # Type-level only: at run time the dataclass generates __init__ as before.
+        def __init__(
+            self,
+            eps: ArrayLike,
+            pi: ArrayLike,
+            eps_c: ArrayLike,
+            D: ArrayLike,
+            sigma_mix: ArrayLike,
+            sigma_c: ArrayLike,
+            notes: tuple[str, ...] | list[str] = (),
+            corr_mix: ArrayLike | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         eps = as_float_array(self.eps, "eps", lower=0.0, upper=1.0)

@@ -297,7 +297,7 @@ def geometry_from_moments(moments: QuadraticMoments) -> Geometry:
         block = np.clip(0.5 * (block + block.T), -1.0, 1.0)
         np.fill_diagonal(block, 1.0)
         corr[np.ix_(idx, idx)] = block
-    notes = ()
+    notes: tuple[str, ...] = ()
     if not usable.all() and moments.eps > 0:
         notes = (
             f"{int((~usable).sum())} of {C} classes placed at the attractor (D = sigma = 0): "

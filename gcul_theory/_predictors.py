@@ -336,7 +336,7 @@ def _gaussian_exact(geometry: Geometry) -> np.ndarray:
     flat_h = h.reshape(-1, h.shape[-1])
     flat_rho = np.broadcast_to(rho, (*h.shape, h.shape[-1])).reshape(-1, *rho.shape[-2:])
     needed = np.broadcast_to(geometry.eps > 0.0, h.shape[:-1]).reshape(-1)
-    values = np.zeros(flat_h.shape[0])  # capture() returns 0 where there is no error
+    values: np.ndarray = np.zeros(flat_h.shape[0])  # capture() returns 0 where there is no error
     values[needed] = orthant_probability(flat_h[needed], flat_rho[needed])[0]
     values = values.reshape(h.shape[:-1])
     # The exact value lies in [hunter_worsley, 1 - max_c p_c]; projecting the quasi-Monte Carlo

@@ -340,7 +340,7 @@ def sgr_threshold(
             hi, last_failure = mid, (mid, b)
     if n_tests > k:  # pragma: no cover - a binary search over U <= n candidates makes <= k tests
         raise AssertionError(f"SGR made {n_tests} tests, more than k = {k}")
-    common = {
+    common: dict[str, Any] = {  # the keyword fields both results share (float and int)
         "target_risk": target,
         "delta": delta,
         "n": n,

@@ -36,6 +36,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import sympy as sp
 
@@ -152,7 +153,22 @@ def _utilities(rates: dict[str, sp.Expr], lam: sp.Expr) -> tuple[sp.Expr, sp.Exp
     return eps - sel - lam * rho, eps - (1 - rho) * sel - lam * rho
 
 
-def maximisers(mixture: Mixture) -> dict[str, object]:
+#: One deterministic accept rule: (accept set, rates, U, U_joint), exact.
+_Rule = tuple[frozenset[int], dict[str, sp.Expr], sp.Expr, sp.Expr]
+
+
+class _Maximisers(TypedDict):
+    """The dict :func:`maximisers` returns (a plain dict at run time)."""
+
+    rules: list[_Rule]
+    argmax_u: list[frozenset[int]]
+    argmax_joint: list[frozenset[int]]
+    chow: frozenset[int]
+    thresholds: list[frozenset[int]]
+    value: dict[frozenset[int], tuple[sp.Expr, sp.Expr]]
+
+
+def maximisers(mixture: Mixture) -> _Maximisers:
     """Every deterministic accept rule of the mixture (2**J accept sets), its U and U_joint.
 
     Returns
@@ -165,7 +181,7 @@ def maximisers(mixture: Mixture) -> dict[str, object]:
     """
     errors = mixture.errors
     atoms = range(len(errors))
-    rules = []
+    rules: list[_Rule] = []
     for accept in itertools.product((False, True), repeat=len(errors)):
         reject = [sp.Integer(0) if a else sp.Integer(1) for a in accept]
         rates = rule_rates(mixture.weights, errors, reject)
@@ -175,7 +191,9 @@ def maximisers(mixture: Mixture) -> dict[str, object]:
     best_joint = max(r[3] for r in rules)
     chow = frozenset(j for j in atoms if 1 - errors[j] >= 1 - mixture.lam)
     levels = sorted({1 - e for e in errors}, reverse=True)
-    thresholds = [frozenset()] + [frozenset(j for j in atoms if 1 - errors[j] >= t) for t in levels]
+    thresholds: list[frozenset[int]] = [frozenset()] + [
+        frozenset(j for j in atoms if 1 - errors[j] >= t) for t in levels
+    ]
     return {
         "rules": rules,
         "argmax_u": [r[0] for r in rules if r[2] == best_u],
@@ -245,7 +263,7 @@ def _symbolic() -> dict[str, sp.Expr]:
     }
 
 
-def _numeric_cross_check(mixture: Mixture, rules) -> Outcome:
+def _numeric_cross_check(mixture: Mixture, rules: list[_Rule]) -> Outcome:
     """gcul_theory.joint_utility and gcul_theory.utility against the exact values of every rule."""
     import gcul_theory as gt
 
@@ -253,8 +271,9 @@ def _numeric_cross_check(mixture: Mixture, rules) -> Outcome:
     for accept, rates, u, u_joint in rules:
         lam = float(mixture.lam)
         eps, rho, sel = (float(rates[k]) for k in ("eps", "rho", "eps_sel"))
-        got_joint = gt.joint_utility(lam, eps, sel, rho)
-        got_u = gt.utility(lam, eps, float(rates["r1"]), float(rates["r2"]))
+        # float() is the identity here: both return a float for scalar arguments
+        got_joint = float(gt.joint_utility(lam, eps, sel, rho))
+        got_u = float(gt.utility(lam, eps, float(rates["r1"]), float(rates["r2"])))
         for label, got, want in (("joint_utility", got_joint, u_joint), ("utility", got_u, u)):
             want = float(want)
             if abs(got - want) > max(REL * max(abs(got), abs(want)), 1e-15):

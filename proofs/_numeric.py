@@ -44,7 +44,7 @@ from ._expressions import (
     structural_existence_bound_expr,
     utility_expr,
 )
-from ._result import Finding, Outcome, claim, decide
+from ._result import ClaimResult, Finding, Outcome, claim, decide
 
 __all__ = ["CLAIMS"]
 
@@ -60,8 +60,8 @@ def _close(a: float, b: float, rel: float = REL, abs_tol: float = 1e-15) -> bool
 
 def _compare(
     label: str,
-    numeric: Callable[..., float],
-    reference: Callable[..., float],
+    numeric: Callable[..., float | np.ndarray],  # a scalar (0-d) result, passed through float()
+    reference: Callable[..., float | np.ndarray],
     points: Iterable[tuple],
     rel: float = REL,
 ) -> Outcome:
@@ -324,7 +324,7 @@ def _bound_outcome(method: str) -> Outcome:
     )
 
 
-def _bound_claim(method: str, reference: str, statement: str) -> Callable[[], object]:
+def _bound_claim(method: str, reference: str, statement: str) -> Callable[[], ClaimResult]:
     @claim(f"numeric.bounds_{method}", reference, statement)
     def check() -> Finding:
         return decide(

@@ -230,6 +230,7 @@ def claim(
                     evidence=f"{type(exc).__name__}: {exc}",
                 )
 
+        # a function attribute (read by proofs._runner): mypy does not model those
         run.claim_name = name  # type: ignore[attr-defined]
         return run
 

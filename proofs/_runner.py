@@ -10,6 +10,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from typing import NoReturn
 
 import sympy as sp
 
@@ -130,12 +131,13 @@ def run_all() -> list[ClaimResult]:
 
 def claim_ids() -> list[str]:
     """Every claim id (``family.item``), in paper order."""
+    # claim() sets claim_name on each check function; mypy does not model function attributes
     return [check.claim_name for check in CHECKS]  # type: ignore[attr-defined]
 
 
 def _check_named(claim_id: str) -> Callable[[], ClaimResult]:
     for check in CHECKS:
-        if check.claim_name == claim_id:  # type: ignore[attr-defined]
+        if check.claim_name == claim_id:  # type: ignore[attr-defined]  # as in claim_ids
             return check
     raise KeyError(claim_id)
 
@@ -277,7 +279,10 @@ def format_json(results: Sequence[ClaimResult], elapsed: float | None = None) ->
                 "corrected": d["corrected"],
             }
         )
-    summary = {"claims": len(results), **{s: counts.get(s, 0) for s in STATUSES}}
+    summary: dict[str, int | float] = {
+        "claims": len(results),
+        **{s: counts.get(s, 0) for s in STATUSES},
+    }
     if elapsed is not None:
         summary["seconds"] = round(elapsed, 2)
     return json.dumps({"summary": summary, "claims": claims}, indent=2, ensure_ascii=False)
@@ -467,7 +472,7 @@ def _derivation_latex(result: ClaimResult, steps: Sequence) -> str:
 class _Parser(argparse.ArgumentParser):
     """Argument parser whose errors are one line on stderr and exit code 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(2)
 

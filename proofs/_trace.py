@@ -63,6 +63,7 @@ def tracing(modules: tuple[ModuleType, ...] = ()) -> Iterator[list[Step]]:
                 step("expression", expr)
                 return _orig(expr)
 
+            # replaces the module's own show (callable, checked above); mypy only knows ModuleType
             module.show = traced_show  # type: ignore[attr-defined]
         original_identity = getattr(module, "is_identity", None)
         if callable(original_identity):
@@ -73,7 +74,7 @@ def tracing(modules: tuple[ModuleType, ...] = ()) -> Iterator[list[Step]]:
                 step(f"identity lhs = rhs: {'holds' if holds else 'does NOT hold'}", lhs, rhs)
                 return holds
 
-            module.is_identity = traced_identity  # type: ignore[attr-defined]
+            module.is_identity = traced_identity  # type: ignore[attr-defined]  # as show above
     _ACTIVE.append(steps)
     try:
         yield steps

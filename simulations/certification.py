@@ -392,7 +392,8 @@ def certify_cross_fit(
 
 
 def _seed_sequence(seed) -> np.random.SeedSequence:
-    if not isinstance(seed, Integral) or isinstance(seed, bool) or not 0 <= seed < 2**32:
+    # int(seed) is exact for every Integral, so it compares as seed does
+    if not isinstance(seed, Integral) or isinstance(seed, bool) or not 0 <= int(seed) < 2**32:
         raise ValueError(f"seed must be an integer in [0, 2**32); got {seed!r}")
     return np.random.SeedSequence(int(seed))
 

@@ -1057,9 +1057,10 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
 def _check_int(value: Any, shown: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{shown} must be an integer in [{low}, {high}]; got {value!r}")
-    if not low <= value <= high:
+    as_int = int(value)  # exact for every Integral, so it compares as value does
+    if not low <= as_int <= high:
         raise ValueError(f"{shown} must be an integer in [{low}, {high}]; got {value!r}")
-    return int(value)
+    return as_int
 
 
 def _check_real(

@@ -216,7 +216,7 @@ def remove_stale_temporaries(
     ...     [p.name for p in removed], sorted(p.name for p in folder.iterdir())
     (['.results.csv.abcd1234.tmp'], ['.notes.txt.abcd1234.tmp', 'keep.tmp'])
     """
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
@@ -254,6 +254,7 @@ def check_writable(folder: str | os.PathLike[str]) -> None:
 try:  # POSIX
     import fcntl
 except ImportError:  # pragma: no cover - Windows
+    # mypy types the name as the module; None marks that there is none (Windows)
     fcntl = None  # type: ignore[assignment]
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -48,7 +48,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,6 +94,8 @@ __all__ = [
 
 #: A sweep result: rows (one mapping per cell) or columns (name -> equal-length array).
 Results = Sequence[Mapping[str, Any]] | Mapping[str, Any]
+# What _materialize returns: a mapping of columns, or a list of rows not yet checked to be mappings
+_Materialized = list[Any] | Mapping[str, Any]
 
 LAMBDA_TARGET = 0.15
 KINDS = ("type_i", "type_ii", "overall")
@@ -270,7 +272,7 @@ def _note(error_pool: str, paper: bool, observed: str, columns: str, clean: str)
 # --------------------------------------------------------------------------------------------
 
 
-def _materialize(results: Results) -> Results:
+def _materialize(results: Results) -> _Materialized:
     """A mapping of columns as is; any other iterable of rows as a list (one pass only)."""
     if isinstance(results, (str, bytes)):
         raise TypeError(
@@ -373,7 +375,7 @@ def result_columns(results: Results, needed: Sequence[str], purpose: str) -> dic
     return columns
 
 
-def _has_column(results: Results, name: str) -> bool:
+def _has_column(results: _Materialized, name: str) -> bool:
     """Whether every row (or the mapping of columns) has ``name``; ``results`` is materialized."""
     if isinstance(results, list):
         return all(isinstance(row, Mapping) and name in row for row in results)
@@ -918,6 +920,13 @@ def _fmt_pct(fraction: float) -> str:
     return _fmt_fixed(100 * fraction, 2)
 
 
+def _paper_rate(e: ViolationCount) -> float:
+    """``e.paper_rate`` of an entry with the paper's numbers (``paper_count`` set)."""
+    # Type-level only: the package sets paper_count and paper_total together, so paper_rate is
+    # a float here; a hand-made entry with paper_total None still fails in _fmt_pct as before.
+    return cast(float, e.paper_rate)
+
+
 def _latex_number(s: str) -> str:
     """A formatted number for a LaTeX text cell: a true minus sign."""
     return f"$-${s[1:]}" if s.startswith("-") else s
@@ -1116,7 +1125,7 @@ def format_violations_markdown(table: ViolationTable) -> str:
             if e.paper_count is None:
                 row += ["—", "—"]
             else:
-                row += [f"{e.paper_count} / {e.paper_total}", _fmt_pct(e.paper_rate)]
+                row += [f"{e.paper_count} / {e.paper_total}", _fmt_pct(_paper_rate(e))]
         body.append(row)
     caption = "\n".join(_violation_caption_lines(table))
     return caption + "\n\n" + _markdown_table(header, align, body)
@@ -1179,7 +1188,7 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
             if e.paper_count is None:
                 cells += ["--", "--"]
             else:
-                cells += [f"{e.paper_count} / {e.paper_total}", _fmt_pct(e.paper_rate)]
+                cells += [f"{e.paper_count} / {e.paper_total}", _fmt_pct(_paper_rate(e))]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
@@ -1224,7 +1233,7 @@ def format_violations_text(table: ViolationTable) -> str:
             if e.paper_count is None:
                 row += ["", ""]
             else:
-                row += [f"{e.paper_count} / {e.paper_total}", f"{_fmt_pct(e.paper_rate)}%"]
+                row += [f"{e.paper_count} / {e.paper_total}", f"{_fmt_pct(_paper_rate(e))}%"]
         body.append(row)
     widths = [max(len(r[j]) for r in [header, *body]) for j in range(len(header))]
 
@@ -1296,7 +1305,10 @@ def format_seed_table_csv(table: SeedTable) -> str:
             *([row.level] if with_level else []),
             *(_csv_float(getattr(row, name)) for name in _SEED_VALUE_COLUMNS),
             *(
-                (_csv_float(row.paper and getattr(row.paper, name)) for name in _PAPER_FIELDS)
+                (
+                    _csv_float(None if row.paper is None else getattr(row.paper, name))
+                    for name in _PAPER_FIELDS
+                )
                 if paper
                 else ()
             ),

@@ -331,6 +331,7 @@ def reproduce(
         error_pool=error_pool,
     )
     cache = plan.cache_dir
+    assert cache is not None  # narrowing: plan_sweep above was given a cache_dir
     n_cells = len(plan.seeds) * levels
     if n_cells > MAX_CELLS:
         raise ValueError(
@@ -525,7 +526,7 @@ class _Run:
         drawing = figures.plot_phase_transition(self.rows, lam=self.lam, method=self.method)
         if self.sweep.error_pool == "clean":
             drawing.ax.figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
-        return figures.save_figure(drawing.ax.figure, self.out / "phase_transition")
+        return figures.save_figure(drawing.figure, self.out / "phase_transition")
 
     def write_predictors(self, written: list[Path]) -> list[Path]:
         from simulations import figures

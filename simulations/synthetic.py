@@ -396,7 +396,10 @@ def _check_real(name: str, value: object, *, lower: float, lower_open: bool) -> 
     bound = f"> {lower!r}" if lower_open else f">= {lower!r}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a finite number {bound}; got {value!r}")
-    ok = value > lower if lower_open else value >= lower
+    # typeshed's numbers.Real declares only __lt__/__le__ (no __gt__/__ge__, and float's own
+    # comparisons do not take a Real), so mypy rejects these; every Real orders against a float
+    # at run time.
+    ok = value > lower if lower_open else value >= lower  # type: ignore[operator]
     if not (math.isfinite(value) and ok):
         raise ValueError(f"{name} must be a finite number {bound}; got {value!r}")
 

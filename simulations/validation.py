@@ -118,6 +118,7 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     allowed = f"an integer in [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be {allowed}; got {value!r} ({type(value).__name__})")
-    if (low is not None and value < low) or (high is not None and value > high):
+    as_int = int(value)  # exact for every Integral, so it compares as value does
+    if (low is not None and as_int < low) or (high is not None and as_int > high):
         raise ValueError(f"{name} must be {allowed}; got {value!r}")
-    return int(value)
+    return as_int

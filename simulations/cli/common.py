@@ -12,6 +12,7 @@ import math
 import os
 import sys
 from importlib import metadata
+from typing import NoReturn
 
 from simulations.reproduce import MAX_CELLS  # a light module: a run imports the rest
 
@@ -50,7 +51,11 @@ class CommandError(Exception):
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit code 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    #: The top-level parser's subcommand names (set by simulations.cli.build_parser; a
+    #: declaration only, so a subcommand's parser has no such attribute).
+    command_names: tuple[str, ...]
+
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

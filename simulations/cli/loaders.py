@@ -25,7 +25,7 @@ FORMATS = ".npy, or a text table: .csv (commas), .tsv (tabs), anything else whit
 """The file formats the loaders read."""
 
 
-def _size(n_bytes: int) -> str:
+def _size(n_bytes: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB", "TB"):
         if n_bytes < 1000 or unit == "TB":
             return f"{n_bytes:.0f} {unit}" if unit == "bytes" else f"{n_bytes:.1f} {unit}"

@@ -90,8 +90,8 @@ def _phase_panel(ax: Axes, rows, method: str, lam: float) -> tuple[int, int, lis
     ax.set_xlabel("noise level σ", fontsize=TEXT)
     pre_band, emp_band = SLIDE_PHASE_STYLE.pre_band, SLIDE_PHASE_STYLE.emp_band
     band = Patch(color=pre_band["color"], alpha=pre_band["alpha"], linewidth=0)
-    emp_band = Patch(color=emp_band["color"], alpha=emp_band["alpha"], linewidth=0)
-    handles = [(band, drawn.pre), (emp_band, drawn.emp), drawn.target, drawn.type_i, drawn.type_ii]
+    emp_patch = Patch(color=emp_band["color"], alpha=emp_band["alpha"], linewidth=0)
+    handles = [(band, drawn.pre), (emp_patch, drawn.emp), drawn.target, drawn.type_i, drawn.type_ii]
     labels = [
         f"predicted λ* (mean; band {data.band})",
         f"{EMP} on the test split",

@@ -5,9 +5,11 @@ and surface, the utility lines U(λ) = ρ (S − λ), and Theorem ``thm:monotoni
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.patheffects import withStroke
@@ -27,12 +29,22 @@ from simulations.demo.style import (
 from simulations.figures import OKABE_ITO
 from simulations.validation import check_real
 
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
+
 __all__ = [
     "figure_monotonicity",
     "figure_selectivity_contours",
     "figure_selectivity_surface",
     "figure_utility_lines",
 ]
+
+
+def _constrained_layout(fig: Figure) -> ConstrainedLayoutEngine:
+    """The layout engine of a :func:`new_figure` figure (constrained layout)."""
+    engine = fig.get_layout_engine()
+    assert isinstance(engine, ConstrainedLayoutEngine)  # narrowing: new_figure sets it
+    return engine
 
 
 def _selectivity_grid(eps: float, n: int = 241):
@@ -68,7 +80,7 @@ def figure_selectivity_contours(
     lam = check_real("lam", lam, 0.0, 1.0, open_high=True)
     fig = new_figure()
     axes = fig.subplots(1, len(eps_values), sharey=True, squeeze=False)[0]
-    fig.get_layout_engine().set(wspace=0.06)  # keeps "1.0" and the next "0.0" apart
+    _constrained_layout(fig).set(wspace=0.06)  # keeps "1.0" and the next "0.0" apart
     levels = np.linspace(0.0, 1.0, 11)
     for ax, eps in zip(axes, eps_values, strict=True):
         r1, r2, S = _selectivity_grid(eps)
@@ -165,13 +177,13 @@ def figure_selectivity_surface(eps: float = 0.25, lam: float = 0.15) -> Figure:
     )
     # The curve S = λ on the surface: where rejecting starts to pay, and its shadow on the floor.
     r1_line = np.linspace(0.005, 1.0, 400)
-    edge = []
+    edge_values = []
     for a in r1_line:
         grid = np.linspace(0.0, a, 2000)
-        s = gcul_theory.selectivity_score(eps, np.full_like(grid, a), grid)
+        s = np.asarray(gcul_theory.selectivity_score(eps, np.full_like(grid, a), grid))
         above = s >= lam
-        edge.append(grid[above][-1] if above.any() else np.nan)
-    edge = np.array(edge)
+        edge_values.append(grid[above][-1] if above.any() else np.nan)
+    edge = np.array(edge_values)
     keep = np.isfinite(edge)
     stroke = [withStroke(linewidth=7, foreground="white")]
     ax.plot(
@@ -252,7 +264,7 @@ def figure_utility_lines(
     ax = fig.add_subplot()
     style_axes(ax)
     lams = np.linspace(0.0, 1.0, 201)[:-1]  # utility takes λ in [0, 1)
-    styles = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (8, 2)))
+    styles: tuple[LineStyleType, ...] = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (8, 2)))
     handles, labels = [], []
     for index, (r1, r2) in enumerate(settings):
         colour, marker = CLASS_COLOURS[index], CLASS_MARKERS[index]
@@ -339,20 +351,20 @@ def figure_monotonicity(
     left, right = fig.subplots(1, 2, sharey=True)
     styles = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)))
     for index, r2 in enumerate(r2_values):
-        r1 = np.linspace(max(r2, 1e-3), 1.0, 300)
+        r1_grid = np.linspace(max(r2, 1e-3), 1.0, 300)
         left.plot(
-            r1,
-            gcul_theory.selectivity_score(eps, r1, np.full_like(r1, r2)),
+            r1_grid,
+            gcul_theory.selectivity_score(eps, r1_grid, np.full_like(r1_grid, r2)),
             color=CLASS_COLOURS[index],
             linestyle=styles[index],
             linewidth=LINE,
             label=f"$r_2$ = {r2:g}",
         )
     for index, r1 in enumerate(r1_values):
-        r2 = np.linspace(0.0, r1, 300)
+        r2_grid = np.linspace(0.0, r1, 300)
         right.plot(
-            r2,
-            gcul_theory.selectivity_score(eps, np.full_like(r2, r1), r2),
+            r2_grid,
+            gcul_theory.selectivity_score(eps, np.full_like(r2_grid, r1), r2_grid),
             color=CLASS_COLOURS[index],
             linestyle=styles[index],
             linewidth=LINE,
@@ -369,7 +381,7 @@ def figure_monotonicity(
         ax.set_title(title, fontsize=TEXT)
     legend(left, *left.get_legend_handles_labels(), loc="lower right")
     legend(right, *right.get_legend_handles_labels(), loc="upper right")
-    fig.get_layout_engine().set(wspace=0.08)
+    _constrained_layout(fig).set(wspace=0.08)
     left.set_ylabel(r"$S_{\mathrm{GCUL}}$", fontsize=TEXT)
     fig.suptitle(
         f"Theorem (monotonicity), ε = {eps:g}: catch more errors, or fewer clean samples, "

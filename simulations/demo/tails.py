@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.container import Container
 from matplotlib.figure import Figure
 
 import gcul_theory
@@ -55,7 +57,7 @@ def figure_tails(max_ratio: float = 20.0, n_draws: int = 1_000_000, seed: int = 
     n_draws = check_int("n_draws", n_draws, 1000, 10**7)
     seed = check_int("seed", seed, 0, 2**32 - 1)
     ratio = np.linspace(0.0, max_ratio, 401)
-    exact = gcul_theory.gaussian_tail(ratio, 1.0)
+    exact = np.asarray(gcul_theory.gaussian_tail(ratio, 1.0))  # an array already (ratio is one)
     chernoff = gcul_theory.chernoff_tail(ratio, 1.0)
     naive = 0.5 * (1.0 - erf(ratio / (2.0 * math.sqrt(2.0))))
     draws = np.sort(np.random.default_rng(seed).standard_normal(n_draws))
@@ -183,7 +185,7 @@ def figure_capture_vs_classes(
     r1_hat = {
         name: np.array(
             [
-                float(gcul_theory.capture_rate_bound(_orthogonal_geometry(C, ratio), name))
+                float(gcul_theory.capture_rate_bound(_orthogonal_geometry(int(C), ratio), name))
                 for C in classes
             ]
         )
@@ -201,7 +203,8 @@ def figure_capture_vs_classes(
     fig = new_figure()
     ax = fig.add_subplot()
     style_axes(ax)
-    handles, labels = [], []
+    handles: list[Artist | Container] = []  # errorbar returns a Container
+    labels: list[str] = []
     (true_line,) = ax.plot(classes, truth, color="black", linewidth=LINE + 3, zorder=2)
     for name in gcul_theory.METHODS:
         colour, style, marker = PREDICTOR_STYLE.get(name, FALLBACK_STYLE)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -340,7 +341,7 @@ def figure_gcul_2d(
         f"{100 * run.rejection_rate:.1f}% rejected, {EMP} = {run.lambda_emp:.2f}",
         fontsize=TEXT + 1,
     )
-    handles = [
+    handles: list[Artist] = [
         Line2D(
             [],
             [],

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 
@@ -56,7 +58,9 @@ def plot_accuracy(
     lines = {}
     for column, (label, colour, style, marker) in ACCURACY_STYLES.items():
         summary = summarize_across_seeds(cols, column)
-        point = {"marker": marker, "markersize": 5} if len(summary.noise) == 1 else {}
+        point: dict[str, Any] = (
+            {"marker": marker, "markersize": 5} if len(summary.noise) == 1 else {}
+        )
         (lines[column],) = ax.plot(
             summary.noise, 100 * summary.mean, color=colour, linestyle=style,
             linewidth=LINE_WIDTH, label=label, **point,
@@ -79,5 +83,7 @@ def plot_accuracy(
         legend=legend,
     )
     if path is not None:
-        drawn.paths = save_figure(ax.figure, path)
+        # matplotlib types Axes.figure as Figure | SubFigure; save_figure needs (and assumes)
+        # the top-level Figure. Type-level only.
+        drawn.paths = save_figure(cast(Figure, ax.figure), path)
     return drawn

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
@@ -274,7 +276,9 @@ class PhaseTransitionPlot:
 
     @property
     def figure(self) -> Figure:
-        return self.ax.figure
+        # matplotlib types Axes.figure as Figure | SubFigure; save_figure needs (and assumes) the
+        # top-level Figure the axes were drawn in. Type-level only.
+        return cast(Figure, self.ax.figure)
 
 
 def plot_phase_transition(
@@ -330,7 +334,11 @@ def plot_phase_transition(
 
     n_seeds = data.n_seeds
     seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
-    handles = [(drawn.pre_band, drawn.pre), (drawn.emp_band, drawn.emp), drawn.target]
+    handles: list[Artist | tuple[Artist, ...]] = [
+        (drawn.pre_band, drawn.pre),
+        (drawn.emp_band, drawn.emp),
+        drawn.target,
+    ]
     labels = [
         f"{CERT_LABEL if method == CERTIFIED else PRE_LABEL} ({method_label(method)})",
         EMP_LABEL,
@@ -376,5 +384,5 @@ def plot_phase_transition(
         legend=legend,
     )
     if path is not None:
-        plot.paths = save_figure(ax.figure, path)
+        plot.paths = save_figure(plot.figure, path)  # plot.ax is ax
     return plot

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Real
+from typing import Literal, overload
 
 import numpy as np
 
@@ -58,6 +59,18 @@ def _update_centers(X, labels, centers_old, n_clusters, mask=None):
     return centers, True
 
 
+@overload
+def kmeans(
+    X, init, max_iter: int = ..., tol: float = ..., *, return_n_iter: Literal[False] = ...
+) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def kmeans(
+    X, init, max_iter: int = ..., tol: float = ..., *, return_n_iter: Literal[True]
+) -> tuple[np.ndarray, np.ndarray, int]: ...
+@overload
+def kmeans(
+    X, init, max_iter: int = ..., tol: float = ..., *, return_n_iter: bool = ...
+) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, int]: ...
 def kmeans(
     X, init, max_iter: int = 100, tol: float = 1e-4, *, return_n_iter: bool = False
 ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, int]:

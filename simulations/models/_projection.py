@@ -54,9 +54,10 @@ def _check_n_components(n_components, upper: int, what: str) -> int:
         return upper
     if isinstance(n_components, bool) or not isinstance(n_components, Integral):
         raise TypeError(f"n_components must be an integer or None; got {n_components!r}")
-    if not 1 <= n_components <= upper:
+    as_int = int(n_components)  # exact for every Integral, so it compares as n_components does
+    if not 1 <= as_int <= upper:
         raise ValueError(f"n_components must be in 1..{upper} ({what}); got {n_components}")
-    return int(n_components)
+    return as_int
 
 
 def pca(X, n_components: int | None = None) -> LinearProjection:

@@ -157,9 +157,13 @@ def check_positive(value, name: str, *, integer: bool = False):
     if isinstance(value, bool) or not isinstance(value, kind):
         what = "an integer" if integer else "a real number"
         raise TypeError(f"{name} must be {what} > 0; got {value!r}")
-    if not (value > 0 and np.isfinite(value)):
+    # value is a numbers.Real here. typeshed's numbers.Real declares no __gt__, no __int__, and
+    # is not among the scalar types of numpy's ufunc stubs, so mypy rejects the next two lines;
+    # at run time every Real compares with 0 and goes through np.isfinite, and an Integral
+    # (integer=True) has __int__.
+    if not (value > 0 and np.isfinite(value)):  # type: ignore[operator, call-overload]
         raise ValueError(f"{name} must be > 0 and finite; got {value!r}")
-    return int(value) if integer else float(value)
+    return int(value) if integer else float(value)  # type: ignore[call-overload]  # as above
 
 
 def check_sample_weight(sample_weight, n: int) -> np.ndarray:

@@ -18,7 +18,7 @@ import re
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import BrokenExecutor
 
 from joblib import Parallel, delayed, parallel_config
@@ -138,7 +138,7 @@ def cell_task(seed: int, noise: float, config: SyntheticConfig, error_pool: str 
 
 def run_cells(
     cells, config, n_jobs, backend="loky", scheduler=None, bar=None, error_pool="observed"
-) -> Iterator[tuple[int, float, dict, float]]:
+) -> Generator[tuple[int, float, dict, float], None, None]:
     """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
 
     With loky the cells go through joblib's ``Parallel(return_as="generator_unordered")`` (with
@@ -358,7 +358,7 @@ def _probe_scheduler(scheduler: str, timeout: float) -> None:
             f"no dask scheduler answered at {scheduler!r} ({type(error).__name__}: "
             f"{first_line(error)}); is `dask scheduler` running there?"
         )
-    if error is not None:  # KeyboardInterrupt, SystemExit
+    if isinstance(error, BaseException):  # KeyboardInterrupt, SystemExit (run() stores no other)
         raise error
     kind = reply.get("type") if isinstance(reply, dict) else None
     if kind != "Scheduler":

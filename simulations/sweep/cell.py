@@ -226,7 +226,9 @@ def compute_row(
     and before it is cached.
     """
     if model_factory is None:  # imported here: scikit-learn loads in the workers, not the parent
-        from simulations.gcul import GCUL as model_factory
+        from simulations.gcul import GCUL
+
+        model_factory = GCUL
     with single_threaded_blas():
         metrics = fit_and_measure(
             make_dataset(seed, noise, config),
@@ -433,7 +435,9 @@ def fit_certified_model(
     calibration indices (:func:`calibration_split`)."""
     fit, cal = _split(data.y_train.size, seed, calibration)
     if model_factory is None:  # imported here: scikit-learn loads in the workers, not the parent
-        from simulations.gcul import GCUL as model_factory
+        from simulations.gcul import GCUL
+
+        model_factory = GCUL
     with single_threaded_blas():
         model = model_factory().fit(data.X_train[fit], data.y_train[fit])
     return model, cal

@@ -370,6 +370,9 @@ def _as_list(values, name: str) -> list:
 
 def _check_distinct(values: list, name: str) -> None:
     seen: set = set()
-    duplicates = sorted({v for v in values if v in seen or seen.add(v)})
+    repeated: set = set()
+    for v in values:
+        (repeated if v in seen else seen).add(v)
+    duplicates = sorted(repeated)
     if duplicates:
         raise ValueError(f"{name} must be distinct; repeated: {duplicates}")
