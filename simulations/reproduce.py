@@ -57,6 +57,7 @@ from simulations.outputs import (
     lock_folder,
     remove_stale_temporaries,
 )
+from simulations.validation import first_line
 
 # The sweep, the tables and the figures are imported when a run starts, not with this module:
 # the command line reads MAX_CELLS and OUT_LOCK from here at every start (1.4 s of imports).
@@ -305,7 +306,7 @@ def reproduce(
         try:
             sweep.backends.check_backend(backend, scheduler)
         except ImportError as exc:
-            raise ImportError(f"{name('backend')} dask: {_first_line(exc)}") from None
+            raise ImportError(f"{name('backend')} dask: {first_line(exc)}") from None
     config = SyntheticConfig()
     step = float(noise_levels(2)[1])  # the grid's step, as noise_levels defines it
     top = round(step * (levels - 1), 10)
@@ -377,7 +378,7 @@ def reproduce(
         except FolderInUseError:
             raise
         except OSError as exc:  # the lock file is a link, a folder, ...: out cannot be used
-            reason = exc.strerror or _first_line(exc)
+            reason = exc.strerror or first_line(exc)
             raise ValueError(f"{exc.filename}: {reason}" if exc.filename else reason) from None
         # what a run killed while writing left behind (no other run writes here: we hold the lock)
         remove_stale_temporaries(
@@ -463,7 +464,7 @@ class _Run:
         except ConnectionError as exc:  # the dask scheduler (an OSError, but not a file's)
             remote = self.sweep.scheduler is not None
             prefix = self.name("scheduler") if remote else self.name("backend") + " dask"
-            raise ConnectionError(f"{prefix}: {_first_line(exc)}") from None
+            raise ConnectionError(f"{prefix}: {first_line(exc)}") from None
         finally:
             if in_main_thread:
                 signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
@@ -638,11 +639,6 @@ def _check_method(method: str, name: Callable[[str], str]) -> str:
 def _shown(text: str, limit: int = 40) -> str:
     """``repr`` of a user's argument, shortened so that an error stays one short line."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _versions() -> dict[str, str]:

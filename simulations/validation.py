@@ -15,7 +15,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["check_int", "check_real"]
+__all__ = ["check_int", "check_real", "first_line"]
 
 
 def _interval(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
@@ -122,3 +122,20 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     if (low is not None and as_int < low) or (high is not None and as_int > high):
         raise ValueError(f"{name} must be {allowed}; got {value!r}")
     return as_int
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of ``error``'s message, or its type's name if the message is empty.
+
+    What a one-line error (``gcul``'s exit-2 messages, the sweep's ``SweepError``) quotes of an
+    underlying exception.
+
+    Examples
+    --------
+    >>> first_line(ValueError("bad value" + chr(10) + "more detail"))
+    'bad value'
+    >>> first_line(KeyError())
+    'KeyError'
+    """
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -15,6 +15,7 @@ from importlib import metadata
 from typing import NoReturn
 
 from simulations.reproduce import MAX_CELLS  # a light module: a run imports the rest
+from simulations.validation import first_line
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
@@ -26,7 +27,6 @@ __all__ = [
     "Parser",
     "cost",
     "discard_stdout",
-    "first_line",
     "gcul_version",
     "jobs",
     "open_unit",
@@ -66,11 +66,6 @@ SEED_LIMIT = 2**32
 def shown(text: str, limit: int = 40) -> str:
     """``repr`` of a user's argument, shortened so that an error stays one short line."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def parse_seeds(text: str) -> list[int]:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simulations.cli.common import CommandError, first_line, shown
+from simulations.cli.common import CommandError, shown
+from simulations.validation import first_line
 
 __all__ = ["FORMATS", "load_embeddings", "load_labels", "read_array"]
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from simulations.cli.common import CommandError, cost, first_line, jobs, parse_seeds, positive_int
+from simulations.cli.common import CommandError, cost, jobs, parse_seeds, positive_int
 from simulations.reproduce import MAX_CELLS
+from simulations.validation import first_line
 
 __all__ = ["REPRODUCE_OPTIONS", "add_parser", "run"]
 

@@ -25,6 +25,7 @@ from joblib import Parallel, delayed, parallel_config
 
 from simulations.sweep import cell
 from simulations.synthetic import SyntheticConfig
+from simulations.validation import first_line
 
 __all__ = [
     "BACKENDS",
@@ -32,7 +33,6 @@ __all__ = [
     "SweepError",
     "cell_task",
     "check_backend",
-    "first_line",
     "resolve_n_jobs",
     "run_cells",
     "usable_cores",
@@ -366,8 +366,3 @@ def _probe_scheduler(scheduler: str, timeout: float) -> None:
             f"{scheduler!r} answered, but not as a dask scheduler (as {kind or 'something else'}); "
             "give the scheduler's address, e.g. tcp://HOST:8786"
         )
-
-
-def first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
