@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from ._validation import as_array, as_float_scalar, check_method, shown
+from ._validation import as_float_scalar, as_indicator, check_method
 
 __all__ = [
     "ASYMPTOTIC_MIN_COUNT",
@@ -60,20 +60,6 @@ _BISECTION_STEPS = 80
 # Validation
 
 
-def _indicator(value: Any, name: str) -> np.ndarray:
-    array = as_array(value, name, "a 1-D array of booleans or 0/1")
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one entry per sample); got shape {array.shape}")
-    if array.dtype == bool:
-        return array
-    if not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        raise TypeError(f"{name} must hold booleans or 0/1; got dtype {array.dtype}")
-    bad = ~np.isin(array, (0, 1))
-    if bad.any():
-        raise ValueError(f"{name} must hold only 0/1 (or booleans); got {shown(array[bad][0])}")
-    return array.astype(bool)
-
-
 def check_indicators(
     base_wrong: ArrayLike, selective_wrong: ArrayLike, rejected: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,9 +70,9 @@ def check_indicators(
     sample. Used by :func:`utility_confidence_bounds`, :func:`certified_lambda` and the
     cross-fitted certificate.
     """
-    bw = _indicator(base_wrong, "base_wrong")
-    aw = _indicator(selective_wrong, "selective_wrong")
-    rej = _indicator(rejected, "rejected")
+    bw = as_indicator(base_wrong, "base_wrong")
+    aw = as_indicator(selective_wrong, "selective_wrong")
+    rej = as_indicator(rejected, "rejected")
     if not bw.size == aw.size == rej.size:
         raise ValueError(
             "base_wrong, selective_wrong and rejected must have the same length; got "

@@ -62,6 +62,29 @@ def as_array(value: Any, name: str, expected: str) -> np.ndarray:
         raise TypeError(f"{name} must be {expected}; got {shown(value)} ({exc})"[:400]) from exc
 
 
+def as_indicator(value: Any, name: str) -> np.ndarray:
+    """Return a 1-D boolean array from booleans or 0/1 numbers, naming ``name`` in errors.
+
+    Raises
+    ------
+    TypeError
+        If the data are not booleans or real numbers (strings, objects, None).
+    ValueError
+        If the array is not 1-D or holds a value other than 0 and 1 (NaN included).
+    """
+    array = as_array(value, name, "a 1-D array of booleans or 0/1")
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one entry per sample); got shape {array.shape}")
+    if array.dtype == bool:
+        return array
+    if not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        raise TypeError(f"{name} must hold booleans or 0/1; got dtype {array.dtype}")
+    bad = ~np.isin(array, (0, 1))
+    if bad.any():
+        raise ValueError(f"{name} must hold only 0/1 (or booleans); got {shown(array[bad][0])}")
+    return array.astype(bool)
+
+
 def as_float_array(
     value: Any,
     name: str,
@@ -139,7 +162,9 @@ def as_float_scalar(
 
 def as_int(value: Any, name: str, *, lower: int, upper: int | None = None) -> int:
     """Return ``value`` as a Python int, refusing bools, floats and values outside the range."""
-    allowed = f"an int in [{lower}, {upper}]" if upper is not None else f"an int of at least {lower}"
+    allowed = (
+        f"an int in [{lower}, {upper}]" if upper is not None else f"an int of at least {lower}"
+    )
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
         raise TypeError(f"{name} must be {allowed}; got {shown(value)}")
     if value < lower or (upper is not None and value > upper):
