@@ -83,31 +83,11 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
     *_numeric.CLAIMS,
 )
 
-#: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps, and
-#: ``_lemmas``, whose shared tests the claims call (``_expressions`` calls neither).
-_MODULES = (
-    _asymptotics,
-    _certified,
-    _chernoff,
-    _conservative,
-    _corollary,
-    _criterion,
-    _fraction,
-    _monotonicity,
-    _numeric,
-    _predictors,
-    _projection,
-    _rate_bounds,
-    _rigorous,
-    _space,
-    _sufficient,
-    _tails,
-    _utility,
-    _variance_proxy,
-    _voronoi,
-    _joint_utility,
-    _lemmas,
-)
+#: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps (the
+#: modules the checks of :data:`CHECKS` are defined in, so a new claim module is traced without
+#: being listed again), and ``_lemmas``, whose shared tests the claims call (``_expressions``
+#: calls neither).
+_MODULES = (*dict.fromkeys(sys.modules[check.__module__] for check in CHECKS), _lemmas)
 
 FORMATS = ("text", "markdown", "json", "latex")
 
