@@ -331,6 +331,18 @@ def _pretty(expr: sp.Basic, unicode: bool) -> str:
     return sp.pretty(expr, use_unicode=unicode, wrap_line=False)
 
 
+def _outcome_fields(result: ClaimResult) -> list[tuple[str, str]]:
+    """The closing fields of a derivation in every format, ``(label, text)``, in order."""
+    fields = [
+        ("computed", result.established),
+        ("verdict", result.status),
+        (_evidence_label(result), result.evidence),
+    ]
+    if result.corrected:
+        fields.append(("corrected", result.corrected))
+    return fields
+
+
 def format_derivation(
     result: ClaimResult, steps: Sequence, unicode: bool = False, *, fmt: str = "text"
 ) -> str:
@@ -378,13 +390,7 @@ def format_derivation(
                 for row in _pretty(expr, unicode).splitlines():
                     lines.append(f"      {row}")
         lines.append("")
-    lines += [
-        f"computed:       {result.established}",
-        f"verdict:        {result.status}",
-        f"{_evidence_label(result) + ':':<16}{result.evidence}",
-    ]
-    if result.corrected:
-        lines.append(f"corrected:      {result.corrected}")
+    lines += [f"{label + ':':<16}{text}" for label, text in _outcome_fields(result)]
     return "\n".join(lines)
 
 
@@ -411,13 +417,9 @@ def _derivation_markdown(result: ClaimResult, steps: Sequence) -> str:
             for expr in st.exprs:
                 lines += ["", f"   $$ {sp.latex(expr)} $$"]
             lines.append("")
-    lines += [
-        f"- **computed:** {_md(result.established)}",
-        f"- **verdict:** **{result.status}**",
-        f"- **{_evidence_label(result)}:** {_md(result.evidence)}",
-    ]
-    if result.corrected:
-        lines.append(f"- **corrected:** {_md(result.corrected)}")
+    for label, text in _outcome_fields(result):
+        shown = f"**{text}**" if label == "verdict" else _md(text)  # the status word in bold
+        lines.append(f"- **{label}:** {shown}")
     return "\n".join(lines)
 
 
@@ -437,14 +439,10 @@ def _derivation_latex(result: ClaimResult, steps: Sequence) -> str:
                 rows = [sp.latex(expr) for expr in st.exprs]
                 lines += [r"\begin{gather*}", " \\\\\n".join(rows), r"\end{gather*}"]
         lines.append(r"\end{enumerate}")
-    lines += [
-        r"\begin{description}",
-        rf"\item[Computed] {_tex(result.established)}",
-        rf"\item[Verdict] \textbf{{{result.status}}}",
-        rf"\item[{_evidence_label(result).capitalize()}] {_tex(result.evidence)}",
-    ]
-    if result.corrected:
-        lines.append(rf"\item[Corrected] {_tex(result.corrected)}")
+    lines.append(r"\begin{description}")
+    for label, text in _outcome_fields(result):
+        shown = rf"\textbf{{{text}}}" if label == "verdict" else _tex(text)  # status in bold
+        lines.append(rf"\item[{label.capitalize()}] {shown}")
     lines.append(r"\end{description}")
     return "\n".join(lines)
 
