@@ -30,6 +30,7 @@ from ._expressions import (
 from ._result import Finding, Outcome, claim, decide, require
 from ._symbolic import (
     UNIT_OPEN,
+    all_hold,
     identity_test,
     is_identity,
     rate_symbols,
@@ -42,6 +43,12 @@ __all__ = ["CLAIMS"]
 def _margins() -> dict[str, sp.Expr]:
     """The margin of every line of the derivation, in the symbols of :func:`rate_symbols`."""
     return criterion_margins(*rate_symbols())
+
+
+def _symbols_and_rho() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
+    """``(lam, eps, r1, r2, rho)``: :func:`rate_symbols` and the rejection rate in them."""
+    lam, eps, r1, r2 = rate_symbols()
+    return lam, eps, r1, r2, rejection_rate_expr(eps, r1, r2)
 
 
 def _unit_steps(*lines: str) -> list[tuple[str, str, sp.Expr, str]]:
@@ -107,8 +114,7 @@ def check_step1() -> Finding:
 )
 def check_step2() -> Finding:
     """'Dividing both sides by ε': factors 1/ε and (1-ρ). Sources: app:criterion_derivation."""
-    _, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     return decide(
         _chain([("1b", "2a", 1 / eps, "(1/eps)"), ("2a", "2b", 1 - rho, "(1-rho)")]),
         "Equivalences with positive factors 1/eps and (1-rho) (positive since eps > 0, rho < 1).",
@@ -136,8 +142,7 @@ def check_step3() -> Finding:
 )
 def check_step4() -> Finding:
     """'Rearranging terms' flips the sign of the left-hand side. Sources: app:criterion_derivation."""
-    lam, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    lam, eps, r1, r2, rho = _symbols_and_rho()
     m = _margins()
     kterm = lam / eps * rho * (1 - rho)
     # As printed: g4 = -g3b - 2 (lambda/eps) rho (1-rho): not a positive multiple of g3b.
@@ -164,13 +169,12 @@ def check_step4() -> Finding:
 )
 def check_step5() -> Finding:
     """The identity for ρ - r1 (true as printed). Sources: app:criterion_derivation."""
-    _, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     mid = (1 - eps) * r2 - (1 - eps) * r1
     first = identity_test(rho - r1, mid, "rho - r1 = (1-eps) r2 - (1-eps) r1")
     second = identity_test(mid, (1 - eps) * (r2 - r1), "= (1-eps)(r2-r1)")
     return decide(
-        Outcome(first.holds and second.holds, f"{first.detail}; {second.detail}"),
+        all_hold(first, second),
         (
             "Both equalities hold identically (cancel). Note it is the left-hand side of the "
             "mis-signed step 4; with the corrected step, r1 - rho = (1-eps)(r1 - r2) is used."
@@ -188,8 +192,7 @@ def check_step6() -> Finding:
 
     Sources: app:criterion_derivation.
     """
-    lam, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    lam, eps, r1, r2, rho = _symbols_and_rho()
     m = _margins()
     outcome = _chain(
         [
@@ -218,8 +221,7 @@ def check_step6() -> Finding:
 )
 def check_step7() -> Finding:
     """Expansion of ρ(1-ρ), both printed lines. Sources: app:criterion_derivation."""
-    _, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     line1 = (eps * r1 + (1 - eps) * r2) * (1 - eps * r1 - (1 - eps) * r2)
     line2 = (
         eps * r1
@@ -231,7 +233,7 @@ def check_step7() -> Finding:
     first = identity_test(rho * (1 - rho), line1, "rho(1-rho) = first line")
     second = identity_test(line1, line2, "first line = second line")
     return decide(
-        Outcome(first.holds and second.holds, f"{first.detail}; {second.detail}"),
+        all_hold(first, second),
         "Both printed lines equal rho*(1-rho) identically (expand).",
     )
 
@@ -244,8 +246,7 @@ def check_step7() -> Finding:
 )
 def check_step8() -> Finding:
     """Eq. (selectivity_score) equals the factored form. Sources: eq:selectivity_score."""
-    _, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     den = selectivity_denominator(eps, r1, r2)
     require(is_identity(den, rho * (1 - rho) / eps), "D = rho(1-rho)/eps")
     return decide(
@@ -268,8 +269,7 @@ def check_step8() -> Finding:
 )
 def check_equivalence() -> Finding:
     """U(λ) = ρ (S - λ), hence S > λ ⟺ U(λ) > 0 for 0 < ρ < 1. Sources: eq:selectivity_score."""
-    lam, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    lam, eps, r1, r2, rho = _symbols_and_rho()
     s = selectivity_expr(eps, r1, r2)
     u = utility_expr(lam, eps, r1, r2)
     return decide(
