@@ -180,6 +180,11 @@ def _selective_risks(expected: np.ndarray) -> np.ndarray:
     return expected[1:] / np.arange(1, expected.size, dtype=np.float64)
 
 
+def _mean_selective_risk(scores: np.ndarray, wrong: np.ndarray) -> float:
+    """AURC of validated inputs: the correctly rounded sum of R(m), m = 1..n, divided by n."""
+    return math.fsum(_selective_risks(expected_errors(scores, wrong)).tolist()) / scores.size
+
+
 def _check_n_accept(value: Any, n: int) -> np.ndarray:
     allowed = f"an int (or array of ints) in [0, {n}] (the number of samples)"
     if isinstance(value, bool | np.bool_):
@@ -358,7 +363,7 @@ def aurc(scores: ArrayLike, wrong: ArrayLike) -> float:
     0.2708333333333333
     """
     s, w = check_scores_wrong(scores, wrong)
-    return math.fsum(_selective_risks(expected_errors(s, w)).tolist()) / s.size
+    return _mean_selective_risk(s, w)
 
 
 def _oracle_risks(n: int, k: int) -> np.ndarray:
@@ -429,7 +434,7 @@ def e_aurc(scores: ArrayLike, wrong: ArrayLike) -> float:
     """
     s, w = check_scores_wrong(scores, wrong)
     n, k = s.size, int(np.count_nonzero(w))
-    achieved = math.fsum(_selective_risks(expected_errors(s, w)).tolist()) / n
+    achieved = _mean_selective_risk(s, w)
     optimum = math.fsum(_oracle_risks(n, k).tolist()) / n
     return achieved - optimum
 
