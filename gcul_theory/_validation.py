@@ -7,9 +7,12 @@ Every message names the argument, the allowed range and the offending value.
 from __future__ import annotations
 
 import reprlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
+
+if TYPE_CHECKING:  # typing.Unpack from Python 3.11; the annotations are never evaluated
+    from typing_extensions import Unpack
 
 __all__: list[str] = []
 
@@ -38,7 +41,21 @@ def shown(value: Any) -> str:
     return text
 
 
-def _interval(lower: float | None, upper: float | None, lower_open: bool, upper_open: bool) -> str:
+class Interval(TypedDict, total=False):
+    """The range keywords of :func:`as_float_array` (``None``: unbounded; ``*_open``: excluded)."""
+
+    lower: float | None
+    upper: float | None
+    lower_open: bool
+    upper_open: bool
+
+
+def _interval(
+    lower: float | None = None,
+    upper: float | None = None,
+    lower_open: bool = False,
+    upper_open: bool = False,
+) -> str:
     left = "(" if lower_open or lower is None else "["
     right = ")" if upper_open or upper is None else "]"
     lo = "-inf" if lower is None else f"{lower:g}"
@@ -131,16 +148,11 @@ def as_float_array(
     return array
 
 
-def as_float_scalar(
-    value: Any,
-    name: str,
-    *,
-    lower: float | None = None,
-    upper: float | None = None,
-    lower_open: bool = False,
-    upper_open: bool = False,
-) -> float:
+def as_float_scalar(value: Any, name: str, **interval: Unpack[Interval]) -> float:
     """Return ``value`` as a Python float after the checks of :func:`as_float_array`.
+
+    ``interval`` holds the range keywords of :func:`as_float_array` (``lower``, ``upper``,
+    ``lower_open``, ``upper_open``), passed on to it.
 
     Raises
     ------
@@ -149,13 +161,11 @@ def as_float_scalar(
     ValueError
         As :func:`as_float_array`, or if ``value`` is not a scalar (a 0-d array is one).
     """
-    array = as_float_array(
-        value, name, lower=lower, upper=upper, lower_open=lower_open, upper_open=upper_open
-    )
+    array = as_float_array(value, name, **interval)
     if array.ndim != 0:
-        interval = _interval(lower, upper, lower_open, upper_open)
         raise ValueError(
-            f"{name} must be a scalar in {interval}; got an array of shape {array.shape}"
+            f"{name} must be a scalar in {_interval(**interval)}; got an array of shape "
+            f"{array.shape}"
         )
     return float(array)
 
