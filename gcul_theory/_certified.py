@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from ._validation import as_float_scalar, as_indicator, check_method
+from ._validation import as_float_scalar, as_indicator, check_delta, check_method
 
 __all__ = [
     "ASYMPTOTIC_MIN_COUNT",
@@ -88,11 +88,6 @@ def check_indicators(
             f"{int(np.flatnonzero(clash)[0])}). Pass (y_selective != y) & ~rejected"
         )
     return bw, aw, rej
-
-
-def check_delta(delta: Any) -> float:
-    """``delta`` as a float in (0, 1), or ``TypeError``/``ValueError`` naming ``delta``."""
-    return as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
 
 
 def check_lam(lam: Any) -> float:

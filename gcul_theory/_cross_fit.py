@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ._certified import UtilityBounds, check_delta, check_indicators, check_lam, last_positive
+from ._certified import UtilityBounds, check_indicators, check_lam, last_positive
+from ._validation import check_delta
 
 __all__ = ["CrossFitBounds", "cross_fit_utility_bounds"]
 

@@ -170,6 +170,11 @@ def as_float_scalar(value: Any, name: str, **interval: Unpack[Interval]) -> floa
     return float(array)
 
 
+def check_delta(delta: Any) -> float:
+    """``delta`` as a float in (0, 1), or ``TypeError``/``ValueError`` naming ``delta``."""
+    return as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+
+
 def as_int(value: Any, name: str, *, lower: int, upper: int | None = None) -> int:
     """Return ``value`` as a Python int, refusing bools, floats and values outside the range."""
     allowed = (
