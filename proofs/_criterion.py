@@ -30,7 +30,6 @@ from ._expressions import (
 from ._result import Finding, Outcome, claim, decide, require
 from ._symbolic import (
     UNIT_OPEN,
-    all_hold,
     identity_test,
     is_identity,
     rate_symbols,
@@ -38,11 +37,6 @@ from ._symbolic import (
 )
 
 __all__ = ["CLAIMS"]
-
-
-def _margins() -> dict[str, sp.Expr]:
-    """The margin of every line of the derivation, in the symbols of :func:`rate_symbols`."""
-    return criterion_margins(*rate_symbols())
 
 
 def _symbols_and_rho() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
@@ -68,7 +62,7 @@ def _chain(steps: list[tuple[str, str, sp.Expr, str]]) -> Outcome:
     does not -- a counterexample to the equivalence.
     """
     out = []
-    margins = _margins()
+    margins = criterion_margins(*rate_symbols())
     lam, eps, r1, r2 = rate_symbols()
     grid = {lam: (0, *UNIT_OPEN), eps: UNIT_OPEN, r1: (0, *UNIT_OPEN, 1), r2: (0, *UNIT_OPEN, 1)}
     for prev, nxt, factor, label in steps:
@@ -143,7 +137,7 @@ def check_step3() -> Finding:
 def check_step4() -> Finding:
     """'Rearranging terms' flips the sign of the left-hand side. Sources: app:criterion_derivation."""
     lam, eps, r1, r2, rho = _symbols_and_rho()
-    m = _margins()
+    m = criterion_margins(*rate_symbols())
     kterm = lam / eps * rho * (1 - rho)
     # As printed: g4 = -g3b - 2 (lambda/eps) rho (1-rho): not a positive multiple of g3b.
     require(is_identity(m["4"], -m["3b"] - 2 * kterm), "g4 = -g3b - 2k")
@@ -174,7 +168,7 @@ def check_step5() -> Finding:
     first = identity_test(rho - r1, mid, "rho - r1 = (1-eps) r2 - (1-eps) r1")
     second = identity_test(mid, (1 - eps) * (r2 - r1), "= (1-eps)(r2-r1)")
     return decide(
-        all_hold(first, second),
+        Outcome(first.holds and second.holds, f"{first.detail}; {second.detail}"),
         (
             "Both equalities hold identically (cancel). Note it is the left-hand side of the "
             "mis-signed step 4; with the corrected step, r1 - rho = (1-eps)(r1 - r2) is used."
@@ -193,7 +187,7 @@ def check_step6() -> Finding:
     Sources: app:criterion_derivation.
     """
     lam, eps, r1, r2, rho = _symbols_and_rho()
-    m = _margins()
+    m = criterion_margins(*rate_symbols())
     outcome = _chain(
         [
             ("4_corrected", "6a", sp.Integer(1), "1"),
@@ -233,7 +227,7 @@ def check_step7() -> Finding:
     first = identity_test(rho * (1 - rho), line1, "rho(1-rho) = first line")
     second = identity_test(line1, line2, "first line = second line")
     return decide(
-        all_hold(first, second),
+        Outcome(first.holds and second.holds, f"{first.detail}; {second.detail}"),
         "Both printed lines equal rho*(1-rho) identically (expand).",
     )
 
