@@ -60,6 +60,11 @@ def _check_geometry(geometry: object) -> Geometry:
     return geometry
 
 
+def _check_predictor_inputs(geometry: object, method: object) -> tuple[Geometry, str]:
+    """The checks of the functions that take a geometry and a predictor name in METHODS."""
+    return _check_geometry(geometry), check_method(method, METHODS)
+
+
 def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> float | np.ndarray:
     r"""Capture rate :math:`\hat r_1` of a predictor: a lower bound on :math:`E[r_1]` if it is valid.
 
@@ -133,8 +138,7 @@ def capture_rate_bound(geometry: Geometry, method: str = DEFAULT_METHOD) -> floa
     >>> bool(abs(capture_rate_bound(g) - (1 - gaussian_tail(4.0, 1.0)) ** 2) < 1e-15)
     True
     """
-    geometry = _check_geometry(geometry)
-    method = check_method(method, METHODS)
+    geometry, method = _check_predictor_inputs(geometry, method)
     return as_output(capture(geometry, method))
 
 
@@ -191,8 +195,7 @@ def contamination_rate_bound(
     >>> bool(abs(contamination_rate_bound(g) - (gaussian_tail(4.0, 1.0) + 0.1) / 0.9) < 1e-15)
     True
     """
-    geometry = _check_geometry(geometry)
-    method = check_method(method, METHODS)
+    geometry, method = _check_predictor_inputs(geometry, method)
     return as_output(contamination(geometry, method))
 
 
@@ -253,8 +256,7 @@ def critical_lambda(geometry: Geometry, method: str = DEFAULT_METHOD) -> float |
     >>> round(critical_lambda(g), 4)  # the default also counts errors lost across both boundaries
     0.0088
     """
-    geometry = _check_geometry(geometry)
-    method = check_method(method, METHODS)
+    geometry, method = _check_predictor_inputs(geometry, method)
     r1 = capture(geometry, method)
     r2 = contamination(geometry, method)
     return as_output(critical(geometry.eps, r1, r2))

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from ._validation import as_array, as_float_scalar, check_method, shown
+from ._validation import as_float_scalar, as_indicator, check_delta, check_method
 
 __all__ = [
     "ASYMPTOTIC_MIN_COUNT",
@@ -60,20 +60,6 @@ _BISECTION_STEPS = 80
 # Validation
 
 
-def _indicator(value: Any, name: str) -> np.ndarray:
-    array = as_array(value, name, "a 1-D array of booleans or 0/1")
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one entry per sample); got shape {array.shape}")
-    if array.dtype == bool:
-        return array
-    if not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        raise TypeError(f"{name} must hold booleans or 0/1; got dtype {array.dtype}")
-    bad = ~np.isin(array, (0, 1))
-    if bad.any():
-        raise ValueError(f"{name} must hold only 0/1 (or booleans); got {shown(array[bad][0])}")
-    return array.astype(bool)
-
-
 def check_indicators(
     base_wrong: ArrayLike, selective_wrong: ArrayLike, rejected: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,9 +70,9 @@ def check_indicators(
     sample. Used by :func:`utility_confidence_bounds`, :func:`certified_lambda` and the
     cross-fitted certificate.
     """
-    bw = _indicator(base_wrong, "base_wrong")
-    aw = _indicator(selective_wrong, "selective_wrong")
-    rej = _indicator(rejected, "rejected")
+    bw = as_indicator(base_wrong, "base_wrong")
+    aw = as_indicator(selective_wrong, "selective_wrong")
+    rej = as_indicator(rejected, "rejected")
     if not bw.size == aw.size == rej.size:
         raise ValueError(
             "base_wrong, selective_wrong and rejected must have the same length; got "
@@ -104,30 +90,32 @@ def check_indicators(
     return bw, aw, rej
 
 
-def check_delta(delta: Any) -> float:
-    """``delta`` as a float in (0, 1), or ``TypeError``/``ValueError`` naming ``delta``."""
-    return as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
-
-
 def check_lam(lam: Any) -> float:
     """``lam`` as a float in [0, 1), or ``TypeError``/``ValueError`` naming ``lam``."""
     return as_float_scalar(lam, "lam", lower=0.0, upper=1.0, upper_open=True)
 
 
-def _check_method(method: Any) -> str:
-    return check_method(method, CERTIFIED_METHODS)
+def _check_calibration(
+    base_wrong: ArrayLike, selective_wrong: ArrayLike, rejected: ArrayLike, delta: Any, method: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, str]:
+    """The checks that :func:`utility_confidence_bounds` and :func:`certified_lambda` share.
 
-
-def _check_asymptotic_counts(rej: np.ndarray) -> None:
+    The indicators (:func:`check_indicators`), ``delta``, ``method``, and for
+    ``method="asymptotic"`` the minimum counts; returns ``(bw, aw, rej, delta, method)``.
+    """
+    bw, aw, rej = check_indicators(base_wrong, selective_wrong, rejected)
+    delta = check_delta(delta)
+    method = check_method(method, CERTIFIED_METHODS)
     r = int(rej.sum())
     m = rej.size - r
-    if min(r, m) < ASYMPTOTIC_MIN_COUNT:
+    if method == "asymptotic" and min(r, m) < ASYMPTOTIC_MIN_COUNT:
         raise ValueError(
             f"method='asymptotic' needs at least {ASYMPTOTIC_MIN_COUNT} rejected and "
             f"{ASYMPTOTIC_MIN_COUNT} accepted calibration samples; got {r} rejected and {m} "
             "accepted. Below that the delta method's measured non-coverage reached 77 times "
             "delta; use method='betting' (finite-sample valid)"
         )
+    return bw, aw, rej, delta, method
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,18 +226,19 @@ def _two_group_bound(bw, aw, rej, rho, a_ci, level, sign, bet_level=None):
     return min(rho * a_s + h(a_s) for a_s in ends)
 
 
-def _bisect(passes, lo: float, hi: float) -> float:
+def _bisect(passes, lo: float, hi: float, ends_known: bool = False) -> float:
     """``_BISECTION_STEPS`` halvings of ``[lo, hi]`` keeping ``passes(lo)``; returns ``lo``.
 
     ``lo`` is returned at once if it does not pass, and ``hi`` is never evaluated unless a
     midpoint rounds to it. The steps stop early, with the same result, once the interval can no
     longer change: the midpoint of two adjacent floats rounds to one of them, whose verdict is
     then known (``lo`` passes; ``hi``, once evaluated, does not), so every remaining step would
-    repeat the previous one.
+    repeat the previous one. ``ends_known=True``: the caller has seen ``passes(lo)`` true and
+    ``passes(hi)`` false, and neither is evaluated again.
     """
-    if not passes(lo):
+    if not ends_known and not passes(lo):
         return lo
-    hi_known = False  # whether passes(hi) has been evaluated (then it is False)
+    hi_known = ends_known  # whether passes(hi) is known (then it is False)
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
         if mid == lo or (mid == hi and hi_known):
@@ -385,16 +374,8 @@ def last_positive(lower: Callable[[float], float]) -> float:
         return 0.0
     if lower(1.0) > 0.0:
         return 1.0
-    lo, hi = 0.0, 1.0  # lower(lo) > 0 >= lower(hi); non-increasing, so positive on [0, lo]
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):  # adjacent floats: every further step repeats this one
-            break
-        if lower(mid) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    # lower(0) > 0 >= lower(1); non-increasing, so positive on [0, lo] at every step
+    return _bisect(lambda lam: lower(lam) > 0.0, 0.0, 1.0, ends_known=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -536,12 +517,10 @@ def utility_confidence_bounds(
     >>> bool(lower < 0.06 < upper), bool(lower > 0)
     (True, True)
     """
-    bw, aw, rej = check_indicators(base_wrong, selective_wrong, rejected)
+    bw, aw, rej, delta, method = _check_calibration(
+        base_wrong, selective_wrong, rejected, delta, method
+    )
     lam = check_lam(lam)
-    delta = check_delta(delta)
-    method = _check_method(method)
-    if method == "asymptotic":
-        _check_asymptotic_counts(rej)
     return UtilityBounds(bw, aw, rej, delta, method).bounds(lam)
 
 
@@ -610,21 +589,12 @@ def certified_lambda(
     >>> certified_lambda(base_wrong, selective_wrong, np.zeros(2000, bool) & rejected)
     0.0
     """
-    bw, aw, rej = check_indicators(base_wrong, selective_wrong, rejected)
-    delta = check_delta(delta)
-    method = _check_method(method)
-    if method == "asymptotic":
-        _check_asymptotic_counts(rej)
+    bw, aw, rej, delta, method = _check_calibration(
+        base_wrong, selective_wrong, rejected, delta, method
+    )
     parts = bound_parts(bw, aw, rej, delta, method, upper=False)
     if parts.degenerate:
         return 0.0
     # L is concave: where L(0) > 0 it is positive on an interval [0, root), whose end
     # last_positive finds.
     return last_positive(lambda lam: float(parts.lower(lam)))
-
-
-# The names simulations/gcul.py imports until the cross-fit moves into gcul_theory/_cross_fit.py
-# (the final step of the refactor removes them).
-_check_delta = check_delta
-_check_lam = check_lam
-_parts = bound_parts

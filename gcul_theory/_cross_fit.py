@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ._certified import bound_parts, check_delta, check_indicators, check_lam, last_positive
+from ._certified import UtilityBounds, check_indicators, check_lam, last_positive
+from ._validation import check_delta
 
 __all__ = ["CrossFitBounds", "cross_fit_utility_bounds"]
 
@@ -54,34 +55,6 @@ class CrossFitBounds:
     fold_upper: tuple[float, ...]
     lam: float
     delta: float
-
-
-class _FoldBounds:
-    """One fold's one-sided (1 - delta) lower and upper bounds on U(lam), as functions of lam;
-    the betting construction's parts that do not depend on lam are computed once."""
-
-    def __init__(self, base_wrong, selective_wrong, rejected, delta: float):
-        self._low = bound_parts(
-            base_wrong, selective_wrong, rejected, delta, "betting", upper=False
-        )
-        self._high = (
-            None
-            if self._low.degenerate
-            else bound_parts(base_wrong, selective_wrong, rejected, delta, "betting", upper=True)
-        )
-
-    # Both bounds are clipped to the trivial range -1 - lam <= U(lam) <= 1 (which holds for every
-    # law, so a clipped bound stays valid), as utility_confidence_bounds clips them. Clipping
-    # keeps lower() non-increasing in lam and does not move the set where it is positive.
-
-    def lower(self, lam: float) -> float:
-        # nothing (or everything) rejected: the trivial bounds
-        value = -1.0 - lam if self._high is None else float(self._low.lower(lam))
-        return min(max(value, -1.0 - lam), 1.0)
-
-    def upper(self, lam: float) -> float:
-        value = 1.0 if self._high is None else float(-self._high.lower(lam))
-        return min(max(value, -1.0 - lam), 1.0)
 
 
 def cross_fit_utility_bounds(
@@ -179,7 +152,8 @@ def cross_fit_utility_bounds(
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"folds[{k}]: {exc}") from exc
     fold_delta = delta / len(checked)
-    bounds = [_FoldBounds(*fold, fold_delta) for fold in checked]
+    # each fold's bounds, clipped to the trivial range as utility_confidence_bounds clips them
+    bounds = [UtilityBounds(*fold, fold_delta) for fold in checked]
 
     def mean_lower(value: float) -> float:
         return float(np.mean([fold.lower(value) for fold in bounds]))

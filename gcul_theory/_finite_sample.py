@@ -19,7 +19,14 @@ from numpy.typing import ArrayLike
 from ._geometry import Geometry, estimate_geometry, scaled
 from ._moments import covariance_traces, geometry_from_moments, quadratic_moments
 from ._predictors import DEFAULT_METHOD, capture, contamination, critical
-from ._validation import as_float_scalar, as_generator, as_int, check_choice, check_method
+from ._validation import (
+    as_float_scalar,
+    as_generator,
+    as_int,
+    check_choice,
+    check_delta,
+    check_method,
+)
 
 __all__ = [
     "FINITE_SAMPLE_MIN_ERRORS",
@@ -316,7 +323,7 @@ def finite_sample_lambda(
     """
     method = check_method(method, ("boole", "hunter_worsley", "gaussian_exact"))
     contamination = check_choice(contamination, ("attractor", "voronoi"), "contamination")
-    delta = as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+    delta = check_delta(delta)
     n_boot = as_int(n_boot, "n_boot", lower=20, upper=MAX_BOOT)
     generator = as_generator(rng, "rng")
     geometry = estimate_geometry(Z, y, y_pred, n_classes=n_classes)

@@ -326,6 +326,20 @@ def scaled(Z: np.ndarray) -> tuple[np.ndarray, int]:
         return np.ldexp(Z, -shift), shift
 
 
+def class_rates(
+    y: np.ndarray, errors: np.ndarray, n_classes: int
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(pi, eps_c, eps)``: class shares, per-class error rates (0 for an empty class), error rate.
+
+    For validated labels ``y`` in ``0..n_classes - 1`` and the boolean ``errors`` of each sample.
+    """
+    counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+    error_counts = np.bincount(y[errors], minlength=n_classes).astype(np.float64)
+    eps_c = np.zeros(n_classes)
+    np.divide(error_counts, counts, out=eps_c, where=counts > 0)
+    return counts / y.size, eps_c, error_counts.sum() / y.size
+
+
 def class_means(
     Z: np.ndarray, labels: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -513,12 +527,7 @@ def estimate_geometry(
         )
 
     errors = pred_a != y_a
-    counts = np.bincount(y_a, minlength=n_classes).astype(np.float64)
-    error_counts = np.bincount(y_a[errors], minlength=n_classes).astype(np.float64)
-    pi = counts / n_samples
-    eps_c = np.zeros(n_classes)
-    np.divide(error_counts, counts, out=eps_c, where=counts > 0)
-    eps = error_counts.sum() / n_samples
+    pi, eps_c, eps = class_rates(y_a, errors, n_classes)
 
     D = np.zeros(n_classes)
     sigma_mix = np.zeros(n_classes)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._geometry import Geometry, class_means, row_blocks
+from ._geometry import Geometry, class_means, class_rates, row_blocks
 
 __all__ = [
     "CovarianceTraces",
@@ -231,15 +231,9 @@ def quadratic_moments(
     >>> np.sqrt(plug.distance2).round(1).tolist(), np.sqrt(fair.distance2).round(1).tolist()
     ([4.4, 4.4], [3.1, 3.0])
     """
-    N = Z.shape[0]
     errors, Z_err, n_clean, means, starts, Z_sorted = _groups(Z, y, y_pred, n_classes)
     n_errors = Z_err.shape[0]
-    counts = np.bincount(y, minlength=n_classes).astype(np.float64)
-    error_counts = np.bincount(y[errors], minlength=n_classes).astype(np.float64)
-    pi = counts / N
-    eps_c = np.zeros(n_classes)
-    np.divide(error_counts, counts, out=eps_c, where=counts > 0)
-    eps = error_counts.sum() / N
+    pi, eps_c, eps = class_rates(y, errors, n_classes)
     distance2 = np.full(n_classes, np.nan)
     pool = np.full((n_classes, n_classes), np.nan)
     own = np.full(n_classes, np.nan)

@@ -77,7 +77,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import as_array, as_float_array, shown
+from ._validation import as_array, as_float_array, as_indicator, shown
 
 __all__ = [
     "RiskCoverageCurve",
@@ -111,29 +111,6 @@ class RiskCoverageCurve(NamedTuple):
 # Validation
 
 
-def check_wrong(value: Any, name: str = "wrong") -> np.ndarray:
-    """Return a 1-D boolean array from booleans or 0/1 numbers, naming ``name`` in errors.
-
-    Raises
-    ------
-    TypeError
-        If the data are not booleans or real numbers (strings, objects, None).
-    ValueError
-        If the array is not 1-D or holds a value other than 0 and 1 (NaN included).
-    """
-    array = as_array(value, name, "a 1-D array of booleans or 0/1")
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one entry per sample); got shape {array.shape}")
-    if array.dtype == bool:
-        return array
-    if not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        raise TypeError(f"{name} must hold booleans or 0/1; got dtype {array.dtype}")
-    bad = ~np.isin(array, (0, 1))
-    if bad.any():
-        raise ValueError(f"{name} must hold only 0/1 (or booleans); got {shown(array[bad][0])}")
-    return array.astype(bool)
-
-
 def check_scores_wrong(scores: Any, wrong: Any) -> tuple[np.ndarray, np.ndarray]:
     """Validate a score per sample (finite reals, 1-D) and a wrong indicator of the same length.
 
@@ -149,7 +126,7 @@ def check_scores_wrong(scores: Any, wrong: Any) -> tuple[np.ndarray, np.ndarray]
     s = as_float_array(raw.astype(np.float64) if raw.dtype == bool else raw, "scores")
     if s.ndim != 1:
         raise ValueError(f"scores must be 1-D (one score per sample); got shape {s.shape}")
-    w = check_wrong(wrong, "wrong")
+    w = as_indicator(wrong, "wrong")
     if s.size != w.size:
         raise ValueError(
             f"scores and wrong must have the same length (one entry per sample); got {s.size} "
@@ -201,6 +178,11 @@ def expected_errors(scores: np.ndarray, wrong: np.ndarray) -> np.ndarray:
 def _selective_risks(expected: np.ndarray) -> np.ndarray:
     """R(m) = E(m)/m for m = 1..n (one more rounding)."""
     return expected[1:] / np.arange(1, expected.size, dtype=np.float64)
+
+
+def _mean_selective_risk(scores: np.ndarray, wrong: np.ndarray) -> float:
+    """AURC of validated inputs: the correctly rounded sum of R(m), m = 1..n, divided by n."""
+    return math.fsum(_selective_risks(expected_errors(scores, wrong)).tolist()) / scores.size
 
 
 def _check_n_accept(value: Any, n: int) -> np.ndarray:
@@ -381,7 +363,7 @@ def aurc(scores: ArrayLike, wrong: ArrayLike) -> float:
     0.2708333333333333
     """
     s, w = check_scores_wrong(scores, wrong)
-    return math.fsum(_selective_risks(expected_errors(s, w)).tolist()) / s.size
+    return _mean_selective_risk(s, w)
 
 
 def _oracle_risks(n: int, k: int) -> np.ndarray:
@@ -452,7 +434,7 @@ def e_aurc(scores: ArrayLike, wrong: ArrayLike) -> float:
     """
     s, w = check_scores_wrong(scores, wrong)
     n, k = s.size, int(np.count_nonzero(w))
-    achieved = math.fsum(_selective_risks(expected_errors(s, w)).tolist()) / n
+    achieved = _mean_selective_risk(s, w)
     optimum = math.fsum(_oracle_risks(n, k).tolist()) / n
     return achieved - optimum
 

@@ -35,7 +35,15 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from ._risk_coverage import check_scores_wrong, tied_groups
-from ._validation import as_array, as_float_array, as_float_scalar, as_output, broadcast, shown
+from ._validation import (
+    as_array,
+    as_float_array,
+    as_float_scalar,
+    as_output,
+    broadcast,
+    check_delta,
+    shown,
+)
 
 __all__ = ["SGRResult", "selective_risk_upper_bound", "sgr_threshold"]
 
@@ -314,7 +322,7 @@ def sgr_threshold(
     target = as_float_scalar(
         target_risk, "target_risk", lower=0.0, upper=1.0, lower_open=True, upper_open=True
     )
-    delta = as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+    delta = check_delta(delta)
     n = s.size
     values, sizes, errors, _, _ = tied_groups(s, w)
     accepted = np.cumsum(sizes)  # rule u accepts the u highest groups

@@ -7,9 +7,12 @@ Every message names the argument, the allowed range and the offending value.
 from __future__ import annotations
 
 import reprlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
+
+if TYPE_CHECKING:  # typing.Unpack from Python 3.11; the annotations are never evaluated
+    from typing_extensions import Unpack
 
 __all__: list[str] = []
 
@@ -38,7 +41,21 @@ def shown(value: Any) -> str:
     return text
 
 
-def _interval(lower: float | None, upper: float | None, lower_open: bool, upper_open: bool) -> str:
+class Interval(TypedDict, total=False):
+    """The range keywords of :func:`as_float_array` (``None``: unbounded; ``*_open``: excluded)."""
+
+    lower: float | None
+    upper: float | None
+    lower_open: bool
+    upper_open: bool
+
+
+def _interval(
+    lower: float | None = None,
+    upper: float | None = None,
+    lower_open: bool = False,
+    upper_open: bool = False,
+) -> str:
     left = "(" if lower_open or lower is None else "["
     right = ")" if upper_open or upper is None else "]"
     lo = "-inf" if lower is None else f"{lower:g}"
@@ -60,6 +77,29 @@ def as_array(value: Any, name: str, expected: str) -> np.ndarray:
         return np.asarray(value)
     except Exception as exc:  # ragged nested lists, objects whose __array__ fails
         raise TypeError(f"{name} must be {expected}; got {shown(value)} ({exc})"[:400]) from exc
+
+
+def as_indicator(value: Any, name: str) -> np.ndarray:
+    """Return a 1-D boolean array from booleans or 0/1 numbers, naming ``name`` in errors.
+
+    Raises
+    ------
+    TypeError
+        If the data are not booleans or real numbers (strings, objects, None).
+    ValueError
+        If the array is not 1-D or holds a value other than 0 and 1 (NaN included).
+    """
+    array = as_array(value, name, "a 1-D array of booleans or 0/1")
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one entry per sample); got shape {array.shape}")
+    if array.dtype == bool:
+        return array
+    if not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        raise TypeError(f"{name} must hold booleans or 0/1; got dtype {array.dtype}")
+    bad = ~np.isin(array, (0, 1))
+    if bad.any():
+        raise ValueError(f"{name} must hold only 0/1 (or booleans); got {shown(array[bad][0])}")
+    return array.astype(bool)
 
 
 def as_float_array(
@@ -108,16 +148,11 @@ def as_float_array(
     return array
 
 
-def as_float_scalar(
-    value: Any,
-    name: str,
-    *,
-    lower: float | None = None,
-    upper: float | None = None,
-    lower_open: bool = False,
-    upper_open: bool = False,
-) -> float:
+def as_float_scalar(value: Any, name: str, **interval: Unpack[Interval]) -> float:
     """Return ``value`` as a Python float after the checks of :func:`as_float_array`.
+
+    ``interval`` holds the range keywords of :func:`as_float_array` (``lower``, ``upper``,
+    ``lower_open``, ``upper_open``), passed on to it.
 
     Raises
     ------
@@ -126,20 +161,25 @@ def as_float_scalar(
     ValueError
         As :func:`as_float_array`, or if ``value`` is not a scalar (a 0-d array is one).
     """
-    array = as_float_array(
-        value, name, lower=lower, upper=upper, lower_open=lower_open, upper_open=upper_open
-    )
+    array = as_float_array(value, name, **interval)
     if array.ndim != 0:
-        interval = _interval(lower, upper, lower_open, upper_open)
         raise ValueError(
-            f"{name} must be a scalar in {interval}; got an array of shape {array.shape}"
+            f"{name} must be a scalar in {_interval(**interval)}; got an array of shape "
+            f"{array.shape}"
         )
     return float(array)
 
 
+def check_delta(delta: Any) -> float:
+    """``delta`` as a float in (0, 1), or ``TypeError``/``ValueError`` naming ``delta``."""
+    return as_float_scalar(delta, "delta", lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+
+
 def as_int(value: Any, name: str, *, lower: int, upper: int | None = None) -> int:
     """Return ``value`` as a Python int, refusing bools, floats and values outside the range."""
-    allowed = f"an int in [{lower}, {upper}]" if upper is not None else f"an int of at least {lower}"
+    allowed = (
+        f"an int in [{lower}, {upper}]" if upper is not None else f"an int of at least {lower}"
+    )
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
         raise TypeError(f"{name} must be {allowed}; got {shown(value)}")
     if value < lower or (upper is not None and value > upper):

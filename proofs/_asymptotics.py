@@ -21,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 from ._result import Finding, claim, require
+from ._symbolic import tail_symbols
 from ._trace import step
 
 __all__ = ["per_class_loss_expr", "informative_threshold", "CLAIMS"]
@@ -100,9 +101,7 @@ def check_tails_shrink() -> Finding:
     step("dT/dsigma (>= 0, > 0 for D > 0)", dsigma)
     holds_D, how_D = _sign_over_domain(dD, "negative", (D, sigma), _samples)
     D_pos = sp.Symbol("D", positive=True)
-    holds_s, how_s = _sign_over_domain(
-        dsigma.subs(D, D_pos), "positive", (D_pos, sigma), _samples
-    )
+    holds_s, how_s = _sign_over_domain(dsigma.subs(D, D_pos), "positive", (D_pos, sigma), _samples)
     # "exponentially": T <= exp(-x^2/8) with x = D/sigma, since h(x) = exp(-x^2/8) - T(x, 1) has
     # h(0) = 1/2, h(oo) = 0 and h'(x) = exp(-x^2/8) (1/sqrt(8 pi) - x/4): up, then down to 0.
     x = sp.Symbol("x", nonnegative=True)
@@ -140,8 +139,7 @@ def check_tails_shrink() -> Finding:
 )
 def check_dispersion_limit() -> Finding:
     """Limit of Eq. (eq:r1_rigorous_bound) as every sigma_mix,c -> oo, with sum_c w_c = 1."""
-    D = sp.Symbol("D", positive=True)
-    sigma = sp.Symbol("sigma", positive=True)
+    D, sigma = tail_symbols()
     w = sp.symbols("w1:4", positive=True)
     bracket = sp.exp(-(D**2) / (8 * sigma**2)) + _tail(D, sigma)
     per_class = sp.limit(bracket, sigma, sp.oo)

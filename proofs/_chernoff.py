@@ -24,7 +24,7 @@ from ._lemmas import (
     erfc_below_gaussian_certificate,
 )
 from ._result import Finding, claim, decide, require
-from ._symbolic import all_hold, identity_test, is_identity, show
+from ._symbolic import all_hold, identity_test, is_identity, show, tail_symbols
 
 __all__ = ["CLAIMS"]
 
@@ -38,8 +38,7 @@ __all__ = ["CLAIMS"]
 def check_optimal_parameter() -> Finding:
     """Stationary point, second derivative, optimal value. Sources: app:proof_chernoff."""
     t, u = sp.symbols("t u", real=True)
-    D = sp.Symbol("D", positive=True)
-    sigma = sp.Symbol("sigma", positive=True)
+    D, sigma = tail_symbols()
     f = chernoff_exponent(t, D, sigma)
     stationary = sp.solve(sp.diff(f, t), t)
     require(len(stationary) == 1, f"stationary points: {stationary}")

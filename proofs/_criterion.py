@@ -39,7 +39,20 @@ from ._symbolic import (
 __all__ = ["CLAIMS"]
 
 
-def _chain(margins: dict[str, sp.Expr], steps: list[tuple[str, str, sp.Expr, str]]) -> Outcome:
+def _symbols_and_rho() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol, sp.Expr]:
+    """``(lam, eps, r1, r2, rho)``: :func:`rate_symbols` and the rejection rate in them."""
+    lam, eps, r1, r2 = rate_symbols()
+    return lam, eps, r1, r2, rejection_rate_expr(eps, r1, r2)
+
+
+def _unit_steps(*lines: str) -> list[tuple[str, str, sp.Expr, str]]:
+    """The steps of :func:`_chain` claiming each of ``lines`` equal to the one before (factor 1)."""
+    return [
+        (prev, nxt, sp.Integer(1), "1") for prev, nxt in zip(lines[:-1], lines[1:], strict=True)
+    ]
+
+
+def _chain(steps: list[tuple[str, str, sp.Expr, str]]) -> Outcome:
     """Test that each line is equivalent to the previous one on the domain.
 
     Each step ``(prev, next, factor, label)`` claims ``g_next = factor * g_prev`` with a factor
@@ -49,6 +62,7 @@ def _chain(margins: dict[str, sp.Expr], steps: list[tuple[str, str, sp.Expr, str
     does not -- a counterexample to the equivalence.
     """
     out = []
+    margins = criterion_margins(*rate_symbols())
     lam, eps, r1, r2 = rate_symbols()
     grid = {lam: (0, *UNIT_OPEN), eps: UNIT_OPEN, r1: (0, *UNIT_OPEN, 1), r2: (0, *UNIT_OPEN, 1)}
     for prev, nxt, factor, label in steps:
@@ -80,10 +94,8 @@ _STATEMENT_START = (
 @claim("criterion.step1_start", "app:criterion_derivation", _STATEMENT_START)
 def check_step1() -> Finding:
     """'Starting from' line: substitution of ε_clean, factor 1. Sources: app:criterion_derivation."""
-    lam, eps, r1, r2 = rate_symbols()
-    m = criterion_margins(lam, eps, r1, r2)
     return decide(
-        _chain(m, [("U", "1a", sp.Integer(1), "1"), ("1a", "1b", sp.Integer(1), "1")]),
+        _chain(_unit_steps("U", "1a", "1b")),
         "Both lines are U(lambda) > 0 rewritten with factor 1 (cancel).",
     )
 
@@ -96,11 +108,9 @@ def check_step1() -> Finding:
 )
 def check_step2() -> Finding:
     """'Dividing both sides by ε': factors 1/ε and (1-ρ). Sources: app:criterion_derivation."""
-    lam, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
-    m = criterion_margins(lam, eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     return decide(
-        _chain(m, [("1b", "2a", 1 / eps, "(1/eps)"), ("2a", "2b", 1 - rho, "(1-rho)")]),
+        _chain([("1b", "2a", 1 / eps, "(1/eps)"), ("2a", "2b", 1 - rho, "(1-rho)")]),
         "Equivalences with positive factors 1/eps and (1-rho) (positive since eps > 0, rho < 1).",
     )
 
@@ -113,10 +123,8 @@ def check_step2() -> Finding:
 )
 def check_step3() -> Finding:
     """'Expanding the right-hand side': both factor 1. Sources: app:criterion_derivation."""
-    lam, eps, r1, r2 = rate_symbols()
-    m = criterion_margins(lam, eps, r1, r2)
     return decide(
-        _chain(m, [("2b", "3a", sp.Integer(1), "1"), ("3a", "3b", sp.Integer(1), "1")]),
+        _chain(_unit_steps("2b", "3a", "3b")),
         "Pure expansion and subtraction of 1 (factor 1 each).",
     )
 
@@ -128,14 +136,13 @@ def check_step3() -> Finding:
 )
 def check_step4() -> Finding:
     """'Rearranging terms' flips the sign of the left-hand side. Sources: app:criterion_derivation."""
-    lam, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
-    m = criterion_margins(lam, eps, r1, r2)
+    lam, eps, r1, r2, rho = _symbols_and_rho()
+    m = criterion_margins(*rate_symbols())
     kterm = lam / eps * rho * (1 - rho)
     # As printed: g4 = -g3b - 2 (lambda/eps) rho (1-rho): not a positive multiple of g3b.
     require(is_identity(m["4"], -m["3b"] - 2 * kterm), "g4 = -g3b - 2k")
     return decide(
-        _chain(m, [("3b", "4", sp.Integer(1), "1")]),
+        _chain(_unit_steps("3b", "4")),
         (
             "From -r1 < -rho + (lambda/eps) rho (rho-1) (line 3b) rearranging gives "
             "r1 - rho > (lambda/eps) rho (1-rho) (factor 1). The printed line has margin "
@@ -144,7 +151,7 @@ def check_step4() -> Finding:
             "consequence of the corrected line, so the final result is unaffected."
         ),
         corrected="r1 - rho > (lambda/eps) rho (1-rho)",
-        corrected_test=lambda: _chain(m, [("3b", "4_corrected", sp.Integer(1), "1")]),
+        corrected_test=lambda: _chain(_unit_steps("3b", "4_corrected")),
     )
 
 
@@ -156,8 +163,7 @@ def check_step4() -> Finding:
 )
 def check_step5() -> Finding:
     """The identity for ρ - r1 (true as printed). Sources: app:criterion_derivation."""
-    _, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     mid = (1 - eps) * r2 - (1 - eps) * r1
     first = identity_test(rho - r1, mid, "rho - r1 = (1-eps) r2 - (1-eps) r1")
     second = identity_test(mid, (1 - eps) * (r2 - r1), "= (1-eps)(r2-r1)")
@@ -180,11 +186,9 @@ def check_step6() -> Finding:
 
     Sources: app:criterion_derivation.
     """
-    lam, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
-    m = criterion_margins(lam, eps, r1, r2)
+    lam, eps, r1, r2, rho = _symbols_and_rho()
+    m = criterion_margins(*rate_symbols())
     outcome = _chain(
-        m,
         [
             ("4_corrected", "6a", sp.Integer(1), "1"),
             ("6a", "6b", eps / (rho * (1 - rho)), "(eps/(rho*(1-rho)))"),
@@ -211,8 +215,7 @@ def check_step6() -> Finding:
 )
 def check_step7() -> Finding:
     """Expansion of ρ(1-ρ), both printed lines. Sources: app:criterion_derivation."""
-    _, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     line1 = (eps * r1 + (1 - eps) * r2) * (1 - eps * r1 - (1 - eps) * r2)
     line2 = (
         eps * r1
@@ -237,8 +240,7 @@ def check_step7() -> Finding:
 )
 def check_step8() -> Finding:
     """Eq. (selectivity_score) equals the factored form. Sources: eq:selectivity_score."""
-    _, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    _, eps, r1, r2, rho = _symbols_and_rho()
     den = selectivity_denominator(eps, r1, r2)
     require(is_identity(den, rho * (1 - rho) / eps), "D = rho(1-rho)/eps")
     return decide(
@@ -261,8 +263,7 @@ def check_step8() -> Finding:
 )
 def check_equivalence() -> Finding:
     """U(λ) = ρ (S - λ), hence S > λ ⟺ U(λ) > 0 for 0 < ρ < 1. Sources: eq:selectivity_score."""
-    lam, eps, r1, r2 = rate_symbols()
-    rho = rejection_rate_expr(eps, r1, r2)
+    lam, eps, r1, r2, rho = _symbols_and_rho()
     s = selectivity_expr(eps, r1, r2)
     u = utility_expr(lam, eps, r1, r2)
     return decide(

@@ -20,7 +20,7 @@ from ._expressions import (
     selectivity_expr,
     selectivity_gradient,
 )
-from ._result import Finding, claim, decide, require
+from ._result import Finding, Outcome, claim, decide, require
 from ._symbolic import (
     all_hold,
     identity_test,
@@ -50,6 +50,22 @@ def _parts() -> dict[str, sp.Expr]:
     }
 
 
+def _bracket(p: dict[str, sp.Expr], var: str, sign: int) -> sp.Expr:
+    """``sign D - (r1 - r2) dD/d var`` with the printed dD/d var: the quotient rule's bracket."""
+    return sign * p["D"] - (p["r1"] - p["r2"]) * p[f"dD{var[-1]}_printed"]
+
+
+def _quotient_rule(var: str, sign: int) -> Outcome:
+    """dD/d var as printed, and dS/d var = (a/D^2) times :func:`_bracket` (Parts 1 and 2)."""
+    p = _parts()
+    den = p["D"]
+    quotient = p["a"] / den**2 * _bracket(p, var, sign)
+    return all_hold(
+        identity_test(sp.diff(den, p[var]), p[f"dD{var[-1]}_printed"], f"dD/d{var} as printed"),
+        identity_test(sp.diff(p["S"], p[var]), quotient, f"quotient rule for dS/d{var}"),
+    )
+
+
 @claim(
     "monotonicity.part1_derivative",
     "app:proof_monotonicity",
@@ -57,14 +73,8 @@ def _parts() -> dict[str, sp.Expr]:
 )
 def check_part1_derivative() -> Finding:
     """Quotient rule for ∂S/∂r1 and the printed ∂D/∂r1. Sources: app:proof_monotonicity."""
-    p = _parts()
-    r1, r2, a, den = p["r1"], p["r2"], p["a"], p["D"]
-    quotient = a / den**2 * (den - (r1 - r2) * p["dD1_printed"])
     return decide(
-        all_hold(
-            identity_test(sp.diff(den, r1), p["dD1_printed"], "dD/dr1 as printed"),
-            identity_test(sp.diff(p["S"], r1), quotient, "quotient rule for dS/dr1"),
-        ),
+        _quotient_rule("r1", 1),
         "diff(S, r1) equals the printed quotient-rule form; diff(D, r1) as printed.",
     )
 
@@ -77,11 +87,10 @@ def check_part1_derivative() -> Finding:
 def check_part1_numerator() -> Finding:
     """Numerator identity of Part 1. Sources: app:proof_monotonicity."""
     p = _parts()
-    eps, r1, r2, den = p["eps"], p["r1"], p["r2"], p["D"]
-    lhs = den - (r1 - r2) * p["dD1_printed"]
+    eps, r1, r2 = p["eps"], p["r1"], p["r2"]
     rhs = eps * (r1 - r2) ** 2 + r2 / eps * (1 - r2)
     return decide(
-        identity_test(lhs, rhs, "Part 1 numerator identity"),
+        identity_test(_bracket(p, "r1", 1), rhs, "Part 1 numerator identity"),
         "D - (r1-r2)*dD/dr1 = eps*(r1-r2)**2 + r2*(1-r2)/eps identically.",
     )
 
@@ -93,14 +102,8 @@ def check_part1_numerator() -> Finding:
 )
 def check_part2_derivative() -> Finding:
     """Quotient rule for ∂S/∂r2 and the printed ∂D/∂r2. Sources: app:proof_monotonicity."""
-    p = _parts()
-    r1, r2, a, den = p["r1"], p["r2"], p["a"], p["D"]
-    quotient = a / den**2 * (-den - (r1 - r2) * p["dD2_printed"])
     return decide(
-        all_hold(
-            identity_test(sp.diff(den, r2), p["dD2_printed"], "dD/dr2 as printed"),
-            identity_test(sp.diff(p["S"], r2), quotient, "quotient rule for dS/dr2"),
-        ),
+        _quotient_rule("r2", -1),
         "diff(S, r2) equals the printed quotient-rule form; diff(D, r2) as printed.",
     )
 
@@ -113,11 +116,10 @@ def check_part2_derivative() -> Finding:
 def check_part2_numerator() -> Finding:
     """Numerator identity of Part 2. Sources: app:proof_monotonicity."""
     p = _parts()
-    eps, r1, r2, a, den = p["eps"], p["r1"], p["r2"], p["a"], p["D"]
-    lhs = -den - (r1 - r2) * p["dD2_printed"]
+    eps, r1, r2, a = p["eps"], p["r1"], p["r2"], p["a"]
     rhs = -(a**2 / eps * (r1 - r2) ** 2 + r1 / eps * (1 - r1))
     return decide(
-        identity_test(lhs, rhs, "Part 2 numerator identity"),
+        identity_test(_bracket(p, "r2", -1), rhs, "Part 2 numerator identity"),
         "-D - (r1-r2)*dD/dr2 = -[a**2*(r1-r2)**2/eps + r1*(1-r1)/eps] identically.",
     )
 

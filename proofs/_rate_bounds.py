@@ -37,6 +37,7 @@ from ._result import Finding, Outcome, claim, decide, require
 from ._symbolic import (
     UNIT_OPEN,
     all_hold,
+    class_symbols,
     identity_test,
     is_identity,
     positivity_certificate,
@@ -148,8 +149,7 @@ def check_r2_bound() -> Finding:
 
     Sources: Eq. (``eq:r2_bound``), appendix ``app:proof_global_rate_bounds`` item 2.
     """
-    pis = sp.symbols("pi1:4", positive=True)
-    epss = sp.symbols("epsilon1:4", positive=True)
+    pis, epss = class_symbols()
     qs = sp.symbols("q1:4", positive=True)
     eps = sum(p * e for p, e in zip(pis, epss, strict=True))
     total = {pis[2]: 1 - pis[0] - pis[1]}  # sum_c pi_c = 1

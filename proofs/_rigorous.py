@@ -34,7 +34,7 @@ from ._lemmas import (
     nearest_centre_capture,
 )
 from ._result import Finding, Outcome, claim, decide, require
-from ._symbolic import all_hold, identity_test, is_identity, search
+from ._symbolic import all_hold, class_symbols, identity_test, is_identity, search, tail_symbols
 
 __all__ = ["CLAIMS"]
 
@@ -48,8 +48,7 @@ __all__ = ["CLAIMS"]
 def check_weights() -> Finding:
     """Decomposition of r1 by class and Σ w_c = 1. Sources: app:proof_r1_rigorous."""
     n = sp.Symbol("N", positive=True)
-    pis = sp.symbols("pi1:4", positive=True)
-    epss = sp.symbols("epsilon1:4", positive=True)
+    pis, epss = class_symbols()
     lost = sp.symbols("l1:4", nonnegative=True)  # |E_c,loss| / |E_c|
     sizes = [n * p * e for p, e in zip(pis, epss, strict=True)]  # |E_c| = N pi_c eps_c
     pool = sum(sizes)  # |E| = N eps
@@ -82,8 +81,7 @@ def check_weights() -> Finding:
 )
 def check_boole_algebra() -> Finding:
     """Final algebra of the proof. Sources: app:proof_r1_rigorous, eq:r1_rigorous_bound."""
-    pis = sp.symbols("pi1:4", positive=True)
-    epss = sp.symbols("epsilon1:4", positive=True)
+    pis, epss = class_symbols()
     ps = sp.symbols("p1:4", nonnegative=True)
     etas = sp.symbols("eta1:4", nonnegative=True)
     Ds = sp.symbols("D1:4", positive=True)
@@ -97,8 +95,7 @@ def check_boole_algebra() -> Finding:
     # here, not taken from a helper) and p_c from the integral of the Gaussian tail.
     # Derived once for a generic class (D, sigma), then instantiated per class.
     t = sp.Symbol("t", positive=True)
-    D = sp.Symbol("D", positive=True)
-    sigma = sp.Symbol("sigma", positive=True)
+    D, sigma = tail_symbols()
     f = chernoff_exponent(t, D, sigma)
     (t_star,) = sp.solve(sp.diff(f, t), t)
     eta_generic = sp.exp(f.subs(t, t_star))

@@ -83,31 +83,11 @@ CHECKS: tuple[Callable[[], ClaimResult], ...] = (
     *_numeric.CLAIMS,
 )
 
-#: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps, and
-#: ``_lemmas``, whose shared tests the claims call (``_expressions`` calls neither).
-_MODULES = (
-    _asymptotics,
-    _certified,
-    _chernoff,
-    _conservative,
-    _corollary,
-    _criterion,
-    _fraction,
-    _monotonicity,
-    _numeric,
-    _predictors,
-    _projection,
-    _rate_bounds,
-    _rigorous,
-    _space,
-    _sufficient,
-    _tails,
-    _utility,
-    _variance_proxy,
-    _voronoi,
-    _joint_utility,
-    _lemmas,
-)
+#: The claim modules whose ``show``/``is_identity`` calls ``--claim`` records as steps (the
+#: modules the checks of :data:`CHECKS` are defined in, so a new claim module is traced without
+#: being listed again), and ``_lemmas``, whose shared tests the claims call (``_expressions``
+#: calls neither).
+_MODULES = (*dict.fromkeys(sys.modules[check.__module__] for check in CHECKS), _lemmas)
 
 FORMATS = ("text", "markdown", "json", "latex")
 
@@ -351,6 +331,18 @@ def _pretty(expr: sp.Basic, unicode: bool) -> str:
     return sp.pretty(expr, use_unicode=unicode, wrap_line=False)
 
 
+def _outcome_fields(result: ClaimResult) -> list[tuple[str, str]]:
+    """The closing fields of a derivation in every format, ``(label, text)``, in order."""
+    fields = [
+        ("computed", result.established),
+        ("verdict", result.status),
+        (_evidence_label(result), result.evidence),
+    ]
+    if result.corrected:
+        fields.append(("corrected", result.corrected))
+    return fields
+
+
 def format_derivation(
     result: ClaimResult, steps: Sequence, unicode: bool = False, *, fmt: str = "text"
 ) -> str:
@@ -398,13 +390,7 @@ def format_derivation(
                 for row in _pretty(expr, unicode).splitlines():
                     lines.append(f"      {row}")
         lines.append("")
-    lines += [
-        f"computed:       {result.established}",
-        f"verdict:        {result.status}",
-        f"{_evidence_label(result) + ':':<16}{result.evidence}",
-    ]
-    if result.corrected:
-        lines.append(f"corrected:      {result.corrected}")
+    lines += [f"{label + ':':<16}{text}" for label, text in _outcome_fields(result)]
     return "\n".join(lines)
 
 
@@ -431,13 +417,9 @@ def _derivation_markdown(result: ClaimResult, steps: Sequence) -> str:
             for expr in st.exprs:
                 lines += ["", f"   $$ {sp.latex(expr)} $$"]
             lines.append("")
-    lines += [
-        f"- **computed:** {_md(result.established)}",
-        f"- **verdict:** **{result.status}**",
-        f"- **{_evidence_label(result)}:** {_md(result.evidence)}",
-    ]
-    if result.corrected:
-        lines.append(f"- **corrected:** {_md(result.corrected)}")
+    for label, text in _outcome_fields(result):
+        shown = f"**{text}**" if label == "verdict" else _md(text)  # the status word in bold
+        lines.append(f"- **{label}:** {shown}")
     return "\n".join(lines)
 
 
@@ -457,14 +439,10 @@ def _derivation_latex(result: ClaimResult, steps: Sequence) -> str:
                 rows = [sp.latex(expr) for expr in st.exprs]
                 lines += [r"\begin{gather*}", " \\\\\n".join(rows), r"\end{gather*}"]
         lines.append(r"\end{enumerate}")
-    lines += [
-        r"\begin{description}",
-        rf"\item[Computed] {_tex(result.established)}",
-        rf"\item[Verdict] \textbf{{{result.status}}}",
-        rf"\item[{_evidence_label(result).capitalize()}] {_tex(result.evidence)}",
-    ]
-    if result.corrected:
-        lines.append(rf"\item[Corrected] {_tex(result.corrected)}")
+    lines.append(r"\begin{description}")
+    for label, text in _outcome_fields(result):
+        shown = rf"\textbf{{{text}}}" if label == "verdict" else _tex(text)  # status in bold
+        lines.append(rf"\item[{label.capitalize()}] {shown}")
     lines.append(r"\end{description}")
     return "\n".join(lines)
 

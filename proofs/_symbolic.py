@@ -21,6 +21,8 @@ __all__ = [
     "is_identity",
     "show",
     "rate_symbols",
+    "tail_symbols",
+    "class_symbols",
     "sympify_all",
     "UNIT_OPEN",
     "UNIT_CLOSED",
@@ -76,6 +78,21 @@ def rate_symbols() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol, sp.Symbol]:
     r1 = sp.Symbol("r1", nonnegative=True)
     r2 = sp.Symbol("r2", nonnegative=True)
     return lam, eps, r1, r2
+
+
+def tail_symbols() -> tuple[sp.Symbol, sp.Symbol]:
+    """Return ``(D, sigma)``: a centroid distance and a standard deviation, both positive.
+
+    The Gaussian-tail claims share them; SymPy symbols of one name and assumptions are equal,
+    so expressions built from them (and the cached integrals) match across claims.
+    """
+    return sp.Symbol("D", positive=True), sp.Symbol("sigma", positive=True)
+
+
+def class_symbols() -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...]]:
+    """Return ``(pis, epss)``: the shares pi1..pi3 and error rates epsilon1..epsilon3 of three
+    classes, all positive (the three-class examples of the rate-bound claims)."""
+    return sp.symbols("pi1:4", positive=True), sp.symbols("epsilon1:4", positive=True)
 
 
 def sympify_all(*args: object) -> tuple:

@@ -24,7 +24,7 @@ from ._lemmas import (
     erf_identity_test,
 )
 from ._result import Finding, claim, decide, require
-from ._symbolic import all_hold, is_identity, show
+from ._symbolic import all_hold, is_identity, show, tail_symbols
 
 __all__ = ["CLAIMS"]
 
@@ -36,8 +36,7 @@ __all__ = ["CLAIMS"]
 )
 def check_gaussian_integral() -> Finding:
     """SymPy integrates the upper tail. Sources: Eq. (p_loss_exact), app:proof_projection_tails."""
-    D = sp.Symbol("D", positive=True)
-    sigma = sp.Symbol("sigma", positive=True)
+    D, sigma = tail_symbols()
     integral = normal_interval_probability(sp.Integer(0), sigma, D / 2, sp.oo)
     # Eq. (eq:p_loss_exact) as printed:
     # \frac{1}{2}\left[1 - \operatorname{erf}\left( \frac{D_c}{2\sqrt{2}\sigma_{\mathrm{mix},c}} \right)\right]
@@ -66,8 +65,7 @@ def check_gaussian_integral() -> Finding:
 )
 def check_substitution() -> Finding:
     """Change of variables and the split of the integral. Sources: app:proof_projection_tails."""
-    D = sp.Symbol("D", positive=True)
-    sigma = sp.Symbol("sigma", positive=True)
+    D, sigma = tail_symbols()
     t = sp.Symbol("t", real=True)
     u_of_t = sp.sqrt(2) * sigma * t
     u = sp.Symbol("u", real=True)

@@ -29,7 +29,7 @@ from ._lemmas import (
     erf_identity_test,
 )
 from ._result import Finding, Outcome, claim, decide, require
-from ._symbolic import all_hold, is_identity, search, show
+from ._symbolic import all_hold, is_identity, search, show, tail_symbols
 
 __all__ = ["CLAIMS_REDUCTION", "CLAIMS_EVENTS"]
 
@@ -124,8 +124,7 @@ def check_loss_event() -> Finding:
 
     Sources: Eq. (``eq:p_loss_exact``), app:proof_projection_tails.
     """
-    D = sp.Symbol("D", positive=True)
-    sigma = sp.Symbol("sigma", positive=True)  # sigma_mix,c; same symbol as the cached integrals
+    D, sigma = tail_symbols()  # sigma_mix,c; same symbol as the cached integrals
     zero = sp.Integer(0)
     upper = normal_interval_probability(zero, sigma, D / 2, sp.oo)  # as written
     lower = normal_interval_probability(zero, sigma, -sp.oo, -D / 2)  # loss, statement's z_c
@@ -160,8 +159,7 @@ def check_contamination_event() -> Finding:
 
     Sources: Eq. (``eq:q_contam_exact``), app:proof_projection_tails.
     """
-    D = sp.Symbol("D", positive=True)
-    sigma = sp.Symbol("sigma", positive=True)  # sigma_c; same symbol as the cached integrals
+    D, sigma = tail_symbols()  # sigma_c; same symbol as the cached integrals
     x0 = D / (2 * sp.sqrt(2) * sigma)
     as_written = normal_interval_probability(-D, sigma, -sp.oo, -D / 2)
     captured = normal_interval_probability(-D, sigma, -D / 2, sp.oo)

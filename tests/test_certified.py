@@ -17,7 +17,6 @@ from gcul_theory import (
 )
 from gcul_theory._certified import (
     UtilityBounds,
-    bound_parts,
     check_delta,
     check_indicators,
     check_lam,
@@ -467,11 +466,7 @@ def test_last_positive_ends():
     assert root < 0.3 and 0.3 - root <= 2**-53  # adjacent floats bracket the root
 
 
-def test_the_old_private_names_still_work_for_simulations():
-    # simulations/gcul.py imports these until the cross-fit moves to gcul_theory/_cross_fit.py
-    # (the final step of the refactor removes them).
-    assert _certified._check_delta is check_delta and _certified._check_lam is check_lam
-    assert _certified._parts is bound_parts
+def test_check_lam_and_check_delta():
     assert check_lam(0.15) == 0.15 and check_delta(0.05) == 0.05
     with pytest.raises(ValueError, match="lam"):
         check_lam(1.0)
