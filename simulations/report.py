@@ -52,8 +52,9 @@ from typing import Any, cast
 
 import numpy as np
 
-import gcul_theory
+from simulations import registry
 from simulations.outputs import atomic_write_text
+from simulations.registry import PAPER_METHOD
 from simulations.results import check_error_pool
 
 __all__ = [
@@ -101,32 +102,15 @@ LAMBDA_TARGET = 0.15
 KINDS = ("type_i", "type_ii", "overall")
 
 CERTIFIED = "certified"
-"""The block of the certified predictor: ``lambda_cert`` judged against ``lambda_emp_cert``."""
-_CERTIFIED_COLUMNS = ("lambda_cert", "lambda_emp_cert")
-_CERTIFIED_GUARANTEE = "finite-sample valid for the model it certifies"
+"""The block of the certified predictor (:data:`simulations.registry.METHODS`): ``lambda_cert``
+judged against ``lambda_emp_cert``."""
 CERTIFIED_NOISY = "certified_noisy"
 """The block judging ``lambda_cert`` against ``lambda_emp_cert_noisy`` (noisy test labels)."""
-_CERTIFIED_NOISY_COLUMNS = ("lambda_cert", "lambda_emp_cert_noisy")
-_CERTIFIED_NOISY_GUARANTEE = "the same, judged on test labels as noisy as its calibration labels"
-
-# Display names in the Markdown and LaTeX tables; a predictor not listed here (a new registry
-# entry) shows as its name with spaces.
-_METHOD_LABELS = {
-    "gaussian": "Gaussian",
-    "union": "Union",
-    "chernoff": "Chernoff",
-    "boole": "Boole",
-    "hunter_worsley": "Hunter–Worsley",
-    "gaussian_exact": "Gaussian exact",
-    CERTIFIED: "Certified",
-    CERTIFIED_NOISY: "Certified, noisy labels",
-}
 _KIND_LABELS = {"type_i": "Type-I", "type_ii": "Type-II", "overall": "Overall"}
 
 #: What the paper reports in ``tab:violation_analysis`` (λ = 0.15, union bound, 41 levels x 10
 #: seeds): kind -> (count, total).  Shown for reference beside the union block only.
 PAPER_VIOLATIONS = {"type_i": (25, 410), "type_ii": (0, 410), "overall": (25, 410)}
-_PAPER_METHOD = "union"
 _PAPER_LAMBDA = 0.15
 
 _FRACTION_COLUMNS = ("base_acc", "selective_acc", "rejection_rate")
@@ -406,20 +390,21 @@ def check_lam(lam: float) -> float:
 
 
 def predictor_names() -> tuple[str, ...]:
-    """Every block of the violation analysis, in order: the predictors of
-    :data:`gcul_theory.PREDICTORS` (read at call time), then :data:`CERTIFIED`.
+    """Every block of the violation analysis judged by default, in order: the predictors and the
+    certified predictor of :data:`simulations.registry.METHODS` (read at call time).
 
     Examples
     --------
     >>> predictor_names()[:3], predictor_names()[-1]
     (('gaussian', 'union', 'chernoff'), 'certified')
     """
-    return (*(entry.name for entry in gcul_theory.PREDICTORS), CERTIFIED)
+    return registry.judged_names(always=True)
 
 
 def judged_methods(results: Results) -> tuple[str, ...]:
-    """The blocks judged by default: :func:`predictor_names`, then :data:`CERTIFIED_NOISY` when
-    ``results`` (a list of rows or a mapping of columns) has ``lambda_emp_cert_noisy``.
+    """The blocks judged by default: :func:`predictor_names`, then each registry block judged
+    only when ``results`` (a list of rows or a mapping of columns) has its ``empirical`` column
+    (``certified_noisy`` and ``lambda_emp_cert_noisy``).
 
     Examples
     --------
@@ -427,23 +412,18 @@ def judged_methods(results: Results) -> tuple[str, ...]:
     ('certified', 'certified_noisy')
     """
     results = _materialize(results)
-    noisy = _has_column(results, _CERTIFIED_NOISY_COLUMNS[1])
-    return (*predictor_names(), CERTIFIED_NOISY) if noisy else predictor_names()
-
-
-def _registry_entry(method: str):
-    for entry in gcul_theory.PREDICTORS:
-        if entry.name == method:
-            return entry
-    return None
+    entries = [registry.method(name) for name in registry.judged_names()]
+    return tuple(
+        m.name for m in entries if m.always or _has_column(results, cast(str, m.empirical))
+    )
 
 
 def judged_columns(method: str) -> tuple[str, str]:
-    """The results columns a predictor is judged on: ``(predicted, empirical)``.
+    """The results columns a predictor is judged on: ``(predicted, empirical)`` of its registry
+    entry.
 
-    A registry predictor: its ``column`` (``lambda_pre_<name>``) against ``lambda_emp``; the
-    certified predictor: ``lambda_cert`` against ``lambda_emp_cert`` (λ*_EMP of the model it
-    certifies).
+    A theory predictor: ``lambda_pre_<name>`` against ``lambda_emp``; the certified predictor:
+    ``lambda_cert`` against ``lambda_emp_cert`` (λ*_EMP of the model it certifies).
 
     Examples
     --------
@@ -451,19 +431,12 @@ def judged_columns(method: str) -> tuple[str, str]:
     (('lambda_pre_union', 'lambda_emp'), ('lambda_cert', 'lambda_emp_cert'))
     """
     (method,) = check_methods((method,))
-    if method == CERTIFIED:
-        return _CERTIFIED_COLUMNS
-    if method == CERTIFIED_NOISY:
-        return _CERTIFIED_NOISY_COLUMNS
-    return _registry_entry(method).column, "lambda_emp"
-
-
-def _is_valid(method: str) -> bool:
-    return method in (CERTIFIED, CERTIFIED_NOISY) or bool(_registry_entry(method).valid)
+    entry = registry.method(method)
+    return cast(str, entry.predicted), cast(str, entry.empirical)
 
 
 def validity_line(methods: Sequence[str] | None = None) -> str:
-    """One sentence saying which predictors are valid (the registry's ``valid`` and ``kind``).
+    """One sentence saying which predictors are valid and why (the registry's ``validity``).
 
     Examples
     --------
@@ -475,21 +448,9 @@ def validity_line(methods: Sequence[str] | None = None) -> str:
     """
     methods = check_methods(methods)
     groups: dict[tuple[bool, str], list[str]] = {}
-    for method in methods:
-        entry = _registry_entry(method)
-        if method == CERTIFIED:
-            key = (True, _CERTIFIED_GUARANTEE)
-        elif method == CERTIFIED_NOISY:
-            key = (True, _CERTIFIED_NOISY_GUARANTEE)
-        elif entry.valid:
-            key = (True, "in expectation, under the paper's Gaussian model")
-        elif entry.kind == "paper":
-            key = (False, "as printed in the paper")
-        elif entry.kind == "model":
-            key = (False, "model value, not a bound")
-        else:
-            key = (False, entry.kind)
-        groups.setdefault(key, []).append(method)
+    for name in methods:
+        validity = registry.method(name).validity
+        groups.setdefault((validity.valid, validity.reason), []).append(name)
     parts = []
     for flag, title in ((True, "Valid"), (False, "Not valid")):
         items = [
@@ -501,14 +462,19 @@ def validity_line(methods: Sequence[str] | None = None) -> str:
 
 
 def method_label(method: str) -> str:
-    """The display name of a predictor in tables and figures (its name with spaces if unlisted).
+    """The display name of a method in tables and figures: its registry ``label``.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not in :data:`simulations.registry.METHODS`.
 
     Examples
     --------
-    >>> method_label("hunter_worsley"), method_label("boole_twin")
-    ('Hunter–Worsley', 'boole twin')
+    >>> method_label("hunter_worsley"), method_label("certified_noisy")
+    ('Hunter–Worsley', 'Certified, noisy labels')
     """
-    return _METHOD_LABELS.get(method, method.replace("_", " "))
+    return registry.method(method).label
 
 
 def check_methods(methods: Sequence[str] | None) -> tuple[str, ...]:
@@ -529,7 +495,7 @@ def check_methods(methods: Sequence[str] | None) -> tuple[str, ...]:
     """
     if methods is None:
         return predictor_names()
-    allowed = (*predictor_names(), CERTIFIED_NOISY)
+    allowed = registry.judged_names()
     if isinstance(methods, str):
         methods = (methods,)
     methods = tuple(methods)
@@ -723,7 +689,7 @@ def violation_table(
             "overall": int(type_i.sum() + type_ii.sum()),
         }
         for kind in KINDS:
-            paper = PAPER_VIOLATIONS[kind] if with_paper and method == _PAPER_METHOD else None
+            paper = PAPER_VIOLATIONS[kind] if with_paper and method == PAPER_METHOD else None
             entries.append(
                 ViolationCount(
                     method=method,
@@ -734,7 +700,7 @@ def violation_table(
                     paper_total=None if paper is None else paper[1],
                     predicted=judged[method][0],
                     empirical=judged[method][1],
-                    valid=_is_valid(method),
+                    valid=registry.method(method).validity.valid,
                 )
             )
     return ViolationTable(
@@ -1030,7 +996,7 @@ def _violation_caption_lines(table: ViolationTable) -> list[str]:
     lines = [
         f"Reliability of the λ* predictors over {table.describe_runs}, λ = {table.lam:g}.",
         "Type-I (conservative): λ*_PRE < λ ≤ λ*_EMP. Type-II (unsafe): λ*_EMP < λ ≤ λ*_PRE. "
-        "Overall = Type-I + Type-II. One block per predictor." + _certified_sentence(table),
+        "Overall = Type-I + Type-II. One block per predictor." + _judged_on(table, tex=False),
         validity_line(table.methods),
     ]
     note = _violations_note(table, tex=False)
@@ -1075,20 +1041,21 @@ def _seed_note(table: SeedTable, tex: bool) -> str | None:
     )
 
 
-def _certified_sentence(table: ViolationTable) -> str:
-    if CERTIFIED not in table.methods:
-        return ""
-    return (
-        " Certified: λ*_CERT (fit on 80% of the training split, certified on 20%) against λ*_EMP "
-        "of that same model on the test split (lambda_emp_cert)."
-        + (_NOISY_SENTENCE if CERTIFIED_NOISY in table.methods else "")
-    )
-
-
-_NOISY_SENTENCE = (
-    " Certified, noisy labels: the same λ*_CERT against λ*_EMP on the test labels flipped "
-    "as the calibration labels are (lambda_emp_cert_noisy), the test of its guarantee."
-)
+def _judged_on(table: ViolationTable, tex: bool) -> str:
+    """The captions' sentences on the blocks judged on other columns than a predictor's (the
+    registry's ``judged_on``), each led by the block's label."""
+    text = ""
+    for name in table.methods:
+        entry = registry.method(name)
+        if not entry.judged_on:
+            continue
+        if not tex:
+            text += f" {entry.label}: {entry.judged_on}."
+        elif entry.judged_on_tex:
+            text += f" {_latex_escape(entry.label)}: {entry.judged_on_tex}."
+        else:
+            text += _latex_escape(f" {entry.label}: {entry.judged_on}.")
+    return text
 
 
 def format_violations_markdown(table: ViolationTable) -> str:
@@ -1145,14 +1112,7 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
         r"Type-II (unsafe): $\lambda^*_{\mathrm{EMP}} < \lambda \le \lambda^*_{\mathrm{PRE}}$; "
         r"Overall = Type-I + Type-II. One block per predictor."
     )
-    if CERTIFIED in table.methods:
-        caption += (
-            r" Certified: $\lambda^*_{\mathrm{CERT}}$ (fit on 80\% of the training split, "
-            r"certified on 20\%) against $\lambda^*_{\mathrm{EMP}}$ of that same model on the "
-            "test split."
-        )
-    if CERTIFIED_NOISY in table.methods:
-        caption += _latex_escape(_NOISY_SENTENCE)
+    caption += _judged_on(table, tex=True)
     caption += " " + _latex_escape(validity_line(table.methods))
     note = _violations_note(table, tex=True)
     if note is not None:
@@ -1249,16 +1209,11 @@ def format_violations_text(table: ViolationTable) -> str:
         "  Type-I  (conservative): λ*_PRE < λ ≤ λ*_EMP",
         "  Type-II (unsafe):       λ*_EMP < λ ≤ λ*_PRE",
     ]
-    if CERTIFIED in table.methods:
-        lines.append(
-            "  certified: λ*_CERT (fit on 80% of the training split, certified on 20%) against "
-            "λ*_EMP of that same model (lambda_emp_cert)"
-        )
-    if CERTIFIED_NOISY in table.methods:
-        lines.append(
-            "  certified_noisy: the same λ*_CERT against λ*_EMP on test labels flipped as the "
-            "calibration labels are (lambda_emp_cert_noisy)"
-        )
+    lines += [
+        f"  {name}: {registry.method(name).judged_on}"
+        for name in table.methods
+        if registry.method(name).judged_on
+    ]
     lines += ["", line(header), *(line(row) for row in body), "", validity_line(table.methods)]
     note = _violations_note(table, tex=False)
     if note is not None:

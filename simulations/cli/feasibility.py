@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from simulations import registry
 from simulations.cli.common import cost, open_unit, seed, shown
 from simulations.cli.loaders import FORMATS, load_embeddings, load_labels
 from simulations.feasibility import VERDICT_DEFAULT
@@ -25,7 +26,7 @@ def method_name(text: str) -> str:
 
 def add_parser(commands) -> None:
     """Add the command's parser to ``commands`` (argparse sub-parsers)."""
-    from gcul_theory import COLUMN_LEGEND, MAX_CLASSES, PREDICTORS, guarantee_phrase
+    from gcul_theory import COLUMN_LEGEND, MAX_CLASSES
 
     feasibility = commands.add_parser(
         "feasibility",
@@ -73,7 +74,7 @@ def add_parser(commands) -> None:
         metavar="NAME",
         help="predictor(s) to report, or all; the verdict uses the first (all alone: "
         f"{VERDICT_DEFAULT}). One of: "
-        + "; ".join(f"{e.name} ({guarantee_phrase(e)})" for e in PREDICTORS)
+        + registry.described("predictor")
         + f" (default: {VERDICT_DEFAULT})",
     )
     feasibility.add_argument(

@@ -14,11 +14,10 @@ from matplotlib.container import Container
 from matplotlib.figure import Figure
 
 import gcul_theory
+from simulations import registry
 from simulations.demo.style import (
     CERT,
-    FALLBACK_STYLE,
     LINE,
-    PREDICTOR_STYLE,
     SMALL,
     TEXT,
     TITLE,
@@ -207,13 +206,13 @@ def figure_capture_vs_classes(
     labels: list[str] = []
     (true_line,) = ax.plot(classes, truth, color="black", linewidth=LINE + 3, zorder=2)
     for name in gcul_theory.METHODS:
-        colour, style, marker = PREDICTOR_STYLE.get(name, FALLBACK_STYLE)
+        style = registry.method(name).style
         (line,) = ax.plot(
             classes,
             r1_hat[name],
-            color=colour,
-            linestyle=style,
-            marker=marker,
+            color=style.colour,
+            linestyle=style.linestyle,
+            marker=style.marker,
             markevery=4,
             markersize=10,
             linewidth=LINE,

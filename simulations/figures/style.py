@@ -23,8 +23,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-import gcul_theory
-from simulations.report import CERTIFIED
+from simulations import registry
+from simulations.registry import OKABE_ITO
 
 __all__ = [
     "ACCURACY_STYLES",
@@ -44,17 +44,6 @@ __all__ = [
     "validity_word",
 ]
 
-#: Okabe & Ito (2008) colour-blind-safe palette.
-OKABE_ITO = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "purple": "#CC79A7",
-}
 
 FONT_SIZE = 8
 SINGLE_COLUMN_SIZE = (3.4, 2.6)  # inches: one column of a two-column paper
@@ -200,20 +189,16 @@ def style_axes(ax: Axes) -> None:
 
 
 def validity_word(method: str) -> str:
-    """What a panel title says of a predictor, from the registry's ``valid`` and ``kind``.
+    """What a panel title says of a method: its registry ``validity.word``.
 
-    ``"finite-sample valid"`` for the certified block, ``"valid"`` for a valid predictor (and
-    ``certified_noisy``), ``"model value"`` for a model value, ``"not valid"`` otherwise. The
-    registry is read at call time, so an entry added to :data:`gcul_theory.PREDICTORS` is worded.
+    Raises
+    ------
+    ValueError
+        For a name that is not in :data:`simulations.registry.METHODS`.
 
     Examples
     --------
     >>> validity_word("boole"), validity_word("union"), validity_word("gaussian_exact")
     ('valid', 'not valid', 'model value')
     """
-    if method == CERTIFIED:
-        return "finite-sample valid"
-    entry = next((e for e in gcul_theory.PREDICTORS if e.name == method), None)
-    if entry is None or entry.valid:  # not a registry entry: certified_noisy
-        return "valid"
-    return "model value" if entry.kind == "model" else "not valid"
+    return registry.method(method).validity.word
