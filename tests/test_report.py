@@ -488,7 +488,7 @@ def test_violation_tables_explain_the_papers_counts():
 
 
 def test_latex_escape():
-    assert report._latex_escape("a_b%c&d") == r"a\_b\%c\&d"
+    assert report.formats.latex_escape("a_b%c&d") == r"a\_b\%c\&d"
 
 
 def test_text_format_lists_every_method_and_the_paper():
