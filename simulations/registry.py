@@ -55,7 +55,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import gcul_theory
@@ -264,6 +264,42 @@ OKABE_ITO = {
 """Okabe & Ito (2008), the colour-blind-safe palette of every figure and slide (also
 ``simulations.figures.OKABE_ITO``)."""
 
+# The certified predictor: λ*_CERT judged against λ*_EMP of the model it certifies; then the same
+# λ*_CERT judged on test labels as noisy as its calibration labels, the test of the guarantee
+# itself (the certificate speaks of the label law of its calibration data)
+_CERTIFIED = JudgedMethod(
+    name="certified",
+    family="certificate",
+    label="Certified",
+    style=Style(OKABE_ITO["black"], "-", "*"),
+    validity=_FINITE_SAMPLE,
+    guarantee=_FINITE_SAMPLE.reason,
+    predicted="lambda_cert",
+    empirical="lambda_emp_cert",
+    columns=("lambda_cert", "lambda_emp_cert"),
+    compute=None,
+    symbol=_CERT,
+    judged_on="λ*_CERT (fit on 80% of the training split, certified on 20%) against λ*_EMP "
+    "of that same model on the test split (lambda_emp_cert)",
+    judged_on_tex=r"$\lambda^*_{\mathrm{CERT}}$ (fit on 80\% of the training split, "
+    r"certified on 20\%) against $\lambda^*_{\mathrm{EMP}}$ of that same model on the "
+    "test split",
+)
+_CERTIFIED_NOISY = replace(
+    _CERTIFIED,
+    name="certified_noisy",
+    label="Certified, noisy labels",
+    style=replace(_CERTIFIED.style, linestyle="--"),
+    validity=_NOISY,
+    guarantee=_NOISY.reason,
+    empirical="lambda_emp_cert_noisy",
+    columns=("lambda_emp_cert_noisy",),
+    judged_on="the same λ*_CERT against λ*_EMP on the test labels flipped as the calibration "
+    "labels are (lambda_emp_cert_noisy), the test of its guarantee",
+    judged_on_tex="",
+    always=False,
+)
+
 METHODS: tuple[JudgedMethod, ...] = (
     # The theory's predictors, in the order of gcul_theory.PREDICTORS (results.csv's order)
     _predictor("gaussian", "Gaussian", Style(OKABE_ITO["vermillion"], "--", "v")),
@@ -272,41 +308,8 @@ METHODS: tuple[JudgedMethod, ...] = (
     _predictor("boole", "Boole", Style(OKABE_ITO["blue"], "-", "s")),
     _predictor("hunter_worsley", "Hunter–Worsley", Style(OKABE_ITO["green"], "-", "o")),
     _predictor("gaussian_exact", "Gaussian exact", Style(OKABE_ITO["sky_blue"], ":", "P")),
-    # The certified predictor, judged against the model it certifies, then on noisy test labels
-    JudgedMethod(
-        name="certified",
-        family="certificate",
-        label="Certified",
-        style=Style(OKABE_ITO["black"], "-", "*"),
-        validity=_FINITE_SAMPLE,
-        guarantee=_FINITE_SAMPLE.reason,
-        predicted="lambda_cert",
-        empirical="lambda_emp_cert",
-        columns=("lambda_cert", "lambda_emp_cert"),
-        compute=None,
-        symbol=_CERT,
-        judged_on="λ*_CERT (fit on 80% of the training split, certified on 20%) against λ*_EMP "
-        "of that same model on the test split (lambda_emp_cert)",
-        judged_on_tex=r"$\lambda^*_{\mathrm{CERT}}$ (fit on 80\% of the training split, "
-        r"certified on 20\%) against $\lambda^*_{\mathrm{EMP}}$ of that same model on the "
-        "test split",
-    ),
-    JudgedMethod(
-        name="certified_noisy",
-        family="certificate",
-        label="Certified, noisy labels",
-        style=Style(OKABE_ITO["black"], "--", "*"),
-        validity=_NOISY,
-        guarantee=_NOISY.reason,
-        predicted="lambda_cert",
-        empirical="lambda_emp_cert_noisy",
-        columns=("lambda_emp_cert_noisy",),
-        compute=None,
-        symbol=_CERT,
-        judged_on="the same λ*_CERT against λ*_EMP on the test labels flipped as the "
-        "calibration labels are (lambda_emp_cert_noisy), the test of its guarantee",
-        always=False,
-    ),
+    _CERTIFIED,
+    _CERTIFIED_NOISY,
     # The rejectors of simulations.rejectors (their label is theirs); bayes black and thick
     _rejector("gcul", Style(OKABE_ITO["vermillion"], "-", width=1.8)),
     _rejector("msp", Style(OKABE_ITO["blue"], "--", width=1.3)),

@@ -182,7 +182,7 @@ def test_adding_a_registry_entry_adds_a_block(monkeypatch, tmp_path):
         table["boole", "type_i"], method="boole_twin", predicted="lambda_pre_boole_twin"
     )
     text = format_violations_text(table)
-    assert "boole_twin" in text and "Valid: boole, hunter_worsley, boole_twin" in text
+    assert ", boole_twin (in expectation, under the paper's Gaussian model)" in text
     assert "| boole twin | yes | Type-I |" in format_violations_markdown(table)
     paths = write_violations(rows, tmp_path)
     assert sum(line.startswith("boole_twin,") for line in paths[0].read_text().splitlines()) == 3

@@ -7,7 +7,7 @@ import json
 
 from simulations import registry
 from simulations.cli.common import cost, open_unit, seed, shown
-from simulations.cli.loaders import FORMATS, load_embeddings, load_labels
+from simulations.cli.loaders import FORMATS, add_data_arguments, load_embeddings, load_labels
 from simulations.feasibility import VERDICT_DEFAULT
 
 __all__ = ["VERDICT_DEFAULT", "add_parser", "method_name", "run"]
@@ -45,12 +45,7 @@ def add_parser(commands) -> None:
         + "; ".join(f"{name}: {meaning}" for name, meaning in COLUMN_LEGEND)
         + ".",
     )
-    feasibility.add_argument(
-        "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
-    )
-    feasibility.add_argument(
-        "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
-    )
+    add_data_arguments(feasibility)
     feasibility.add_argument(
         "--predictions",
         default=None,

@@ -77,13 +77,8 @@ UNCERTAIN_COLOUR = "0.35"
 
 
 def kind_word(name: str) -> str:
-    """What a slide says of a predictor: its registry ``validity.slide`` (``"paper, NOT valid"``,
-    ``"valid"``, ``"model value"``, ``"finite-sample valid"``).
-
-    Raises
-    ------
-    ValueError
-        For a name that is not in :data:`simulations.registry.METHODS`.
+    """What a slide says of a predictor, ``validity.slide`` of its registry entry: ``"paper, NOT
+    valid"``, ``"valid"``, ``"model value"`` or ``"finite-sample valid"``.
 
     Examples
     --------

@@ -336,25 +336,17 @@ def figure_certified_interval(
         alpha=0.35,
         label=f"[lower, upper]: a {1 - 2 * delta:g} interval",
     )
-    left.semilogx(
-        sizes,
-        lower,
-        color=OKABE_ITO["blue"],
-        marker="^",
-        markersize=9,
-        linewidth=LINE,
-        label=f"lower bound ({1 - delta:g})",
-    )
-    left.semilogx(
-        sizes,
-        upper,
-        color=OKABE_ITO["blue"],
-        marker="v",
-        markersize=9,
-        linewidth=LINE,
-        linestyle="--",
-        label=f"upper bound ({1 - delta:g})",
-    )
+    for bound, marker, linestyle, side in ((lower, "^", "-", "lower"), (upper, "v", "--", "upper")):
+        left.semilogx(
+            sizes,
+            bound,
+            color=OKABE_ITO["blue"],
+            marker=marker,
+            markersize=9,
+            linewidth=LINE,
+            linestyle=linestyle,
+            label=f"{side} bound ({1 - delta:g})",
+        )
     left.semilogx(
         sizes,
         plug_in,

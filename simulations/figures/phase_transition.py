@@ -28,8 +28,10 @@ from simulations.figures.save import save_figure
 from simulations.figures.style import (
     EMP_LABEL,
     FONT_SIZE,
+    PAPER_LEGEND,
     PAPER_PHASE_STYLE,
     PhaseTransitionStyle,
+    framed_legend,
     new_axes,
     style_axes,
 )
@@ -354,22 +356,8 @@ def plot_phase_transition(
             labels.append(f"{kind} violation ({count})")
         else:
             title += f"\nno {kind} violation"
-    legend = ax.legend(
-        handles,
-        labels,
-        title=title,
-        loc="upper right",
-        fontsize=FONT_SIZE,
-        title_fontsize=FONT_SIZE,
-        frameon=True,
-        framealpha=0.9,
-        edgecolor="none",
-        handlelength=2.2,
-        handletextpad=0.5,
-        labelspacing=0.25,
-        borderpad=0.3,
-        borderaxespad=0.2,
-        alignment="left",
+    legend = framed_legend(
+        ax, handles, labels, PAPER_LEGEND, title=title, title_fontsize=FONT_SIZE, alignment="left"
     )
     plot = PhaseTransitionPlot(
         ax=ax,

@@ -24,8 +24,10 @@ from simulations.figures.style import (
     CERT_LABEL,
     EMP_LABEL,
     FONT_SIZE,
+    PANEL_LEGEND,
     PANEL_PHASE_STYLE,
     PRE_LABEL,
+    framed_legend,
     style_axes,
     validity_word,
 )
@@ -156,24 +158,7 @@ def plot_predictors(
         if n_ii:
             handles.append(type_ii_artists[method])
             labels.append(f"Type-II ({n_ii})")
-        legends[method] = (
-            ax.legend(
-                handles,
-                labels,
-                loc="upper right",
-                fontsize=small - 1,
-                frameon=True,
-                framealpha=0.85,
-                edgecolor="none",
-                handlelength=1.0,
-                handletextpad=0.3,
-                labelspacing=0.2,
-                borderpad=0.25,
-                borderaxespad=0.2,
-            )  # fmt: skip
-            if handles
-            else None
-        )
+        legends[method] = framed_legend(ax, handles, labels, PANEL_LEGEND) if handles else None
         axes[method] = ax
         row, column = divmod(index, ncols)
         if column == 0:

@@ -14,13 +14,14 @@ A change of look goes here; a change of what a figure shows goes in its module
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.ticker import MaxNLocator
 
 from simulations import registry
@@ -34,11 +35,14 @@ __all__ = [
     "FONT_SIZE",
     "LINE_WIDTH",
     "OKABE_ITO",
+    "PANEL_LEGEND",
     "PANEL_PHASE_STYLE",
+    "PAPER_LEGEND",
     "PAPER_PHASE_STYLE",
     "PRE_LABEL",
     "PhaseTransitionStyle",
     "SINGLE_COLUMN_SIZE",
+    "framed_legend",
     "new_axes",
     "style_axes",
     "validity_word",
@@ -149,6 +153,26 @@ PANEL_PHASE_STYLE = _paper_look(line=1.4, target=1.0, circle=(3, 0.7), cross=(3.
 """The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
 paper's look, smaller."""
 
+PAPER_LEGEND = _frozen(
+    fontsize=FONT_SIZE,
+    framealpha=0.9,
+    handlelength=2.2,
+    handletextpad=0.5,
+    labelspacing=0.25,
+    borderpad=0.3,
+)
+"""Sizes and spacing of the legend of the paper's figure (:func:`framed_legend`)."""
+
+PANEL_LEGEND = _frozen(
+    fontsize=FONT_SIZE - 2,
+    framealpha=0.85,
+    handlelength=1.0,
+    handletextpad=0.3,
+    labelspacing=0.2,
+    borderpad=0.25,
+)
+"""Sizes and spacing of the legend of a panel of :func:`simulations.figures.plot_predictors`."""
+
 ACCURACY_STYLES = {
     # column: (label, colour, line style, marker of a single noise level)
     "base_acc": ("Base accuracy", OKABE_ITO["black"], "-", "o"),
@@ -178,6 +202,24 @@ def new_axes(ax: Axes | None) -> Axes:
     return fig.add_subplot()
 
 
+def framed_legend(
+    ax: Axes, handles: Sequence[Any], labels: Sequence[str], look: Mapping[str, Any], **extra: Any
+) -> Legend:
+    """A legend in the upper right corner of ``ax`` on a light frame with no edge, with the sizes
+    and spacing of ``look`` (:data:`PAPER_LEGEND`, :data:`PANEL_LEGEND`) and any ``extra``
+    keyword of :meth:`matplotlib.axes.Axes.legend` (a title)."""
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper right",
+        frameon=True,
+        edgecolor="none",
+        borderaxespad=0.2,
+        **look,
+        **extra,
+    )
+
+
 def style_axes(ax: Axes) -> None:
     """The paper's frame: 8 pt ticks on at most 8 bins, a light grid below, no top/right spine."""
     ax.xaxis.set_major_locator(MaxNLocator(nbins=8, steps=[1, 2, 4, 5, 10]))
@@ -189,12 +231,8 @@ def style_axes(ax: Axes) -> None:
 
 
 def validity_word(method: str) -> str:
-    """What a panel title says of a method: its registry ``validity.word``.
-
-    Raises
-    ------
-    ValueError
-        For a name that is not in :data:`simulations.registry.METHODS`.
+    """What a panel title says of a method: ``validity.word`` of its entry of
+    :mod:`simulations.registry` (:func:`~simulations.registry.method` refuses an unknown name).
 
     Examples
     --------

@@ -264,12 +264,8 @@ def validity_line(methods: Sequence[str] | None = None) -> str:
 
 
 def method_label(method: str) -> str:
-    """The display name of a method in tables and figures: its registry ``label``.
-
-    Raises
-    ------
-    ValueError
-        For a name that is not in :data:`simulations.registry.METHODS`.
+    """The display name of a method in tables and figures, the ``label`` of its registry entry
+    (an unknown name is refused by :func:`simulations.registry.method`).
 
     Examples
     --------

@@ -28,6 +28,7 @@ __all__ = [
     "fmt_pct",
     "latex_escape",
     "latex_number",
+    "latex_table",
     "markdown_table",
     "write_texts",
 ]
@@ -157,6 +158,51 @@ PRE_TEX = r"$\lambda^*_{\mathrm{PRE}}$"
 
 
 EMP_TEX = r"$\lambda^*_{\mathrm{EMP}}$"
+
+
+def latex_table(
+    caption: str, label: str, columns: str, head: Sequence[str], body: Sequence[str]
+) -> str:
+    r"""A booktabs ``table`` float: ``caption``, ``label`` and a ``tabular`` of ``columns``, the
+    ``head`` lines above the ``body`` lines (each a whole row or rule).
+
+    Needs ``\usepackage{booktabs}`` (the first line says so).
+
+    Examples
+    --------
+    >>> print(latex_table("A.", "tab:a", "lr", [r"x & y \\", r"\midrule"], [r"1 & 2 \\"]))
+    % requires \usepackage{booktabs}
+    \begin{table}[htbp]
+    \centering
+    \small
+    \caption{A.}
+    \label{tab:a}
+    \begin{tabular}{lr}
+    \toprule
+    x & y \\
+    \midrule
+    1 & 2 \\
+    \bottomrule
+    \end{tabular}
+    \end{table}
+    <BLANKLINE>
+    """
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\small",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{{columns}}}",
+        r"\toprule",
+        *head,
+        *body,
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def write_texts(out_dir: str | Path, stem: str, texts: Mapping[str, str]) -> list[Path]:

@@ -25,6 +25,7 @@ from simulations.report.formats import (
     fmt_noise,
     fmt_pct,
     latex_number,
+    latex_table,
     markdown_table,
     write_texts,
 )
@@ -247,24 +248,11 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
             r"$\sigma_{\mathrm{noise}}$ & (\%) & (\%) & (\%) & (union) & & (Gaussian) & "
             r"(Chernoff) \\",
         ]
-    lines = [
-        "% requires \\usepackage{booktabs}",
-        r"\begin{table}[htbp]",
-        r"\centering",
-        r"\small",
-        rf"\caption{{{caption}}}",
-        rf"\label{{{label}}}",
-        rf"\begin{{tabular}}{{{columns}}}",
-        r"\toprule",
-        *header,
-        r"\midrule",
-    ]
-    lines += [
+    body = [
         " & ".join(latex_number(c) for c in _seed_cells(row, paper, missing="--")) + r" \\"
         for row in table
     ]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    return latex_table(caption, label, columns, [*header, r"\midrule"], body)
 
 
 def write_seed_table(

@@ -28,6 +28,7 @@ from simulations.report.formats import (
     csv_text,
     fmt_pct,
     latex_escape,
+    latex_table,
     markdown_table,
     write_texts,
 )
@@ -244,20 +245,10 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
     header = ["Predictor", "Valid", "Violation", "Count / Total", r"Rate (\%)"]
     if paper:
         header += ["Paper: Count / Total", r"Paper: Rate (\%)"]
-    lines = [
-        "% requires \\usepackage{booktabs}",
-        r"\begin{table}[htbp]",
-        r"\centering",
-        r"\small",
-        rf"\caption{{{caption}}}",
-        rf"\label{{{label}}}",
-        rf"\begin{{tabular}}{{{columns}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-    ]
+    body = []
     for i, e in enumerate(table):
         if i % len(KINDS) == 0:
-            lines.append(r"\midrule")
+            body.append(r"\midrule")
         first = i % len(KINDS) == 0
         cells = [
             latex_escape(method_label(e.method)) if first else "",
@@ -271,9 +262,8 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
                 cells += ["--", "--"]
             else:
                 cells += [f"{e.paper_count} / {e.paper_total}", fmt_pct(_paper_rate(e))]
-        lines.append(" & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+        body.append(" & ".join(cells) + r" \\")
+    return latex_table(caption, label, columns, [" & ".join(header) + r" \\"], body)
 
 
 def format_violations_text(table: ViolationTable) -> str:
