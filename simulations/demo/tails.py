@@ -7,10 +7,12 @@ certified interval on U(λ) shrinking with the calibration set.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.container import Container
+from matplotlib.axes import Axes
+from matplotlib.container import Container, ErrorbarContainer
 from matplotlib.figure import Figure
 
 import gcul_theory
@@ -30,6 +32,21 @@ from simulations.figures import OKABE_ITO
 from simulations.validation import check_int, check_real
 
 __all__ = ["figure_capture_vs_classes", "figure_certified_interval", "figure_tails"]
+
+
+def _monte_carlo(ax: Axes, x, y, yerr, **look: Any) -> ErrorbarContainer:
+    """Monte Carlo estimates with their error bars: white circles edged in black, and ``look``."""
+    return ax.errorbar(
+        x,
+        y,
+        yerr=yerr,
+        fmt="o",
+        markerfacecolor="white",
+        markeredgecolor="black",
+        ecolor="black",
+        capsize=4,
+        **look,
+    )
 
 
 def figure_tails(max_ratio: float = 20.0, n_draws: int = 1_000_000, seed: int = 3) -> Figure:
@@ -101,16 +118,12 @@ def figure_tails(max_ratio: float = 20.0, n_draws: int = 1_000_000, seed: int = 
             ha="right",
             fontsize=SMALL,
         )
-    left.errorbar(
+    _monte_carlo(
+        left,
         mc_ratio[seen],
         p_hat[seen],
-        yerr=2 * se[seen],
-        fmt="o",
+        2 * se[seen],
         markersize=9,
-        markerfacecolor="white",
-        markeredgecolor="black",
-        ecolor="black",
-        capsize=4,
         label=f"Monte Carlo, {n_draws:,} draws (±2 SE)",
     )
     left.set_ylim(max(float(exact[-1]) / 10, 1e-90), 1.0)
@@ -220,17 +233,13 @@ def figure_capture_vs_classes(
         )
         handles.append(line)
         labels.append(f"{name} ({kind_word(name)})")
-    mc_artist = ax.errorbar(
+    mc_artist = _monte_carlo(
+        ax,
         checked,
         mc,
-        yerr=2 * np.array(mc_se),
-        fmt="o",
+        2 * np.array(mc_se),
         markersize=11,
-        markerfacecolor="white",
-        markeredgecolor="black",
-        ecolor="black",
         markeredgewidth=2,
-        capsize=4,
         zorder=5,
     )
     handles += [true_line, mc_artist]

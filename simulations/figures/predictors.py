@@ -32,16 +32,8 @@ from simulations.figures.style import (
     validity_word,
 )
 from simulations.figures.summary import crowding
-from simulations.report import (
-    LAMBDA_TARGET,
-    Results,
-    check_lam,
-    check_methods,
-    judged_columns,
-    judged_methods,
-    method_label,
-    result_columns,
-)
+from simulations.report import LAMBDA_TARGET, Results, check_lam, method_label
+from simulations.report.columns import judged_blocks
 
 __all__ = ["PANEL_COLUMNS", "PANEL_SIZE", "PredictorsPlot", "plot_predictors"]
 
@@ -112,10 +104,8 @@ def plot_predictors(
         The figure, its Axes and the artists drawn; never calls ``show()``.
     """
     lam = check_lam(lam)
-    methods = check_methods(judged_methods(results) if methods is None else methods)
-    judged = {method: judged_columns(method) for method in methods}
-    needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
-    cols = result_columns(results, needed, "the predictors figure")
+    judged, cols = judged_blocks(results, methods, "the predictors figure")
+    methods = tuple(judged)
     n_seeds = len(np.unique(cols["seed"]))
     _, band_text = crowding(n_seeds)
 

@@ -1,13 +1,14 @@
 """The paper's style: one column of a two-column paper, 8 pt text, Okabe–Ito colours.
 
 Everything a figure of :mod:`simulations.figures` looks like, apart from what it shows: sizes,
-fonts, the palette, the axes' frame, the symbols of the legends, the wording of a predictor's
-validity in a panel title, and :data:`PAPER_PHASE_STYLE` / :data:`PANEL_PHASE_STYLE`, the paper's
-two looks of the phase-transition panel that
-:func:`simulations.figures.draw_phase_transition` draws. The classroom slides have their own
+fonts, the axes' frame, the legends' frame (:func:`framed_legend`) and symbols, and
+:data:`PAPER_PHASE_STYLE` / :data:`PANEL_PHASE_STYLE`, the paper's two looks of the
+phase-transition panel that :func:`simulations.figures.draw_phase_transition` draws. The classroom slides have their own
 style over the same drawing function (:mod:`simulations.demo.style`).
 
-A change of look goes here; a change of what a figure shows goes in its module
+A method's colour, line style and validity wording are its entry of :mod:`simulations.registry`
+(:func:`validity_word` reads it; :data:`OKABE_ITO` is the registry's palette). A change of look
+goes here; a change of what a figure shows goes in its module
 (:mod:`~simulations.figures.phase_transition`, :mod:`~simulations.figures.predictors`,
 :mod:`~simulations.figures.accuracy`).
 """

@@ -28,6 +28,7 @@ __all__ = [
     "check_lam",
     "check_methods",
     "has_column",
+    "judged_blocks",
     "judged_columns",
     "judged_methods",
     "materialize",
@@ -273,6 +274,29 @@ def method_label(method: str) -> str:
     ('Hunter–Worsley', 'Certified, noisy labels')
     """
     return registry.method(method).label
+
+
+def judged_blocks(
+    results: Results, methods: Sequence[str] | None, purpose: str
+) -> tuple[dict[str, tuple[str, str]], dict[str, np.ndarray]]:
+    """The blocks to judge and the columns they need, read once: ``(judged, cols)``.
+
+    ``judged`` maps each of ``methods`` (by default :func:`judged_methods` of ``results``) to
+    its :func:`judged_columns`, in order; ``cols`` holds ``seed``, ``noise`` and those columns
+    (:func:`result_columns`, with ``purpose`` in its messages).
+
+    Examples
+    --------
+    >>> rows = [{"seed": 10, "noise": 0.0, "lambda_emp": 0.8, "lambda_pre_union": 0.9}]
+    >>> judged, cols = judged_blocks(rows, ("union",), "a doctest")
+    >>> judged, sorted(cols)
+    ({'union': ('lambda_pre_union', 'lambda_emp')}, ['lambda_emp', 'lambda_pre_union', 'noise', 'seed'])
+    """
+    results = materialize(results)
+    methods = check_methods(judged_methods(results) if methods is None else methods)
+    judged = {method: judged_columns(method) for method in methods}
+    needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
+    return judged, result_columns(results, needed, purpose)
 
 
 def check_methods(methods: Sequence[str] | None) -> tuple[str, ...]:

@@ -153,22 +153,15 @@ def _seed_cells(row: SeedTableRow, paper: bool = False, missing: str = "—") ->
     ]
 
 
+# The captions' notes (formats.caption_note): plain text, LaTeX
+_SEED_NOTES = {
+    False: (_SEED_PAPER_NOTE, _SEED_PAPER_COLUMNS, CLEAN_RUN),
+    True: (_SEED_PAPER_NOTE_TEX, _SEED_PAPER_COLUMNS_TEX, CLEAN_RUN_TEX),
+}
+
+
 def _seed_note(table: SeedTable, tex: bool) -> str | None:
-    if tex:
-        return caption_note(
-            table.error_pool,
-            table.has_paper_reference,
-            _SEED_PAPER_NOTE_TEX,
-            _SEED_PAPER_COLUMNS_TEX,
-            CLEAN_RUN_TEX,
-        )
-    return caption_note(
-        table.error_pool,
-        table.has_paper_reference,
-        _SEED_PAPER_NOTE,
-        _SEED_PAPER_COLUMNS,
-        CLEAN_RUN,
-    )
+    return caption_note(table.error_pool, table.has_paper_reference, *_SEED_NOTES[tex])
 
 
 def format_seed_table_markdown(table: SeedTable) -> str:

@@ -139,22 +139,15 @@ def _violation_caption_lines(table: ViolationTable) -> list[str]:
     return lines
 
 
+# The captions' notes (formats.caption_note): plain text, LaTeX
+_VIOLATIONS_NOTES = {
+    False: (_VIOLATIONS_PAPER_NOTE, _VIOLATIONS_PAPER_COLUMNS, CLEAN_RUN),
+    True: (_VIOLATIONS_PAPER_NOTE_TEX, _VIOLATIONS_PAPER_COLUMNS_TEX, CLEAN_RUN_TEX),
+}
+
+
 def _violations_note(table: ViolationTable, tex: bool) -> str | None:
-    if tex:
-        return caption_note(
-            table.error_pool,
-            table.has_paper_reference,
-            _VIOLATIONS_PAPER_NOTE_TEX,
-            _VIOLATIONS_PAPER_COLUMNS_TEX,
-            CLEAN_RUN_TEX,
-        )
-    return caption_note(
-        table.error_pool,
-        table.has_paper_reference,
-        _VIOLATIONS_PAPER_NOTE,
-        _VIOLATIONS_PAPER_COLUMNS,
-        CLEAN_RUN,
-    )
+    return caption_note(table.error_pool, table.has_paper_reference, *_VIOLATIONS_NOTES[tex])
 
 
 def _judged_on(table: ViolationTable, tex: bool) -> str:

@@ -15,10 +15,8 @@ from simulations.report.columns import (
     LAMBDA_TARGET,
     Results,
     check_lam,
-    check_methods,
+    judged_blocks,
     judged_columns,
-    judged_methods,
-    materialize,
     noise_key,
     result_columns,
 )
@@ -193,11 +191,8 @@ def violation_table(
     """
     lam = check_lam(lam)
     error_pool = check_error_pool(error_pool)
-    results = materialize(results)
-    methods = check_methods(judged_methods(results) if methods is None else methods)
-    judged = {method: judged_columns(method) for method in methods}
-    needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
-    cols = result_columns(results, needed, "the violation analysis")
+    judged, cols = judged_blocks(results, methods, "the violation analysis")
+    methods = tuple(judged)
     total = len(cols["seed"])
     with_paper = math.isclose(lam, _PAPER_LAMBDA)
     entries = []
