@@ -50,9 +50,13 @@ def cell(seed: int, level: int, noise: float, n_boot: int, delta: float) -> dict
         row: dict = {"seed": seed, "level": level, "noise": noise, "eps_train": float(geometry.eps)}
         for entry in gcul_theory.PREDICTORS:
             start = time.perf_counter()
-            row[entry.column] = float(gcul_theory.critical_lambda(geometry, entry.name))
+            row[f"lambda_pre_{entry.name}"] = float(
+                gcul_theory.critical_lambda(geometry, entry.name)
+            )
             row[f"seconds_{entry.name}"] = time.perf_counter() - start
-            row[f"r1_hat_{entry.name}"] = float(gcul_theory.capture_rate_bound(geometry, entry.name))
+            row[f"r1_hat_{entry.name}"] = float(
+                gcul_theory.capture_rate_bound(geometry, entry.name)
+            )
             row[f"r2_hat_{entry.name}"] = float(
                 gcul_theory.contamination_rate_bound(geometry, entry.name)
             )

@@ -34,7 +34,7 @@ Geometry and bounds (``thm:global_rate_bounds``, ``thm:r1_rigorous``,
 
 Predictors (the registry)::
 
-    PREDICTORS            every method: name, kind (paper / bound / model), valid, column, guarantee
+    PREDICTORS            every method: name, kind (paper / bound / model), valid, guarantee
     METHODS               the names, the paper's "gaussian", "union", "chernoff" (NOT valid lower
                           bounds: errata) then "boole", "hunter_worsley" (valid) and
                           "gaussian_exact" (model value)
@@ -69,7 +69,8 @@ Selective-classification evaluation (``subsec:selective_exp``; scores: higher = 
 Where a change goes (one idea per private module)::
 
     a predictor            one entry of PREDICTORS and its capture function (_predictors.py),
-                           plus its tests; every table, figure and command iterates over it
+                           plus its tests; then one entry in simulations.registry (label,
+                           style, columns), which every table, figure and command iterates over
     the orthant probability  _orthant.py (Genz's method; "gaussian_exact")
     finite_sample_lambda   _finite_sample.py; the unbiased quadratic forms it uses: _moments.py
     the geometry           Geometry and estimate_geometry: _geometry.py

@@ -1,9 +1,10 @@
-r"""The predictor registry: every :math:`\hat r_1`/:math:`\hat r_2` method, its guarantee and its column.
+r"""The predictor registry: every :math:`\hat r_1`/:math:`\hat r_2` method and its guarantee.
 
 Every predictor turns a :class:`~gcul_theory.Geometry` into a capture rate :math:`\hat r_1`, a
 contamination rate :math:`\hat r_2` and :math:`\lambda^*_{PRE} = \max(0, S(\varepsilon, \hat r_1,
 \hat r_2))` (Theorem ``thm:gcul_effectiveness_sufficient_condition`` of [1]_).
-:data:`PREDICTORS` names them; tables and figures iterate over it.
+:data:`PREDICTORS` names them. What the outputs show of each (its results columns, label, style
+and validity wording) is in ``simulations.registry``, one entry per predictor.
 
 The model
 ---------
@@ -123,8 +124,6 @@ class Predictor:
     valid : bool
         Whether :math:`\\hat r_1 \\le E[r_1]` and :math:`\\hat r_2 \\ge E[r_2]` under the stated
         model (``kind == "bound"``).
-    column : str
-        Its results column, ``lambda_pre_<name>``.
     guarantee : str
         One sentence: what holds, under which model, or where it fails.
     description : str
@@ -138,7 +137,6 @@ class Predictor:
     name: str
     kind: str
     valid: bool
-    column: str
     guarantee: str
     description: str
     contamination: str
@@ -150,7 +148,6 @@ def _entry(name, kind, guarantee, description, contamination, needs_correlation=
         name=name,
         kind=kind,
         valid=kind == "bound",
-        column=f"lambda_pre_{name}",
         guarantee=guarantee,
         description=description,
         contamination=contamination,
@@ -236,8 +233,8 @@ def predictor(name: str) -> Predictor:
     Examples
     --------
     >>> from gcul_theory import predictor
-    >>> predictor("boole").valid, predictor("union").valid, predictor("union").column
-    (True, False, 'lambda_pre_union')
+    >>> predictor("boole").valid, predictor("union").valid, predictor("union").kind
+    (True, False, 'paper')
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, a method name in {METHODS}; got {shown(name)}")

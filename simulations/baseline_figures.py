@@ -24,16 +24,15 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import gcul_theory
-from simulations.figures import FONT_SIZE, OKABE_ITO
+from simulations import registry
+from simulations.figures import FONT_SIZE
 from simulations.gcul import GCUL
 from simulations.models import single_threaded_blas
-from simulations.rejectors import REJECTORS
 from simulations.rejectors.evaluate import CellScores, score_cell
 from simulations.synthetic import SyntheticConfig, make_dataset
 
 __all__ = [
     "RISK_COVERAGE_NOISE",
-    "STYLES",
     "pick_levels",
     "plot_baselines",
     "plot_risk_coverage",
@@ -43,19 +42,6 @@ __all__ = [
 RISK_COVERAGE_NOISE: tuple[float, float, float] = (2.0, 6.0, 12.0)
 """The σ of the three risk–coverage panels (one per band of :mod:`simulations.baselines`); the
 nearest levels of the grid are drawn (:func:`pick_levels`)."""
-
-# rejector -> (colour, line style, line width); bayes black and thick: the floor
-STYLES: dict[str, tuple[str, Any, float]] = {
-    "gcul": (OKABE_ITO["vermillion"], "-", 1.8),
-    "msp": (OKABE_ITO["blue"], "--", 1.3),
-    "entropy": (OKABE_ITO["sky_blue"], (0, (1, 1)), 1.3),
-    "mahalanobis": (OKABE_ITO["green"], "-.", 1.1),
-    "knn": (OKABE_ITO["yellow"], (0, (5, 1, 1, 1, 1, 1)), 1.1),
-    "selectivenet": (OKABE_ITO["purple"], (0, (3, 1)), 1.1),
-    "deep_gamblers": (OKABE_ITO["orange"], (0, (6, 2)), 1.1),
-    "bayes": (OKABE_ITO["black"], "-", 2.2),
-}
-"""Colour, line style and width of each rejector's curve."""
 
 _MIN_ACCEPTED = 24  # curves start at this accepted count: below it R(m) is a handful of samples
 
@@ -126,19 +112,19 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
     for ax, (noise, cell) in zip(axes, cells, strict=True):
         n = cell.gcul_accept.size
         top = 0.0
-        for entry in REJECTORS:
+        for entry in registry.methods("rejector"):
             if entry.name not in cell.scores:
                 continue
             curve = gcul_theory.risk_coverage_curve(cell.scores[entry.name], cell.wrong[entry.name])
             start = min(_MIN_ACCEPTED, n) - 1
             x, y = curve.coverage[start:], curve.selective_risk[start:]
-            colour, style, width = STYLES.get(entry.name, ("0.5", "-", 1.0))
+            style = entry.style
             (line,) = ax.plot(
                 x,
                 y,
-                color=colour,
-                linestyle=style,
-                linewidth=width,
+                color=style.colour,
+                linestyle=style.linestyle,
+                linewidth=style.width,
                 label=entry.label,
                 zorder=3 if entry.name in ("gcul", "bayes") else 2,
             )
@@ -155,7 +141,7 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
                 marker="o",
                 markersize=6,
                 markerfacecolor="white",
-                markeredgecolor=STYLES["gcul"][0],
+                markeredgecolor=registry.method("gcul").style.colour,
                 markeredgewidth=1.6,
                 linestyle="none",
                 zorder=4,
@@ -169,7 +155,7 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
         ax.set_xlabel("coverage (share accepted)", fontsize=FONT_SIZE)
         _style(ax)
     axes[0].set_ylabel("selective risk (error among accepted)", fontsize=FONT_SIZE)
-    order = [e.name for e in REJECTORS if e.name in handles] + (
+    order = [e.name for e in registry.methods("rejector") if e.name in handles] + (
         ["point"] if "point" in handles else []
     )
     fig.legend(
@@ -220,10 +206,12 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     fig = Figure(figsize=(7.0, 2.9), layout="constrained")
     risk_ax, excess_ax = fig.subplots(1, 2)
     bayes = level_means(cols["sel_risk_bayes"])
-    for entry in REJECTORS:
-        colour, style, width = STYLES.get(entry.name, ("0.5", "-", 1.0))
+    for entry in registry.methods("rejector"):
+        style = entry.style
         risk = level_means(cols[f"sel_risk_{entry.name}"])
-        kwargs = dict(color=colour, linestyle=style, linewidth=width, label=entry.label)
+        kwargs = dict(
+            color=style.colour, linestyle=style.linestyle, linewidth=style.width, label=entry.label
+        )
         risk_ax.plot(levels, risk, **kwargs)
         if entry.name != "bayes":
             excess = level_means(cols[f"sel_risk_{entry.name}"] - cols["sel_risk_bayes"])

@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
+from simulations import registry
 
 __all__ = ["VERDICT_DEFAULT", "Assessment", "assess", "requested_methods"]
 
-VERDICT_DEFAULT = "hunter_worsley"
-"""The predictor of the verdict by default: the default of :func:`gcul_theory.feasibility_report`,
-the tightest valid bound."""
+VERDICT_DEFAULT = registry.DEFAULT_PREDICTOR
+"""The predictor of the verdict by default: :data:`simulations.registry.DEFAULT_PREDICTOR`, the
+default of :func:`gcul_theory.feasibility_report`, the tightest valid bound."""
 
 DEFAULT_CALIBRATION = 0.2
 """Share of the rows held out to certify, by default."""
@@ -148,7 +149,7 @@ class Assessment:
             "verdict": {
                 "method": report.method,
                 "kind": gcul_theory.predictor(report.method).kind,
-                "guarantee": _guarantee_phrase(report.method),
+                "guarantee": registry.method(report.method).guarantee,
                 "feasible": bool(self.feasible),
                 "text": self.verdict,
             },
@@ -506,12 +507,6 @@ def _check_open_unit(value: float, shown: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value < 1.0:
         raise ValueError(f"{shown} must be a number strictly between 0 and 1; got {value!r}")
     return float(value)
-
-
-def _guarantee_phrase(method: str) -> str:
-    from gcul_theory import guarantee_phrase
-
-    return guarantee_phrase(method)
 
 
 def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:

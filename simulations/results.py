@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import gcul_theory
+from simulations import registry
 from simulations.outputs import atomic_write_text
 from simulations.rejectors.evaluate import (
     EVALUATION_COLUMNS,
@@ -53,10 +54,13 @@ __all__ = [
 
 
 def _predictor_columns() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """``lambda_pre_<name>``, ``r1_hat_<name>`` of every registry predictor, and one r̂2 column per
-    contamination model of the registry (``r2_hat`` for the paper's, ``r2_hat_<model>`` else)."""
-    lambda_pre = tuple(entry.column for entry in gcul_theory.PREDICTORS)
-    r1_hat = tuple(f"r1_hat_{entry.name}" for entry in gcul_theory.PREDICTORS)
+    """The columns of the registry's predictors (:data:`simulations.registry.METHODS`, family
+    "predictor"): ``lambda_pre_<name>`` of each, then ``r1_hat_<name>`` of each, and one r̂2
+    column per contamination model of :data:`gcul_theory.PREDICTORS` (``r2_hat`` for the
+    paper's, ``r2_hat_<model>`` else)."""
+    predictors = registry.methods("predictor")
+    lambda_pre = tuple(m.columns[0] for m in predictors)
+    r1_hat = tuple(column for m in predictors for column in m.columns[1:])
     r2_hat = tuple(contamination_column(model) for model in CONTAMINATION_MODELS)
     return lambda_pre, r1_hat, r2_hat
 
@@ -81,8 +85,12 @@ def contamination_column(model: str) -> str:
 
 _LAMBDA_PRE, _R1_HAT, _R2_HAT = _predictor_columns()
 
-CERTIFIED_COLUMNS: tuple[str, ...] = ("lambda_cert", "lambda_emp_cert", "lambda_emp_cert_noisy")
-"""The certified predictor of a cell (:func:`simulations.sweep.cell.certified_columns`)."""
+CERTIFIED_COLUMNS: tuple[str, ...] = tuple(
+    column for m in registry.methods("certificate") for column in m.columns
+)
+"""The certified predictor of a cell, ``lambda_cert``, ``lambda_emp_cert``,
+``lambda_emp_cert_noisy``: the columns of the registry's certificates
+(:func:`simulations.sweep.cell.certified_columns` computes them)."""
 
 ROW_COLUMNS: tuple[str, ...] = (
     "seed",
@@ -106,10 +114,11 @@ ROW_COLUMNS: tuple[str, ...] = (
 )
 """Columns of a sweep row, in CSV order (no wall time: see :data:`TIMING_COLUMNS`).
 
-``lambda_pre_<name>`` and ``r1_hat_<name>`` for every predictor of :data:`gcul_theory.PREDICTORS`
-(the paper's three first), one r̂2 column per contamination model (:func:`contamination_column`),
-the certified predictor's ``lambda_cert`` / ``lambda_emp_cert``, and last the rejectors'
-columns of :data:`simulations.rejectors.evaluate.EVALUATION_COLUMNS` (``sel_risk_<r>``,
+``lambda_pre_<name>`` and ``r1_hat_<name>`` for every predictor of
+:data:`simulations.registry.METHODS` (the paper's three first), one r̂2 column per
+contamination model (:func:`contamination_column`), the certified predictor's ``lambda_cert``,
+``lambda_emp_cert``, ``lambda_emp_cert_noisy``, and last the rejectors' columns of
+:data:`simulations.rejectors.evaluate.EVALUATION_COLUMNS` (``sel_risk_<r>``,
 ``aurc_<r>``, Chow's rule of ``msp`` and ``bayes``, ``ujoint_gcul``).
 """
 

@@ -66,22 +66,22 @@ def rows_for_panels():
         feasible = row["lambda_pre_union"] >= 0.15
         row["lambda_emp"] = row["lambda_emp_cert"] = 0.5 if feasible else 0.05
         for entry in gcul_theory.PREDICTORS:
-            row[entry.column] = 0.6 if feasible else 0.02
-        row["lambda_cert"] = row[gcul_theory.PREDICTORS[0].column]
+            row[f"lambda_pre_{entry.name}"] = 0.6 if feasible else 0.02
+        row["lambda_cert"] = row[f"lambda_pre_{gcul_theory.PREDICTORS[0].name}"]
     pick = {(r["seed"], r["level"]): r for r in rows}
     pick[11, 20]["lambda_pre_union"], pick[11, 20]["lambda_emp"] = 0.05, 0.31
     pick[11, 20]["lambda_emp_cert"] = 0.01  # the certified model is not effective there
     for entry in gcul_theory.PREDICTORS:
         if entry.name != "union":  # the other predictors are right about (11, 8.0)
-            pick[11, 20][entry.column] = 0.5
+            pick[11, 20][f"lambda_pre_{entry.name}"] = 0.5
     pick[11, 20]["lambda_cert"] = 0.0
     pick[12, 5]["lambda_emp"], pick[12, 5]["lambda_pre_union"] = 0.12, 0.70
     for entry in gcul_theory.PREDICTORS:
         if entry.name != "union":
-            pick[12, 5][entry.column] = 0.0
+            pick[12, 5][f"lambda_pre_{entry.name}"] = 0.0
     pick[12, 5]["lambda_cert"] = 0.9  # certified is judged against lambda_emp_cert: right here
     for entry in gcul_theory.PREDICTORS:  # only chernoff predicts (10, 4.0) feasible
-        pick[10, 10][entry.column] = 0.40 if entry.name == "chernoff" else 0.0
+        pick[10, 10][f"lambda_pre_{entry.name}"] = 0.40 if entry.name == "chernoff" else 0.0
     pick[10, 10]["lambda_emp"] = 0.10
     pick[10, 10]["lambda_cert"], pick[10, 10]["lambda_emp_cert"] = 0.6, 0.40
     pick[10, 30]["lambda_cert"], pick[10, 30]["lambda_emp_cert"] = 0.05, 0.45

@@ -529,3 +529,17 @@ def test_docstrings_cite_the_paper_by_title_not_by_path(package):
         if "gcul_paper.tex" in line or "DESIGN.md" in line
     ]
     assert offenders == []
+
+
+@pytest.mark.parametrize("command", [["reproduce"], ["feasibility", "--embeddings", "x.npy"]])
+def test_a_long_bad_number_is_shortened_in_its_one_line_error(capsys, command):
+    # --lam quoted the whole argument (repr), unlike --jobs, --levels and --seed, which are
+    # shortened by cli.common.shown: a 200-character value made a 200-character error line.
+    bad = "9" * 200
+    code, _, err = run([*command, "--lam", bad, "--labels", "y.npy"], capsys)
+    assert code == 2
+    (line,) = err.strip().splitlines()[-1:]
+    assert line.endswith(
+        f"argument --lam: expected a number in [0, 1); got '{'9' * 40}'... (200 chars)"
+    )
+    assert len(line) < 160

@@ -466,8 +466,7 @@ def test_json_errors_stay_on_stderr(tmp_path, capsys):
     [
         (
             ["--method", "erf"],
-            "argument --method: expected one of gaussian, union, chernoff, boole, "
-            "hunter_worsley, gaussian_exact or all; got 'erf'",
+            f"argument --method: expected one of {', '.join(METHODS)} or all; got 'erf'",
         ),
         (["--method"], "argument --method: expected at least one argument"),
         (

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 from _figure_data import rows_for_panels
+from _registry_twin import add_boole_twin
 from _tolerances import gamma
 
 import gcul_theory
@@ -69,7 +69,7 @@ def test_a_panel_with_nothing_to_mark_has_no_legend_entry_for_it():
     for row in rows:  # remove every Type-II
         if row["lambda_emp"] < 0.15:
             for entry in gcul_theory.PREDICTORS:
-                row[entry.column] = min(row[entry.column], 0.02)
+                row[f"lambda_pre_{entry.name}"] = min(row[f"lambda_pre_{entry.name}"], 0.02)
     quiet = plot_predictors(rows)
     assert all(n_ii == 0 for _, n_ii in quiet.counts.values())
     assert not any(t.get_text().startswith("Type-II:") for t in quiet.key.get_texts())
@@ -92,10 +92,7 @@ def test_certified_panel_is_judged_against_lambda_emp_cert():
 
 
 def test_adding_a_registry_entry_adds_a_panel(monkeypatch):
-    extra = dataclasses.replace(
-        gcul_theory.predictor("boole"), name="boole_twin", column="lambda_pre_boole_twin"
-    )
-    monkeypatch.setattr(gcul_theory, "PREDICTORS", (*gcul_theory.PREDICTORS, extra))
+    add_boole_twin(monkeypatch)
     rows = [r | {"lambda_pre_boole_twin": r["lambda_pre_boole"]} for r in rows_for_panels()]
     drawn = plot_predictors(rows)
     assert list(drawn.axes)[-2:] == ["boole_twin", "certified"]

@@ -109,9 +109,10 @@ def test_the_noisy_block_is_judged_on_lambda_emp_cert_noisy():
 
 
 def test_the_noisy_block_is_added_by_default_only_when_its_column_exists(monkeypatch):
-    import gcul_theory
+    from simulations import registry
 
-    monkeypatch.setattr(gcul_theory, "PREDICTORS", ())  # only the certified blocks
+    # only the certified blocks
+    monkeypatch.setattr(registry, "METHODS", registry.methods("certificate"))
     assert report.violation_table(rows()).methods == ("certified", "certified_noisy")
     assert report.violation_table(rows(with_noisy=False)).methods == ("certified",)
     with pytest.raises(ValueError, match="lambda_emp_cert_noisy"):
@@ -119,10 +120,10 @@ def test_the_noisy_block_is_added_by_default_only_when_its_column_exists(monkeyp
 
 
 def test_the_predictors_figure_has_a_noisy_panel_when_the_column_exists(monkeypatch):
-    import gcul_theory
+    from simulations import registry
     from simulations.figures import plot_predictors
 
-    monkeypatch.setattr(gcul_theory, "PREDICTORS", ())
+    monkeypatch.setattr(registry, "METHODS", registry.methods("certificate"))
     drawn = plot_predictors(rows())
     assert list(drawn.axes) == ["certified", "certified_noisy"]
     assert drawn.counts == {"certified": (1, 0), "certified_noisy": (0, 1)}

@@ -119,7 +119,6 @@ def test_registry_names_every_method_its_guarantee_and_column():
     assert METHODS[:3] == ("gaussian", "union", "chernoff")
     assert {p.name for p in PREDICTORS if p.valid} == set(VALID)
     for entry in PREDICTORS:
-        assert entry.column == f"lambda_pre_{entry.name}"
         assert entry.valid == (entry.kind == "bound")
         assert entry.guarantee and entry.description
         assert predictor(entry.name) is entry

@@ -226,7 +226,7 @@ def test_every_predictor_has_a_block_and_a_panel(tmp_path, capsys):
     assert {"predictors.png", "predictors.pdf", "phase_transition.png"} <= set(manifest["files"])
     header = (out / "results.csv").read_text().splitlines()[0].split(",")
     for entry in gcul_theory.PREDICTORS:
-        assert entry.column in header and f"r1_hat_{entry.name}" in header
+        assert f"lambda_pre_{entry.name}" in header and f"r1_hat_{entry.name}" in header
     assert {"r2_hat", "r2_hat_attractor", "lambda_cert", "lambda_emp_cert"} <= set(header)
 
 

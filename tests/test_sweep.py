@@ -49,7 +49,7 @@ FRACTIONS = (
     "selective_acc",
     "rejection_rate",
     *(f"r1_hat_{entry.name}" for entry in gcul_theory.PREDICTORS),
-    *(entry.column for entry in gcul_theory.PREDICTORS),
+    *(f"lambda_pre_{entry.name}" for entry in gcul_theory.PREDICTORS),
     "r2_hat",
     "r2_hat_attractor",
     "lambda_cert",
@@ -142,7 +142,9 @@ def test_cell_matches_an_independent_computation() -> None:
     assert row["eps_train"] == np.mean(y_pred != data.y_train)
     geometry = gcul_theory.estimate_geometry(Z=data.X_train, y=data.y_train, y_pred=y_pred)
     for entry in gcul_theory.PREDICTORS:  # every predictor, bit for bit as the public functions
-        assert row[entry.column] == gcul_theory.critical_lambda(geometry, method=entry.name)
+        assert row[f"lambda_pre_{entry.name}"] == gcul_theory.critical_lambda(
+            geometry, method=entry.name
+        )
         assert row[f"r1_hat_{entry.name}"] == gcul_theory.capture_rate_bound(geometry, entry.name)
     assert row["r2_hat"] == gcul_theory.contamination_rate_bound(geometry, "union")
     assert row["r2_hat_attractor"] == gcul_theory.contamination_rate_bound(geometry, "boole")
@@ -188,8 +190,12 @@ def test_row_has_every_registry_predictor_and_the_certified_one(reference_rows) 
     assert sweep.LAMBDA_METHODS == tuple(names)
     assert {"boole", "hunter_worsley", "gaussian_exact"} <= set(names)
     for entry in gcul_theory.PREDICTORS:
-        assert entry.column in ROW_COLUMNS and f"r1_hat_{entry.name}" in ROW_COLUMNS
-        assert COLUMN_RANGES[entry.column] == COLUMN_RANGES[f"r1_hat_{entry.name}"] == (0.0, 1.0)
+        assert f"lambda_pre_{entry.name}" in ROW_COLUMNS and f"r1_hat_{entry.name}" in ROW_COLUMNS
+        assert (
+            COLUMN_RANGES[f"lambda_pre_{entry.name}"]
+            == COLUMN_RANGES[f"r1_hat_{entry.name}"]
+            == (0.0, 1.0)
+        )
     assert {"r2_hat", "r2_hat_attractor", "lambda_cert", "lambda_emp_cert"} <= set(ROW_COLUMNS)
     assert COLUMN_RANGES["lambda_emp_cert"] == COLUMN_RANGES["lambda_emp"]
     for row in reference_rows:

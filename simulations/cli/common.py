@@ -8,14 +8,16 @@ that closes the pipe early ends the command quietly (:func:`discard_stdout`).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
+from collections.abc import Callable
 from importlib import metadata
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from simulations.reproduce import MAX_CELLS  # a light module: a run imports the rest
 from simulations.validation import first_line
+
+_N = TypeVar("_N", int, float)
 
 __all__ = [
     "EXIT_BROKEN_PIPE",
@@ -124,63 +126,50 @@ def parse_seeds(text: str) -> list[int]:
     return [seed for low, high in merged for seed in range(low, high + 1)]
 
 
-def positive_int(text: str) -> int:
+def _checked(
+    text: str, convert: Callable[[str], _N], accept: Callable[[_N], bool], expected: str
+) -> _N:
+    """``convert(text)`` if it parses and is accepted; else an ``ArgumentTypeError`` saying what
+    was ``expected`` and what was given (shortened, :func:`shown`)."""
     try:
-        value = int(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer; got {shown(text)}"
-        ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {shown(text)}")
+        raise argparse.ArgumentTypeError(f"expected {expected}; got {shown(text)}") from None
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}; got {shown(text)}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """``--levels`` and other counts: an integer >= 1."""
+    return _checked(text, int, lambda value: value >= 1, "a positive integer")
 
 
 def jobs(text: str) -> int:
     """``--jobs``: a non-zero integer, joblib semantics (-1 = all usable cores)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value == 0:
-        raise argparse.ArgumentTypeError(
-            f"expected a non-zero integer (N workers, -1 = all usable cores, -2 = all but one); "
-            f"got {shown(text)}"
-        )
-    return value
+    return _checked(
+        text,
+        int,
+        lambda value: value != 0,
+        "a non-zero integer (N workers, -1 = all usable cores, -2 = all but one)",
+    )
 
 
 def cost(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1); got {text!r}") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1); got {text!r}")
-    return value
+    """``--lam``: a number in [0, 1)."""
+    return _checked(text, float, lambda value: 0.0 <= value < 1.0, "a number in [0, 1)")
 
 
 def open_unit(text: str) -> float:
     """A number strictly between 0 and 1 (``--calibration``, ``--delta``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(
-            f"expected a number strictly between 0 and 1; got {shown(text)}"
-        )
-    return value
+    return _checked(
+        text, float, lambda value: 0.0 < value < 1.0, "a number strictly between 0 and 1"
+    )
 
 
 def seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value < SEED_LIMIT:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32); got {shown(text)}")
-    return value
+    """``--seed``: an integer in [0, 2**32)."""
+    return _checked(text, int, lambda value: 0 <= value < SEED_LIMIT, "an integer in [0, 2**32)")
 
 
 def gcul_version() -> str:

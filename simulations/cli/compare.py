@@ -7,7 +7,7 @@ import json
 import sys
 
 from simulations.cli.common import CommandError, cost, open_unit, positive_int, seed, shown
-from simulations.cli.loaders import FORMATS, load_embeddings, load_labels
+from simulations.cli.loaders import FORMATS, add_data_arguments, load_embeddings, load_labels
 
 __all__ = ["add_parser", "run"]
 
@@ -29,12 +29,7 @@ def add_parser(commands) -> None:
         "same coverage, and SGR's MSP threshold for a target risk. "
         f"Files: {FORMATS}, with no header row. Pickles and .npz archives are refused.",
     )
-    compare.add_argument(
-        "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
-    )
-    compare.add_argument(
-        "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
-    )
+    add_data_arguments(compare)
     compare.add_argument(
         "--lam",
         type=cost,

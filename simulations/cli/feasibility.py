@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from simulations import registry
 from simulations.cli.common import cost, open_unit, seed, shown
-from simulations.cli.loaders import FORMATS, load_embeddings, load_labels
+from simulations.cli.loaders import FORMATS, add_data_arguments, load_embeddings, load_labels
 from simulations.feasibility import VERDICT_DEFAULT
 
 __all__ = ["VERDICT_DEFAULT", "add_parser", "method_name", "run"]
@@ -25,7 +26,7 @@ def method_name(text: str) -> str:
 
 def add_parser(commands) -> None:
     """Add the command's parser to ``commands`` (argparse sub-parsers)."""
-    from gcul_theory import COLUMN_LEGEND, MAX_CLASSES, PREDICTORS, guarantee_phrase
+    from gcul_theory import COLUMN_LEGEND, MAX_CLASSES
 
     feasibility = commands.add_parser(
         "feasibility",
@@ -44,12 +45,7 @@ def add_parser(commands) -> None:
         + "; ".join(f"{name}: {meaning}" for name, meaning in COLUMN_LEGEND)
         + ".",
     )
-    feasibility.add_argument(
-        "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
-    )
-    feasibility.add_argument(
-        "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
-    )
+    add_data_arguments(feasibility)
     feasibility.add_argument(
         "--predictions",
         default=None,
@@ -73,7 +69,7 @@ def add_parser(commands) -> None:
         metavar="NAME",
         help="predictor(s) to report, or all; the verdict uses the first (all alone: "
         f"{VERDICT_DEFAULT}). One of: "
-        + "; ".join(f"{e.name} ({guarantee_phrase(e)})" for e in PREDICTORS)
+        + registry.described("predictor")
         + f" (default: {VERDICT_DEFAULT})",
     )
     feasibility.add_argument(

@@ -16,7 +16,7 @@ import numpy as np
 from simulations.cli.common import CommandError, shown
 from simulations.validation import first_line
 
-__all__ = ["FORMATS", "load_embeddings", "load_labels", "read_array"]
+__all__ = ["FORMATS", "add_data_arguments", "load_embeddings", "load_labels", "read_array"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -24,6 +24,16 @@ _TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t"}  # any other text file: whitespac
 
 FORMATS = ".npy, or a text table: .csv (commas), .tsv (tabs), anything else whitespace-separated"
 """The file formats the loaders read."""
+
+
+def add_data_arguments(parser) -> None:
+    """Add ``--embeddings`` and ``--labels``, the files of a command on the user's data."""
+    parser.add_argument(
+        "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
+    )
+    parser.add_argument(
+        "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
+    )
 
 
 def _size(n_bytes: float) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from simulations import registry
 from simulations.cli.common import CommandError, cost, jobs, parse_seeds, positive_int
 from simulations.reproduce import MAX_CELLS
 from simulations.validation import first_line
@@ -29,14 +30,13 @@ REPRODUCE_OPTIONS = {
 
 def add_parser(commands) -> None:
     """Add the command's parser to ``commands`` (argparse sub-parsers)."""
-    from gcul_theory import METHODS, PREDICTORS, guarantee_phrase
 
     reproduce = commands.add_parser(
         "reproduce",
         help="run the synthetic sweep and write the paper's figure and tables",
         description="Run the synthetic phase-transition sweep (default: the paper's 41 levels x "
         "seeds 10-19) and write results.csv, timings.csv, violations.* (one block per "
-        f"predictor: {', '.join(METHODS)}, certified), seed16.*, phase_transition.* (the "
+        f"predictor: {', '.join(registry.judged_names(always=True))}), seed16.*, phase_transition.* (the "
         "paper's figure), predictors.* (one panel per predictor) and manifest.json. "
         "results.csv is byte-identical for any --jobs and for a resumed run; the wall times go "
         "to timings.csv.",
@@ -76,11 +76,12 @@ def add_parser(commands) -> None:
     )
     reproduce.add_argument(
         "--method",
-        choices=METHODS,
-        default="union",
+        choices=tuple(m.name for m in registry.methods("predictor")),
+        default=registry.PAPER_METHOD,
         help="lambda*_PRE predictor drawn in the paper's figure, one of: "
-        + "; ".join(f"{e.name} ({guarantee_phrase(e)})" for e in PREDICTORS)
-        + " (the tables and the predictors figure show every one; default: union, the paper's)",
+        + registry.described("predictor")
+        + " (the tables and the predictors figure show every one; default: "
+        + f"{registry.PAPER_METHOD}, the paper's)",
     )
     reproduce.add_argument(
         "--lam",

@@ -16,11 +16,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-import gcul_theory
+from simulations import registry
 from simulations.demo.style import (
-    CERT,
     EMP,
-    PRE,
     SLIDE_PHASE_STYLE,
     SMALL,
     TEXT,
@@ -31,7 +29,7 @@ from simulations.demo.style import (
     style_axes,
 )
 from simulations.figures import OKABE_ITO, PhaseTransitionData, draw_phase_transition
-from simulations.report import CERTIFIED, predictor_names, violation_table
+from simulations.report import predictor_names, violation_table
 from simulations.synthetic import SyntheticConfig, noise_levels
 from simulations.validation import check_int, check_real
 
@@ -85,7 +83,7 @@ def _phase_panel(ax: Axes, rows, method: str, lam: float) -> tuple[int, int, lis
     style_axes(ax)
     drawn = draw_phase_transition(ax, data, SLIDE_PHASE_STYLE)
     n_i, n_ii = data.counts
-    name = CERT if method == CERTIFIED else f"{PRE} {method}"
+    name = registry.method(method).slide_title
     ax.set_title(f"{name} ({kind_word(method)}):\nType-I {n_i}, Type-II {n_ii}", fontsize=TEXT)
     ax.set_xlabel("noise level σ", fontsize=TEXT)
     pre_band, emp_band = SLIDE_PHASE_STYLE.pre_band, SLIDE_PHASE_STYLE.emp_band
@@ -109,7 +107,9 @@ def _check_rows(rows) -> list:
 
 
 def figure_phase_transition(
-    rows=None, methods: Sequence[str] = ("union", "hunter_worsley"), lam: float = 0.15
+    rows=None,
+    methods: Sequence[str] = (registry.PAPER_METHOD, registry.DEFAULT_PREDICTOR),
+    lam: float = 0.15,
 ) -> Figure:
     """The paper's phase-transition figure, one panel per predictor, with violations marked.
 
@@ -226,9 +226,7 @@ def figure_violations(rows=None, lam: float = 0.15, methods: Sequence[str] | Non
     ax.set_xlim(0, max(1, int(max(type_i.max(), type_ii.max()))) * 1.5)
     legend(ax, *ax.get_legend_handles_labels(), loc="center right")
     unsafe = [name for name, count in zip(names, type_ii, strict=True) if count]
-    unsafe_valid = [
-        name for name in unsafe if name == CERTIFIED or gcul_theory.predictor(name).valid
-    ]
+    unsafe_valid = [name for name in unsafe if registry.method(name).validity.valid]
     if not unsafe:
         finding = "no predictor made an unsafe (Type-II) call"
     elif not unsafe_valid:

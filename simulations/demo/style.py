@@ -3,7 +3,8 @@
 A slide is 12.8 x 7.2 in at 100 dpi (1280 x 720 pixels) with no text under 14 pt, Okabe–Ito
 colours (colour-blind safe) with markers, line styles and hatches, so that no distinction rests on
 colour alone. This module holds the sizes and fonts, the palette and the markers of the classes,
-the style and the wording of each λ* predictor (keyed by its name), the frame of an Axes, the
+the wording of a predictor's validity on a slide (its style and words are entries of
+:mod:`simulations.registry`), the frame of an Axes, the
 legend, and :data:`SLIDE_PHASE_STYLE`, the slide's look of the phase-transition panel that
 :func:`simulations.figures.draw_phase_transition` draws (the paper's looks are in
 :mod:`simulations.figures.style`).
@@ -20,9 +21,8 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-import gcul_theory
+from simulations import registry
 from simulations.figures import OKABE_ITO, PhaseTransitionStyle
-from simulations.report import CERTIFIED
 
 __all__ = [
     "CERT",
@@ -30,12 +30,10 @@ __all__ = [
     "CLASS_MARKERS",
     "DPI",
     "EMP",
-    "FALLBACK_STYLE",
     "FIGSIZE",
     "LINE",
     "MIN_FONT_SIZE",
     "PRE",
-    "PREDICTOR_STYLE",
     "SLIDE_PHASE_STYLE",
     "SMALL",
     "TEXT",
@@ -77,38 +75,17 @@ CLASS_COLOURS = (
 CLASS_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 UNCERTAIN_COLOUR = "0.35"
 
-PREDICTOR_STYLE = {
-    # name: (colour, line style, marker)
-    "gaussian": (OKABE_ITO["vermillion"], "--", "v"),
-    "union": (OKABE_ITO["orange"], "--", "^"),
-    "chernoff": (OKABE_ITO["purple"], "-.", "D"),
-    "boole": (OKABE_ITO["blue"], "-", "s"),
-    "hunter_worsley": (OKABE_ITO["green"], "-", "o"),
-    "gaussian_exact": (OKABE_ITO["sky_blue"], ":", "P"),
-    CERTIFIED: (OKABE_ITO["black"], "-", "*"),
-}
-"""The line of each λ* predictor on a slide, keyed by its name: (colour, line style, marker)."""
-FALLBACK_STYLE = ("0.4", "-", "X")
-"""The line of a predictor :data:`PREDICTOR_STYLE` does not name (a new registry entry)."""
-
 
 def kind_word(name: str) -> str:
-    """What a slide says of a predictor: ``"paper, NOT valid"``, ``"valid"``, ``"model value"``.
-
-    From the registry's ``kind`` (:func:`gcul_theory.predictor`); ``"finite-sample valid"`` for
-    ``"certified"``.
+    """What a slide says of a predictor, ``validity.slide`` of its registry entry: ``"paper, NOT
+    valid"``, ``"valid"``, ``"model value"`` or ``"finite-sample valid"``.
 
     Examples
     --------
     >>> kind_word("union"), kind_word("boole"), kind_word("certified")
     ('paper, NOT valid', 'valid', 'finite-sample valid')
     """
-    if name == CERTIFIED:
-        return "finite-sample valid"
-    entry = gcul_theory.predictor(name)
-    return {"paper": "paper, NOT valid", "bound": "valid", "model": "model value"}.get(
-        entry.kind, entry.kind
-    )
+    return registry.method(name).validity.slide
 
 
 def _frozen(**kwargs: Any) -> Mapping[str, Any]:

@@ -7,18 +7,19 @@ certified interval on U(λ) shrinking with the calibration set.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.container import Container
+from matplotlib.axes import Axes
+from matplotlib.container import Container, ErrorbarContainer
 from matplotlib.figure import Figure
 
 import gcul_theory
+from simulations import registry
 from simulations.demo.style import (
     CERT,
-    FALLBACK_STYLE,
     LINE,
-    PREDICTOR_STYLE,
     SMALL,
     TEXT,
     TITLE,
@@ -31,6 +32,21 @@ from simulations.figures import OKABE_ITO
 from simulations.validation import check_int, check_real
 
 __all__ = ["figure_capture_vs_classes", "figure_certified_interval", "figure_tails"]
+
+
+def _monte_carlo(ax: Axes, x, y, yerr, **look: Any) -> ErrorbarContainer:
+    """Monte Carlo estimates with their error bars: white circles edged in black, and ``look``."""
+    return ax.errorbar(
+        x,
+        y,
+        yerr=yerr,
+        fmt="o",
+        markerfacecolor="white",
+        markeredgecolor="black",
+        ecolor="black",
+        capsize=4,
+        **look,
+    )
 
 
 def figure_tails(max_ratio: float = 20.0, n_draws: int = 1_000_000, seed: int = 3) -> Figure:
@@ -102,16 +118,12 @@ def figure_tails(max_ratio: float = 20.0, n_draws: int = 1_000_000, seed: int = 
             ha="right",
             fontsize=SMALL,
         )
-    left.errorbar(
+    _monte_carlo(
+        left,
         mc_ratio[seen],
         p_hat[seen],
-        yerr=2 * se[seen],
-        fmt="o",
+        2 * se[seen],
         markersize=9,
-        markerfacecolor="white",
-        markeredgecolor="black",
-        ecolor="black",
-        capsize=4,
         label=f"Monte Carlo, {n_draws:,} draws (±2 SE)",
     )
     left.set_ylim(max(float(exact[-1]) / 10, 1e-90), 1.0)
@@ -207,13 +219,13 @@ def figure_capture_vs_classes(
     labels: list[str] = []
     (true_line,) = ax.plot(classes, truth, color="black", linewidth=LINE + 3, zorder=2)
     for name in gcul_theory.METHODS:
-        colour, style, marker = PREDICTOR_STYLE.get(name, FALLBACK_STYLE)
+        style = registry.method(name).style
         (line,) = ax.plot(
             classes,
             r1_hat[name],
-            color=colour,
-            linestyle=style,
-            marker=marker,
+            color=style.colour,
+            linestyle=style.linestyle,
+            marker=style.marker,
             markevery=4,
             markersize=10,
             linewidth=LINE,
@@ -221,17 +233,13 @@ def figure_capture_vs_classes(
         )
         handles.append(line)
         labels.append(f"{name} ({kind_word(name)})")
-    mc_artist = ax.errorbar(
+    mc_artist = _monte_carlo(
+        ax,
         checked,
         mc,
-        yerr=2 * np.array(mc_se),
-        fmt="o",
+        2 * np.array(mc_se),
         markersize=11,
-        markerfacecolor="white",
-        markeredgecolor="black",
-        ecolor="black",
         markeredgewidth=2,
-        capsize=4,
         zorder=5,
     )
     handles += [true_line, mc_artist]
@@ -337,25 +345,17 @@ def figure_certified_interval(
         alpha=0.35,
         label=f"[lower, upper]: a {1 - 2 * delta:g} interval",
     )
-    left.semilogx(
-        sizes,
-        lower,
-        color=OKABE_ITO["blue"],
-        marker="^",
-        markersize=9,
-        linewidth=LINE,
-        label=f"lower bound ({1 - delta:g})",
-    )
-    left.semilogx(
-        sizes,
-        upper,
-        color=OKABE_ITO["blue"],
-        marker="v",
-        markersize=9,
-        linewidth=LINE,
-        linestyle="--",
-        label=f"upper bound ({1 - delta:g})",
-    )
+    for bound, marker, linestyle, side in ((lower, "^", "-", "lower"), (upper, "v", "--", "upper")):
+        left.semilogx(
+            sizes,
+            bound,
+            color=OKABE_ITO["blue"],
+            marker=marker,
+            markersize=9,
+            linewidth=LINE,
+            linestyle=linestyle,
+            label=f"{side} bound ({1 - delta:g})",
+        )
     left.semilogx(
         sizes,
         plug_in,

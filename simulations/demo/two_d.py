@@ -355,25 +355,18 @@ def figure_gcul_2d(
     labels = [f"class {k}" for k in range(K)]
     handles += [
         Line2D([], [], marker="x", color="black", linestyle="none", markersize=9, mew=1.5),
-        Line2D(
-            [],
-            [],
-            marker="o",
-            color="white",
-            markeredgecolor="black",
-            mew=2,
-            linestyle="none",
-            markersize=13,
-        ),
-        Line2D(
-            [],
-            [],
-            marker="*",
-            color="white",
-            markeredgecolor="black",
-            mew=2,
-            linestyle="none",
-            markersize=18,
+        *(
+            Line2D(
+                [],
+                [],
+                marker=marker,
+                color="white",
+                markeredgecolor="black",
+                mew=2,
+                linestyle="none",
+                markersize=size,
+            )
+            for marker, size in (("o", 13), ("*", 18))
         ),
         Patch(facecolor="0.6", alpha=0.6, hatch="//", edgecolor="black"),
     ]

@@ -26,18 +26,19 @@ from matplotlib.lines import Line2D
 
 from simulations.figures.save import save_figure
 from simulations.figures.style import (
-    CERT_LABEL,
     EMP_LABEL,
     FONT_SIZE,
+    PAPER_LEGEND,
     PAPER_PHASE_STYLE,
-    PRE_LABEL,
     PhaseTransitionStyle,
+    framed_legend,
     new_axes,
     style_axes,
 )
 from simulations.figures.summary import SeedSummary, crowding, summarize_across_seeds
+from simulations.registry import PAPER_METHOD
+from simulations.registry import method as judged_method
 from simulations.report import (
-    CERTIFIED,
     LAMBDA_TARGET,
     Results,
     check_lam,
@@ -107,7 +108,7 @@ class PhaseTransitionData:
         cls,
         results: Results,
         *,
-        method: str = "union",
+        method: str = PAPER_METHOD,
         lam: float = LAMBDA_TARGET,
         purpose: str = "the phase-transition plot",
     ) -> PhaseTransitionData:
@@ -286,7 +287,7 @@ def plot_phase_transition(
     path: str | Path | None = None,
     *,
     lam: float = LAMBDA_TARGET,
-    method: str = "union",
+    method: str = PAPER_METHOD,
     ax: Axes | None = None,
 ) -> PhaseTransitionPlot:
     """Plot λ*_PRE and λ*_EMP against the noise level σ (the paper's ``fig:synthetic_dynamics``).
@@ -340,7 +341,7 @@ def plot_phase_transition(
         drawn.target,
     ]
     labels = [
-        f"{CERT_LABEL if method == CERTIFIED else PRE_LABEL} ({method_label(method)})",
+        f"{judged_method(method).symbol} ({method_label(method)})",
         EMP_LABEL,
         rf"$\lambda_{{\mathrm{{target}}}} = {lam:g}$",
     ]
@@ -355,22 +356,8 @@ def plot_phase_transition(
             labels.append(f"{kind} violation ({count})")
         else:
             title += f"\nno {kind} violation"
-    legend = ax.legend(
-        handles,
-        labels,
-        title=title,
-        loc="upper right",
-        fontsize=FONT_SIZE,
-        title_fontsize=FONT_SIZE,
-        frameon=True,
-        framealpha=0.9,
-        edgecolor="none",
-        handlelength=2.2,
-        handletextpad=0.5,
-        labelspacing=0.25,
-        borderpad=0.3,
-        borderaxespad=0.2,
-        alignment="left",
+    legend = framed_legend(
+        ax, handles, labels, PAPER_LEGEND, title=title, title_fontsize=FONT_SIZE, alignment="left"
     )
     plot = PhaseTransitionPlot(
         ax=ax,

@@ -24,22 +24,16 @@ from simulations.figures.style import (
     CERT_LABEL,
     EMP_LABEL,
     FONT_SIZE,
+    PANEL_LEGEND,
     PANEL_PHASE_STYLE,
     PRE_LABEL,
+    framed_legend,
     style_axes,
     validity_word,
 )
 from simulations.figures.summary import crowding
-from simulations.report import (
-    LAMBDA_TARGET,
-    Results,
-    check_lam,
-    check_methods,
-    judged_columns,
-    judged_methods,
-    method_label,
-    result_columns,
-)
+from simulations.report import LAMBDA_TARGET, Results, check_lam, method_label
+from simulations.report.columns import judged_blocks
 
 __all__ = ["PANEL_COLUMNS", "PANEL_SIZE", "PredictorsPlot", "plot_predictors"]
 
@@ -110,10 +104,8 @@ def plot_predictors(
         The figure, its Axes and the artists drawn; never calls ``show()``.
     """
     lam = check_lam(lam)
-    methods = check_methods(judged_methods(results) if methods is None else methods)
-    judged = {method: judged_columns(method) for method in methods}
-    needed = tuple(dict.fromkeys(("seed", "noise", *(c for pair in judged.values() for c in pair))))
-    cols = result_columns(results, needed, "the predictors figure")
+    judged, cols = judged_blocks(results, methods, "the predictors figure")
+    methods = tuple(judged)
     n_seeds = len(np.unique(cols["seed"]))
     _, band_text = crowding(n_seeds)
 
@@ -156,24 +148,7 @@ def plot_predictors(
         if n_ii:
             handles.append(type_ii_artists[method])
             labels.append(f"Type-II ({n_ii})")
-        legends[method] = (
-            ax.legend(
-                handles,
-                labels,
-                loc="upper right",
-                fontsize=small - 1,
-                frameon=True,
-                framealpha=0.85,
-                edgecolor="none",
-                handlelength=1.0,
-                handletextpad=0.3,
-                labelspacing=0.2,
-                borderpad=0.25,
-                borderaxespad=0.2,
-            )  # fmt: skip
-            if handles
-            else None
-        )
+        legends[method] = framed_legend(ax, handles, labels, PANEL_LEGEND) if handles else None
         axes[method] = ax
         row, column = divmod(index, ncols)
         if column == 0:

@@ -1,30 +1,32 @@
 """The paper's style: one column of a two-column paper, 8 pt text, Okabe–Ito colours.
 
 Everything a figure of :mod:`simulations.figures` looks like, apart from what it shows: sizes,
-fonts, the palette, the axes' frame, the symbols of the legends, the wording of a predictor's
-validity in a panel title, and :data:`PAPER_PHASE_STYLE` / :data:`PANEL_PHASE_STYLE`, the paper's
-two looks of the phase-transition panel that
-:func:`simulations.figures.draw_phase_transition` draws. The classroom slides have their own
+fonts, the axes' frame, the legends' frame (:func:`framed_legend`) and symbols, and
+:data:`PAPER_PHASE_STYLE` / :data:`PANEL_PHASE_STYLE`, the paper's two looks of the
+phase-transition panel that :func:`simulations.figures.draw_phase_transition` draws. The classroom slides have their own
 style over the same drawing function (:mod:`simulations.demo.style`).
 
-A change of look goes here; a change of what a figure shows goes in its module
+A method's colour, line style and validity wording are its entry of :mod:`simulations.registry`
+(:func:`validity_word` reads it; :data:`OKABE_ITO` is the registry's palette). A change of look
+goes here; a change of what a figure shows goes in its module
 (:mod:`~simulations.figures.phase_transition`, :mod:`~simulations.figures.predictors`,
 :mod:`~simulations.figures.accuracy`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.ticker import MaxNLocator
 
-import gcul_theory
-from simulations.report import CERTIFIED
+from simulations import registry
+from simulations.registry import OKABE_ITO
 
 __all__ = [
     "ACCURACY_STYLES",
@@ -34,27 +36,19 @@ __all__ = [
     "FONT_SIZE",
     "LINE_WIDTH",
     "OKABE_ITO",
+    "PANEL_LEGEND",
     "PANEL_PHASE_STYLE",
+    "PAPER_LEGEND",
     "PAPER_PHASE_STYLE",
     "PRE_LABEL",
     "PhaseTransitionStyle",
     "SINGLE_COLUMN_SIZE",
+    "framed_legend",
     "new_axes",
     "style_axes",
     "validity_word",
 ]
 
-#: Okabe & Ito (2008) colour-blind-safe palette.
-OKABE_ITO = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "purple": "#CC79A7",
-}
 
 FONT_SIZE = 8
 SINGLE_COLUMN_SIZE = (3.4, 2.6)  # inches: one column of a two-column paper
@@ -160,6 +154,26 @@ PANEL_PHASE_STYLE = _paper_look(line=1.4, target=1.0, circle=(3, 0.7), cross=(3.
 """The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
 paper's look, smaller."""
 
+PAPER_LEGEND = _frozen(
+    fontsize=FONT_SIZE,
+    framealpha=0.9,
+    handlelength=2.2,
+    handletextpad=0.5,
+    labelspacing=0.25,
+    borderpad=0.3,
+)
+"""Sizes and spacing of the legend of the paper's figure (:func:`framed_legend`)."""
+
+PANEL_LEGEND = _frozen(
+    fontsize=FONT_SIZE - 2,
+    framealpha=0.85,
+    handlelength=1.0,
+    handletextpad=0.3,
+    labelspacing=0.2,
+    borderpad=0.25,
+)
+"""Sizes and spacing of the legend of a panel of :func:`simulations.figures.plot_predictors`."""
+
 ACCURACY_STYLES = {
     # column: (label, colour, line style, marker of a single noise level)
     "base_acc": ("Base accuracy", OKABE_ITO["black"], "-", "o"),
@@ -189,6 +203,24 @@ def new_axes(ax: Axes | None) -> Axes:
     return fig.add_subplot()
 
 
+def framed_legend(
+    ax: Axes, handles: Sequence[Any], labels: Sequence[str], look: Mapping[str, Any], **extra: Any
+) -> Legend:
+    """A legend in the upper right corner of ``ax`` on a light frame with no edge, with the sizes
+    and spacing of ``look`` (:data:`PAPER_LEGEND`, :data:`PANEL_LEGEND`) and any ``extra``
+    keyword of :meth:`matplotlib.axes.Axes.legend` (a title)."""
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper right",
+        frameon=True,
+        edgecolor="none",
+        borderaxespad=0.2,
+        **look,
+        **extra,
+    )
+
+
 def style_axes(ax: Axes) -> None:
     """The paper's frame: 8 pt ticks on at most 8 bins, a light grid below, no top/right spine."""
     ax.xaxis.set_major_locator(MaxNLocator(nbins=8, steps=[1, 2, 4, 5, 10]))
@@ -200,20 +232,12 @@ def style_axes(ax: Axes) -> None:
 
 
 def validity_word(method: str) -> str:
-    """What a panel title says of a predictor, from the registry's ``valid`` and ``kind``.
-
-    ``"finite-sample valid"`` for the certified block, ``"valid"`` for a valid predictor (and
-    ``certified_noisy``), ``"model value"`` for a model value, ``"not valid"`` otherwise. The
-    registry is read at call time, so an entry added to :data:`gcul_theory.PREDICTORS` is worded.
+    """What a panel title says of a method: ``validity.word`` of its entry of
+    :mod:`simulations.registry` (:func:`~simulations.registry.method` refuses an unknown name).
 
     Examples
     --------
     >>> validity_word("boole"), validity_word("union"), validity_word("gaussian_exact")
     ('valid', 'not valid', 'model value')
     """
-    if method == CERTIFIED:
-        return "finite-sample valid"
-    entry = next((e for e in gcul_theory.PREDICTORS if e.name == method), None)
-    if entry is None or entry.valid:  # not a registry entry: certified_noisy
-        return "valid"
-    return "model value" if entry.kind == "model" else "not valid"
+    return registry.method(method).validity.word

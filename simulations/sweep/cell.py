@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
+from simulations import registry
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import evaluate_cell
 from simulations.results import (
@@ -290,7 +291,7 @@ def fit_and_measure(
             profile["gaussian_exact"] = time.perf_counter() - start
         r2 = r2_by_model[entry.contamination]
         lambda_pre = gcul_theory.critical_lambda_from_rates(geometry.eps, r1, r2)
-        metrics[entry.column] = float(lambda_pre)
+        metrics[registry.method(entry.name).columns[0]] = float(lambda_pre)
         metrics[f"r1_hat_{entry.name}"] = float(r1)
     train_errors = np.asarray(model.error_mask_, dtype=bool)
     if model.uncertain_cluster_ is None:  # no training error: GCUL has nothing to reject

@@ -1,0 +1,213 @@
+"""What every table format shares: number formats, LaTeX escaping, Markdown pipe tables, CSV
+text, the captions' notes on the error pool, and the atomic writer.
+
+The notes say why our numbers differ from the paper's (README, "Where the paper is wrong as
+written"; the numbers in brackets are those of ``benchmarks/paper_estimator.py``, which tries
+every reading of the paper's definitions on the sweep's cells).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from simulations.outputs import atomic_write_text
+
+__all__ = [
+    "EMP_TEX",
+    "PRE_TEX",
+    "caption_note",
+    "csv_float",
+    "csv_int",
+    "csv_text",
+    "fmt_fixed",
+    "fmt_noise",
+    "fmt_pct",
+    "latex_escape",
+    "latex_number",
+    "latex_table",
+    "markdown_table",
+    "write_texts",
+]
+
+
+# Why our union λ*_PRE and its violation counts differ from the paper's (README, "Where the paper
+# is wrong as written"; the numbers in brackets are those of benchmarks/paper_estimator.py, which
+# tries every reading of the paper's definitions on the sweep's cells).
+CLEAN_POOL = "the error pool is judged against the clean labels (E = {ŷ ≠ y_clean})"
+
+
+CLEAN_POOL_TEX = (
+    r"the error pool is judged against the clean labels "
+    r"($E = \{\hat y \ne y_{\mathrm{clean}}\}$)"
+)
+
+
+OBSERVED_POOL = (
+    "as the paper's Sec. subsec:assumptions1 defines it, against the observed, partly flipped "
+    "training labels"
+)
+
+
+OBSERVED_POOL_TEX = OBSERVED_POOL.replace("Sec. ", "Sec.~")
+
+
+README_REF = "(README: “Where the paper is wrong as written”)"
+
+
+README_REF_TEX = "(README: ``Where the paper is wrong as written'')"
+
+
+# A run whose error pool is judged against the clean labels (--error-pool clean) says so in place
+# of the explanation of why ours differ from the paper's.
+CLEAN_RUN = (
+    "This run judges the error pool against the clean training labels (E = {ŷ ≠ y_clean}, "
+    "--error-pool clean), the reading that reproduces the paper's λ*_PRE column and violation "
+    f"counts; no deployment has clean labels {README_REF}."
+)
+
+
+CLEAN_RUN_TEX = (
+    r"This run judges the error pool against the clean training labels "
+    r"($E = \{\hat y \ne y_{\mathrm{clean}}\}$, \texttt{-{}-error-pool clean}), the reading that "
+    r"reproduces the paper's $\lambda^*_{\mathrm{PRE}}$ column and violation counts; no "
+    f"deployment has clean labels {README_REF_TEX}."
+)
+
+
+def caption_note(
+    error_pool: str, paper: bool, observed: str, columns: str, clean: str
+) -> str | None:
+    """The caption's note on the paper's columns and the error pool: ``observed`` (why ours differ)
+    for an observed-pool run with the paper's columns; for a clean-pool run the paper's
+    ``columns`` (if shown) and the ``clean`` sentence; else None."""
+    if error_pool == "clean":
+        return f"{columns} {clean}" if paper else clean
+    return observed if paper else None
+
+
+def fmt_fixed(x: float, digits: int = 2) -> str:
+    """Fixed-point with no ``-0.00``."""
+    s = f"{x:.{digits}f}"
+    if s.startswith("-") and float(s) == 0:
+        s = s[1:]
+    return s
+
+
+def fmt_noise(x: float) -> str:
+    """0.0, 0.4, 1.2, 0.25: at least one decimal, at most three."""
+    s = f"{x:.3f}".rstrip("0")
+    return s + "0" if s.endswith(".") else s
+
+
+def fmt_pct(fraction: float) -> str:
+    return fmt_fixed(100 * fraction, 2)
+
+
+def latex_number(s: str) -> str:
+    """A formatted number for a LaTeX text cell: a true minus sign."""
+    return f"$-${s[1:]}" if s.startswith("-") else s
+
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "%": r"\%",
+    "_": r"\_",
+    "&": r"\&",
+    "#": r"\#",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def markdown_table(header: Sequence[str], align: str, body: Sequence[Sequence[str]]) -> str:
+    """A pipe table; ``align`` has one of ``l``/``r``/``c`` per column."""
+    rule = {"l": ":---", "r": "---:", "c": ":---:"}
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule[a] for a in align) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return "\n".join(lines) + "\n"
+
+
+def csv_text(header: Sequence[str], body: Sequence[Sequence[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(body)
+    return buffer.getvalue()
+
+
+def csv_float(x: float | None) -> str:
+    return "" if x is None else repr(float(x))
+
+
+def csv_int(x: int | None) -> str:
+    return "" if x is None else str(int(x))
+
+
+PRE_TEX = r"$\lambda^*_{\mathrm{PRE}}$"
+
+
+EMP_TEX = r"$\lambda^*_{\mathrm{EMP}}$"
+
+
+def latex_table(
+    caption: str, label: str, columns: str, head: Sequence[str], body: Sequence[str]
+) -> str:
+    r"""A booktabs ``table`` float: ``caption``, ``label`` and a ``tabular`` of ``columns``, the
+    ``head`` lines above the ``body`` lines (each a whole row or rule).
+
+    Needs ``\usepackage{booktabs}`` (the first line says so).
+
+    Examples
+    --------
+    >>> print(latex_table("A.", "tab:a", "lr", [r"x & y \\", r"\midrule"], [r"1 & 2 \\"]))
+    % requires \usepackage{booktabs}
+    \begin{table}[htbp]
+    \centering
+    \small
+    \caption{A.}
+    \label{tab:a}
+    \begin{tabular}{lr}
+    \toprule
+    x & y \\
+    \midrule
+    1 & 2 \\
+    \bottomrule
+    \end{tabular}
+    \end{table}
+    <BLANKLINE>
+    """
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\small",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{{columns}}}",
+        r"\toprule",
+        *head,
+        *body,
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_texts(out_dir: str | Path, stem: str, texts: Mapping[str, str]) -> list[Path]:
+    """Write ``stem.<suffix>`` for each text, atomically (a temporary file and a rename: never
+    a half-written table, never through a symbolic link at the destination)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    return [atomic_write_text(out / f"{stem}.{suffix}", text) for suffix, text in texts.items()]
