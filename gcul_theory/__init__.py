@@ -68,7 +68,7 @@ Selective-classification evaluation (``subsec:selective_exp``; scores: higher = 
 
 Where a change goes (one idea per private module)::
 
-    a predictor            one entry of PREDICTORS and its capture function (_predictors.py),
+    a predictor            one entry of PREDICTORS carrying its capture function (_predictors.py),
                            plus its tests; then one entry in simulations.registry (label,
                            style, columns), which every table, figure and command iterates over
     the orthant probability  _orthant.py (Genz's method; "gaussian_exact")

@@ -92,7 +92,9 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -132,6 +134,10 @@ class Predictor:
         Which :math:`\\hat r_2` it uses (module docstring).
     needs_correlation : bool
         Whether it needs ``Geometry.corr_mix``.
+    r1 : callable
+        Its capture rate: ``r1(geometry) -> ndarray`` of :math:`\\hat r_1` before clipping to
+        [0, 1] (:func:`capture_rate_bound` clips it and returns 0 where there is no error).
+        Not part of the entry's ``repr`` or equality.
     """
 
     name: str
@@ -141,9 +147,10 @@ class Predictor:
     description: str
     contamination: str
     needs_correlation: bool
+    r1: Callable[[Geometry], np.ndarray] = field(repr=False, compare=False)
 
 
-def _entry(name, kind, guarantee, description, contamination, needs_correlation=False):
+def _entry(name, kind, guarantee, description, contamination, r1, needs_correlation=False):
     return Predictor(
         name=name,
         kind=kind,
@@ -152,97 +159,8 @@ def _entry(name, kind, guarantee, description, contamination, needs_correlation=
         description=description,
         contamination=contamination,
         needs_correlation=needs_correlation,
+        r1=r1,
     )
-
-
-PREDICTORS: tuple[Predictor, ...] = (
-    _entry(
-        "gaussian",
-        "paper",
-        "the paper's Eq. (eq:r1_hat); NOT a lower bound: an upper bound on E[r1] with more than "
-        "one class (erratum global_rate_bounds.r1_bound)",
-        "1 - sum_c w_c p_c, erf tail only",
-        "paper",
-    ),
-    _entry(
-        "union",
-        "paper",
-        "the paper's Eq. (eq:r1_rigorous_bound); NOT a lower bound: fails from C = 8 classes at "
-        "D/sigma = 4 (C = 20: E[r1] = 0.631 < 0.842; erratum r1_rigorous.loss_cover)",
-        "1 - sum_c w_c (p_c + eta_c), erf + Chernoff",
-        "paper",
-    ),
-    _entry(
-        "chernoff",
-        "paper",
-        "the paper's Chernoff-only variant; NOT a lower bound (erratum r1_rigorous.loss_cover)",
-        "1 - sum_c w_c eta_c",
-        "paper",
-    ),
-    _entry(
-        "boole",
-        "bound",
-        "E[r1] >= r1_hat whenever each projection W_c is normal (Boole over all C boundaries); "
-        "E[r2] <= r2_hat with chance-correct attractor samples counted",
-        "1 - sum_c p_c, unweighted",
-        "attractor",
-    ),
-    _entry(
-        "hunter_worsley",
-        "bound",
-        "E[r1] >= r1_hat whenever the pairs (W_c, W_c') are bivariate normal (Hunter-Worsley); "
-        "E[r2] <= r2_hat with chance-correct attractor samples counted",
-        "1 - [sum_c p_c - sum over a maximum spanning tree of P(A_c and A_c')]",
-        "attractor",
-        needs_correlation=True,
-    ),
-    _entry(
-        "gaussian_exact",
-        "model",
-        "E[r1] itself under the single-attractor Gaussian model (a model value, not a bound); "
-        "r2_hat as for the valid bounds",
-        "multivariate-normal orthant probability P(W_c > -h_c for all c)",
-        "attractor",
-        needs_correlation=True,
-    ),
-)
-"""Every predictor, the paper's three first; ``METHODS`` is the tuple of their names."""
-
-_BY_NAME = {entry.name: entry for entry in PREDICTORS}
-METHODS: tuple[str, ...] = tuple(_BY_NAME)
-
-DEFAULT_METHOD = "hunter_worsley"
-"""The one default predictor of ``gcul_theory``: of :func:`critical_lambda`,
-:func:`capture_rate_bound`, :func:`contamination_rate_bound`, :func:`feasibility_report` and
-:func:`finite_sample_lambda` (and of ``gcul feasibility``).
-
-"hunter_worsley" is the tightest valid lower bound of the registry (always at least "boole",
-exact for two classes; on the synthetic sweep, 410 cells at lambda = 0.15, no Type-II violation
-and 69 Type-I against "boole"'s 94). It needs the correlations ``Geometry.corr_mix``, which every
-geometry the package estimates has (:func:`estimate_geometry`, and so :func:`feasibility_report`
-and :func:`finite_sample_lambda`, which is what users call on data). A :class:`Geometry` built by
-hand without ``corr_mix`` is refused by the default as by an explicit "hunter_worsley": a
-``ValueError`` naming ``corr_mix`` and the two ways out, pass ``corr_mix`` or
-``method="boole"`` (the valid bound that needs only the per-class geometry). The default never
-changes silently to another predictor."""
-
-
-def predictor(name: str) -> Predictor:
-    """Return the registry entry called ``name``.
-
-    Examples
-    --------
-    >>> from gcul_theory import predictor
-    >>> predictor("boole").valid, predictor("union").valid, predictor("union").kind
-    (True, False, 'paper')
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a string, a method name in {METHODS}; got {shown(name)}")
-    if name not in _BY_NAME:
-        raise ValueError(
-            f"name must be a method name: method must be one of {METHODS}; got {shown(name)}"
-        )
-    return _BY_NAME[name]
 
 
 # --------------------------------------------------------------------------------------------
@@ -356,19 +274,109 @@ def _paper_capture(geometry: Geometry, method: str) -> np.ndarray:
     return 1.0 - (geometry.weights * loss).sum(axis=-1)
 
 
-_CAPTURE = {
-    "boole": _boole,
-    "hunter_worsley": _hunter_worsley,
-    "gaussian_exact": _gaussian_exact,
-}
+# --------------------------------------------------------------------------------------------
+# the registry: one entry per predictor, carrying its r1
+
+
+PREDICTORS: tuple[Predictor, ...] = (
+    _entry(
+        "gaussian",
+        "paper",
+        "the paper's Eq. (eq:r1_hat); NOT a lower bound: an upper bound on E[r1] with more than "
+        "one class (erratum global_rate_bounds.r1_bound)",
+        "1 - sum_c w_c p_c, erf tail only",
+        "paper",
+        partial(_paper_capture, method="gaussian"),
+    ),
+    _entry(
+        "union",
+        "paper",
+        "the paper's Eq. (eq:r1_rigorous_bound); NOT a lower bound: fails from C = 8 classes at "
+        "D/sigma = 4 (C = 20: E[r1] = 0.631 < 0.842; erratum r1_rigorous.loss_cover)",
+        "1 - sum_c w_c (p_c + eta_c), erf + Chernoff",
+        "paper",
+        partial(_paper_capture, method="union"),
+    ),
+    _entry(
+        "chernoff",
+        "paper",
+        "the paper's Chernoff-only variant; NOT a lower bound (erratum r1_rigorous.loss_cover)",
+        "1 - sum_c w_c eta_c",
+        "paper",
+        partial(_paper_capture, method="chernoff"),
+    ),
+    _entry(
+        "boole",
+        "bound",
+        "E[r1] >= r1_hat whenever each projection W_c is normal (Boole over all C boundaries); "
+        "E[r2] <= r2_hat with chance-correct attractor samples counted",
+        "1 - sum_c p_c, unweighted",
+        "attractor",
+        _boole,
+    ),
+    _entry(
+        "hunter_worsley",
+        "bound",
+        "E[r1] >= r1_hat whenever the pairs (W_c, W_c') are bivariate normal (Hunter-Worsley); "
+        "E[r2] <= r2_hat with chance-correct attractor samples counted",
+        "1 - [sum_c p_c - sum over a maximum spanning tree of P(A_c and A_c')]",
+        "attractor",
+        _hunter_worsley,
+        needs_correlation=True,
+    ),
+    _entry(
+        "gaussian_exact",
+        "model",
+        "E[r1] itself under the single-attractor Gaussian model (a model value, not a bound); "
+        "r2_hat as for the valid bounds",
+        "multivariate-normal orthant probability P(W_c > -h_c for all c)",
+        "attractor",
+        _gaussian_exact,
+        needs_correlation=True,
+    ),
+)
+"""Every predictor, the paper's three first; ``METHODS`` is the tuple of their names."""
+
+_BY_NAME = {entry.name: entry for entry in PREDICTORS}
+METHODS: tuple[str, ...] = tuple(_BY_NAME)
+
+DEFAULT_METHOD = "hunter_worsley"
+"""The one default predictor of ``gcul_theory``: of :func:`critical_lambda`,
+:func:`capture_rate_bound`, :func:`contamination_rate_bound`, :func:`feasibility_report` and
+:func:`finite_sample_lambda` (and of ``gcul feasibility``).
+
+"hunter_worsley" is the tightest valid lower bound of the registry (always at least "boole",
+exact for two classes; on the synthetic sweep, 410 cells at lambda = 0.15, no Type-II violation
+and 69 Type-I against "boole"'s 94). It needs the correlations ``Geometry.corr_mix``, which every
+geometry the package estimates has (:func:`estimate_geometry`, and so :func:`feasibility_report`
+and :func:`finite_sample_lambda`, which is what users call on data). A :class:`Geometry` built by
+hand without ``corr_mix`` is refused by the default as by an explicit "hunter_worsley": a
+``ValueError`` naming ``corr_mix`` and the two ways out, pass ``corr_mix`` or
+``method="boole"`` (the valid bound that needs only the per-class geometry). The default never
+changes silently to another predictor."""
+
+
+def predictor(name: str) -> Predictor:
+    """Return the registry entry called ``name``.
+
+    Examples
+    --------
+    >>> from gcul_theory import predictor
+    >>> predictor("boole").valid, predictor("union").valid, predictor("union").kind
+    (True, False, 'paper')
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, a method name in {METHODS}; got {shown(name)}")
+    if name not in _BY_NAME:
+        raise ValueError(
+            f"name must be a method name: method must be one of {METHODS}; got {shown(name)}"
+        )
+    return _BY_NAME[name]
 
 
 def capture(geometry: Geometry, method: str) -> np.ndarray:
     """r̂1 of a validated ``method``, clipped to [0, 1]; 0 where there is no error."""
-    if method in _CAPTURE:
-        r1 = _CAPTURE[method](geometry)
-    else:
-        r1 = _paper_capture(geometry, method)
+    r1 = _BY_NAME[method].r1(geometry)
     return np.where(geometry.eps > 0.0, np.clip(r1, 0.0, 1.0), 0.0)
 
 

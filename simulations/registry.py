@@ -33,8 +33,8 @@ Families
 
 To add a predictor
 ------------------
-1. Its theory: a :class:`gcul_theory.Predictor` entry and its capture function in
-   ``gcul_theory/_predictors.py`` (the theory's own tests in ``tests/test_predictors.py``).
+1. Its theory: a :class:`gcul_theory.Predictor` entry in ``gcul_theory/_predictors.py``, which
+   carries its capture function (``r1=``) (the theory's own tests in ``tests/test_predictors.py``).
 2. Its entry here: one ``_predictor(name, label, Style(...))`` line in :data:`METHODS`, in the
    order of :data:`gcul_theory.PREDICTORS` (that order is the column order of ``results.csv``).
 

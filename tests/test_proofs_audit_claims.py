@@ -9,6 +9,7 @@ The report formats and ``--claim`` are tested in ``test_proofs_report_formats.py
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import pytest
@@ -54,7 +55,9 @@ def test_new_claims_come_in_paper_order():
     # anchors: the remark precedes the utility model; the projections follow the reduction.
     assert ids[0] == "space.independence"
     assert ids.index("voronoi.reduction") < ids.index("projection.error_pool_limit")
-    assert ids.index("projection.clean_class_limit") < ids.index("projection_tails.gaussian_integral")
+    assert ids.index("projection.clean_class_limit") < ids.index(
+        "projection_tails.gaussian_integral"
+    )
     # the paper's claims end with the certified predictor; the numeric cross-checks of
     # gcul_theory (not claims of the paper) come after them.
     paper_ids = [name for name in ids if not name.startswith("numeric.")]
@@ -114,8 +117,9 @@ def test_conservative_verdict_flips_when_the_tables_agree(monkeypatch):
 def test_boole_check_catches_a_mutated_capture_bound(monkeypatch):
     from gcul_theory import _predictors as code
 
-    original = code._boole
-    monkeypatch.setattr(code, "_CAPTURE", {**code._CAPTURE, "boole": lambda g: original(g) + 1e-6})
+    entry = code.predictor("boole")
+    mutated = dataclasses.replace(entry, r1=lambda g: entry.r1(g) + 1e-6)
+    monkeypatch.setattr(code, "_BY_NAME", {**code._BY_NAME, "boole": mutated})
     result = _predictors.check_boole()
     assert result.status == "failed" and "capture_rate_bound(boole)" in result.evidence
 
