@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 import gcul_theory
+from simulations.validation import check_int, check_real
 
 __all__ = [
     "DEFAULT_CALIBRATION",
@@ -629,15 +629,17 @@ def compare(
     from simulations.rejectors import REJECTORS
 
     name = _namer(names)
-    lam = _check_real(lam, name("lam"), 0.0, 1.0, "[0, 1)", upper_open=True)
-    splits = _check_int(splits, name("splits"), 1, MAX_SPLITS)
-    seed = _check_int(seed, name("seed"), 0, 2**32 - 1)
-    test_size = _check_real(test_size, name("test_size"), 0.0, 1.0, "(0, 1)", lower_open=True)
-    delta = _check_real(delta, name("delta"), 0.0, 1.0, "(0, 1)", lower_open=True)
-    calibration = _check_real(calibration, name("calibration"), 0.0, 1.0, "(0, 1)", lower_open=True)
+    lam = check_real(name("lam"), lam, 0.0, 1.0, open_high=True)
+    splits = check_int(name("splits"), splits, 1, MAX_SPLITS)
+    seed = check_int(name("seed"), seed, 0, 2**32 - 1)
+    test_size = check_real(name("test_size"), test_size, 0.0, 1.0, open_low=True, open_high=True)
+    delta = check_real(name("delta"), delta, 0.0, 1.0, open_low=True, open_high=True)
+    calibration = check_real(
+        name("calibration"), calibration, 0.0, 1.0, open_low=True, open_high=True
+    )
     if target_risk is not None:
-        target_risk = _check_real(
-            target_risk, name("target_risk"), 0.0, 1.0, "(0, 1)", lower_open=True
+        target_risk = check_real(
+            name("target_risk"), target_risk, 0.0, 1.0, open_low=True, open_high=True
         )
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable or None; got {progress!r}")
@@ -1052,35 +1054,6 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
             "supported"
         )
     return Z, y
-
-
-def _check_int(value: Any, shown: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{shown} must be an integer in [{low}, {high}]; got {value!r}")
-    as_int = int(value)  # exact for every Integral, so it compares as value does
-    if not low <= as_int <= high:
-        raise ValueError(f"{shown} must be an integer in [{low}, {high}]; got {value!r}")
-    return as_int
-
-
-def _check_real(
-    value: Any,
-    shown: str,
-    low: float,
-    high: float,
-    interval: str,
-    *,
-    lower_open: bool = False,
-    upper_open: bool = True,
-) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{shown} must be a number in {interval}; got {value!r}")
-    v = float(value)
-    below = v <= low if lower_open else v < low
-    above = v >= high if upper_open else v > high
-    if math.isnan(v) or below or above:
-        raise ValueError(f"{shown} must be a number in {interval}; got {value!r}")
-    return v
 
 
 def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:

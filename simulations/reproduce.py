@@ -35,7 +35,6 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import numbers
 import os
 import platform
 import re
@@ -57,7 +56,7 @@ from simulations.outputs import (
     lock_folder,
     remove_stale_temporaries,
 )
-from simulations.validation import first_line
+from simulations.validation import check_int, check_real, first_line
 
 # The sweep, the tables and the figures are imported when a run starts, not with this module:
 # the command line reads MAX_CELLS and OUT_LOCK from here at every start (1.4 s of imports).
@@ -290,7 +289,7 @@ def reproduce(
 
     name = _namer(names)
     levels = _check_levels(levels, name)
-    lam = _check_lam(lam, name)
+    lam = check_real(name("lam"), lam, 0.0, 1.0, open_high=True)
     method = _check_method(method, name)
     error_pool = check_error_pool(error_pool, name("error_pool"))
     if not isinstance(progress, bool):
@@ -610,22 +609,15 @@ def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
 
 
 def _check_levels(levels: int, name: Callable[[str], str]) -> int:
-    if isinstance(levels, bool) or not isinstance(levels, numbers.Integral):
-        raise TypeError(f"{name('levels')} must be an int >= 2; got {levels!r}")
-    if levels < 2:
+    try:
+        return check_int(name("levels"), levels, 2)
+    except ValueError:
+        if levels != 1:
+            raise
         raise ValueError(
             f"{name('levels')} {levels} is a single noise level (sigma = 0); the figures draw "
             f"every quantity as a curve over sigma, so {name('levels')} must be at least 2"
-            if levels == 1
-            else f"{name('levels')} must be an int >= 2; got {levels}"
-        )
-    return int(levels)
-
-
-def _check_lam(lam: float, name: Callable[[str], str]) -> float:
-    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not 0.0 <= lam < 1.0:
-        raise ValueError(f"{name('lam')} must be a number in [0, 1); got {lam!r}")
-    return float(lam)
+        ) from None
 
 
 def _check_method(method: str, name: Callable[[str], str]) -> str:

@@ -5,8 +5,9 @@ not grow its own ``_check_real``/``_check_int``. Validation happens once, where 
 receives its arguments; private helpers assume valid input. Every message names the argument, the
 allowed range and the bad value (scikit-learn's convention).
 
-Used by :mod:`simulations.demo`; the other modules of :mod:`simulations` keep their own checks for
-now (their messages are tested as they are) and can move here one at a time.
+Used by :mod:`simulations.demo`, :mod:`simulations.compare`, :mod:`simulations.synthetic`,
+:mod:`simulations.sweep` and :mod:`simulations.reproduce`; a new check of a scalar goes here, not
+into a private ``_check_*`` of its module.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     value : object
         What the caller passed; any :class:`numbers.Integral` (``numpy.int64`` too) but ``bool``.
     low, high : int, optional
-        The range's ends, both included; ``None`` leaves that side unbounded.
+        The range's ends, both included; ``None`` leaves that side unbounded. The message says
+        "an integer in [low, high]", or "an integer >= low" ("<= high") for a one-sided range.
 
     Returns
     -------
@@ -114,8 +116,19 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     Traceback (most recent call last):
     ...
     ValueError: n_draws must be an integer in [1000, 10000000]; got 10
+    >>> check_int("n_classes", 1, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_classes must be an integer >= 2; got 1
     """
-    allowed = f"an integer in [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+    if low is not None and high is not None:
+        allowed = f"an integer in [{low}, {high}]"
+    elif low is not None:
+        allowed = f"an integer >= {low}"
+    elif high is not None:
+        allowed = f"an integer <= {high}"
+    else:
+        allowed = "an integer"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be {allowed}; got {value!r} ({type(value).__name__})")
     as_int = int(value)  # exact for every Integral, so it compares as value does

@@ -177,7 +177,7 @@ def test_run_cell_rejects_bad_arguments() -> None:
         run_cell(0, -1.0, TINY)
     with pytest.raises(ValueError, match="seed must be a non-negative int"):
         run_cell(-3, 0.0, TINY)
-    with pytest.raises(ValueError, match="level must be an int >= -1"):
+    with pytest.raises(ValueError, match="level must be an integer >= -1; got -2"):
         run_cell(0, 0.0, TINY, level=-2)
     with pytest.raises(TypeError, match="profile must be a dict or None; got list"):
         run_cell(0, 0.0, TINY, profile=[])

@@ -56,8 +56,12 @@ def test_check_int():
     assert check_int("n", 10**30, 0) == 10**30  # no upper end
     with pytest.raises(ValueError, match=r"n must be an integer in \[0, 10\]; got 11"):
         check_int("n", 11, 0, 10)
-    with pytest.raises(ValueError, match=r"n must be an integer in \[-inf, 3\]; got 4"):
+    with pytest.raises(ValueError, match=r"n must be an integer <= 3; got 4"):
         check_int("n", 4, high=3)
+    with pytest.raises(ValueError, match=r"n must be an integer >= 2; got 1"):
+        check_int("n", 1, 2)
+    with pytest.raises(TypeError, match=r"n must be an integer; got 1.5 \(float\)"):
+        check_int("n", 1.5)
     for bad in (3.0, True, "3", None):
         with pytest.raises(TypeError, match=r"n must be an integer in \[0, 10\]; got "):
             check_int("n", bad, 0, 10)

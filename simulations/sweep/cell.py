@@ -61,6 +61,7 @@ from simulations.synthetic import (
     check_seed,
     make_dataset,
 )
+from simulations.validation import check_int, check_real
 
 __all__ = [
     "CALIBRATION_TAG",
@@ -193,7 +194,7 @@ def run_cell(
     config = check_config(config)
     seed = check_seed(seed)
     noise = check_noise(noise, config)
-    level = _check_level(level)
+    level = check_int("level", level, -1)
     if profile is not None and not isinstance(profile, dict):
         raise TypeError(f"profile must be a dict or None; got {type(profile).__name__}")
     error_pool = check_error_pool(error_pool)
@@ -385,9 +386,9 @@ def calibration_split(n_train: int, seed: int, calibration: float = 0.2):
     >>> len(fit), len(cal), sorted(fit.tolist() + cal.tolist()) == list(range(10))
     (8, 2, True)
     """
-    n_train = _check_int("n_train", n_train, minimum=2)
-    seed = _check_int("seed", seed, minimum=0)
-    calibration = _check_calibration(calibration)
+    n_train = check_int("n_train", n_train, 2)
+    seed = check_int("seed", seed, 0)
+    calibration = check_real("calibration", calibration, 0.0, 1.0, open_low=True, open_high=True)
     return _split(n_train, seed, calibration)
 
 
@@ -545,25 +546,3 @@ def _certified_values(
         "lambda_emp_cert": lambda_emp,
         "lambda_emp_cert_noisy": lambda_emp_noisy,
     }
-
-
-def _check_int(name: str, value: object, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}")
-    return int(value)
-
-
-def _check_calibration(calibration: object) -> float:
-    if isinstance(calibration, bool) or not isinstance(calibration, numbers.Real):
-        raise TypeError(f"calibration must be a number in (0, 1); got {calibration!r}")
-    if not 0.0 < float(calibration) < 1.0:
-        raise ValueError(f"calibration must be in (0, 1); got {calibration!r}")
-    return float(calibration)
-
-
-def _check_level(level: int) -> int:
-    if isinstance(level, bool) or not isinstance(level, numbers.Integral) or level < -1:
-        raise ValueError(f"level must be an int >= -1; got {level!r}")
-    return int(level)
