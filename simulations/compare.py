@@ -776,10 +776,10 @@ def _run_split(
 
     X_train, y_train, X_test, y_test = Z[train], y_fit[train], Z[test], y[test]
     model = GCUL().fit(X_train, y_train)
-    accepted = model.predict(X_test) != model.n_classes_
+    outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
-    n_accept = int(np.count_nonzero(accepted))
-    base_error = float(np.count_nonzero(model.phase1_.predict(X_test) != y_test)) / n_test
+    n_accept = int(np.count_nonzero(~outcomes.rejected))
+    base_error = outcomes.base_error
     context = RejectorContext(
         X_train,
         y_train,

@@ -581,3 +581,49 @@ def test_train_pred_is_the_phase1_prediction_of_the_training_set():
     model = GCUL().fit(data["X_train"], data["y_train"])
     np.testing.assert_array_equal(model.train_pred_, model.phase1_.predict(data["X_train"]))
     np.testing.assert_array_equal(model.error_mask_, model.train_pred_ != data["y_train"])
+
+
+# --------------------------------------------------------------------------------------------
+# One measurement of a fitted GCUL on a test split (issue 15: it was written in four places)
+
+
+def test_indicators_are_the_measurement_the_sweep_and_compare_report() -> None:
+    from simulations.certification import SelectiveOutcomes
+    from simulations.sweep.cell import fit_and_measure
+    from simulations.synthetic import SyntheticConfig, make_dataset
+
+    config = SyntheticConfig(n_per_class=100, n_confusion=100)
+    data = make_dataset(16, 4.0, config)
+    model = GCUL().fit(data.X_train, data.y_train)
+    outcomes = model.indicators(data.X_test, data.y_test)
+    # the definitions, written out once more here on purpose (what the four copies computed)
+    n = data.y_test.size
+    base_wrong = model.phase1_.predict(data.X_test) != data.y_test
+    selective = model.predict(data.X_test)
+    rejected = selective == model.n_classes_
+    n_accepted = np.count_nonzero(~rejected)
+    assert 0 < np.count_nonzero(rejected) < n  # both rates are exercised
+    np.testing.assert_array_equal(outcomes.base_wrong, base_wrong)
+    np.testing.assert_array_equal(outcomes.rejected, rejected)
+    np.testing.assert_array_equal(outcomes.selective_wrong, (selective != data.y_test) & ~rejected)
+    assert outcomes.base_error == np.count_nonzero(base_wrong) / n
+    assert outcomes.rejection_rate == np.count_nonzero(rejected) / n
+    selective_error = np.count_nonzero(selective[~rejected] != data.y_test[~rejected]) / n_accepted
+    assert outcomes.selective_error == selective_error
+    row = fit_and_measure(data, GCUL, 16, 4.0, config=config)
+    assert row["lambda_emp"] == outcomes.empirical_lambda()  # bit for bit: the same arithmetic
+    assert row["rejection_rate"] == outcomes.rejection_rate
+    assert row["selective_acc"] == 1.0 - outcomes.selective_error
+    assert isinstance(outcomes, SelectiveOutcomes)
+
+
+def test_selective_outcomes_edges() -> None:
+    from simulations.certification import SelectiveOutcomes
+
+    wrong = np.array([True, False, True, False])
+    everything = SelectiveOutcomes(wrong, np.zeros(4, bool), np.ones(4, bool))
+    assert everything.selective_error == 0.0  # nothing accepted: 0 by convention
+    assert everything.rejection_rate == 1.0 and everything.empirical_lambda() == 0.5
+    nothing = SelectiveOutcomes(wrong, wrong, np.zeros(4, bool))
+    assert nothing.rejection_rate == 0.0 and nothing.empirical_lambda() == 0.0  # rho = 0: 0
+    assert nothing.selective_error == nothing.base_error == 0.5
