@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["check_int", "check_real", "first_line"]
+__all__ = ["argument_namer", "check_int", "check_real", "first_line"]
 
 
 def _interval(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
@@ -135,6 +136,39 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     if (low is not None and as_int < low) or (high is not None and as_int > high):
         raise ValueError(f"{name} must be {allowed}; got {value!r}")
     return as_int
+
+
+def argument_namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
+    """How a function's error messages name its arguments: ``names[argument]``, else ``argument``.
+
+    A command line passes its option names (``{"out": "--out"}``) so that a message speaks of
+    the option the user typed; a Python caller passes nothing.
+
+    Parameters
+    ----------
+    names : mapping of str to str, or None
+        The shown name of each argument that has one.
+
+    Returns
+    -------
+    callable
+        ``argument -> shown name``.
+
+    Raises
+    ------
+    TypeError
+        If ``names`` is neither a mapping nor None.
+
+    Examples
+    --------
+    >>> name = argument_namer({"out": "--out"})
+    >>> name("out"), name("seed")
+    ('--out', 'seed')
+    """
+    if names is not None and not isinstance(names, Mapping):
+        raise TypeError(f"names must be a mapping of argument names or None; got {names!r}")
+    given = dict(names or {})
+    return lambda argument: given.get(argument, argument)
 
 
 def first_line(error: BaseException) -> str:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from simulations import demo
-from simulations.validation import check_int, check_real
+from simulations.validation import argument_namer, check_int, check_real
 
 
 @pytest.mark.parametrize(
@@ -74,3 +74,11 @@ def test_demo_refuses_a_float_where_an_integer_is_due_with_a_type_error():
         demo.figure_tails(n_draws=1e6)
     with pytest.raises(TypeError, match=r"seed must be an integer in \[0, 4294967295\]"):
         demo.fit_2d(seed=True)
+
+
+def test_argument_namer_serves_compare_and_reproduce_alike():
+    name = argument_namer({"lam": "--lam"})
+    assert (name("lam"), name("seed")) == ("--lam", "seed")
+    assert argument_namer(None)("out") == "out"
+    with pytest.raises(TypeError, match="names must be a mapping of argument names or None; got 3"):
+        argument_namer(3)

@@ -12,7 +12,7 @@ import numpy as np
 import gcul_theory
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
 from simulations.compare.statistics import estimate, stratified_splits, verdict
-from simulations.validation import check_int, check_real
+from simulations.validation import argument_namer, check_int, check_real
 
 __all__ = ["DEFAULT_CALIBRATION", "DEFAULT_TEST_SIZE", "MAX_SPLITS", "compare"]
 
@@ -24,8 +24,6 @@ DEFAULT_CALIBRATION = 0.3
 
 MAX_SPLITS = 1000
 """At most this many splits (each refits GCUL and every rejector)."""
-
-_PYTHON_NAMES: dict[str, str] = {}
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,7 +121,7 @@ def compare(
     """
     from simulations.rejectors import REJECTORS
 
-    name = _namer(names)
+    name = argument_namer(names)
     lam = check_real(name("lam"), lam, 0.0, 1.0, open_high=True)
     splits = check_int(name("splits"), splits, 1, MAX_SPLITS)
     seed = check_int(name("seed"), seed, 0, 2**32 - 1)
@@ -467,10 +465,3 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
             "supported"
         )
     return Z, y
-
-
-def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
-    if names is not None and not isinstance(names, Mapping):
-        raise TypeError(f"names must be a mapping of argument names or None; got {names!r}")
-    given = dict(names or {})
-    return lambda argument: given.get(argument, _PYTHON_NAMES.get(argument, argument))
