@@ -18,8 +18,8 @@ and ``baselines.{png,pdf}`` (selective risk at GCUL's coverage against σ),
 seed: :mod:`simulations.baseline_figures`) and ``manifest.json`` (the arguments, the
 versions and the SHA-256 of every other file).
 
-Where a change goes: a new output file is one entry of :data:`OUTPUTS` and one writer in
-:data:`_WRITERS` (a test checks that they match); a new argument is a parameter of
+Where a change goes: a new output file is one entry of :data:`OUTPUTS` and one writer, the method
+``_Run.write_<stem>`` (found by its name; a test checks that every stem has one); a new argument is a parameter of
 :func:`reproduce`, checked there once, and an option of ``simulations/cli``'s reproduce command.
 
 References

@@ -183,6 +183,14 @@ def test_run_cell_rejects_bad_arguments() -> None:
         run_cell(0, 0.0, TINY, profile=[])
 
 
+def test_certified_columns_checks_noise_as_every_real_argument() -> None:
+    data = make_dataset(0, 0.0, TINY)
+    with pytest.raises(ValueError, match=r"noise must be in \[0, inf\); got -1.0"):
+        certified_columns(data, 0, -1.0)
+    with pytest.raises(TypeError, match="noise must be a real number; got '1' \\(str\\)"):
+        certified_columns(data, 0, "1")  # a wrong type is a TypeError (was ValueError)
+
+
 def test_row_has_every_registry_predictor_and_the_certified_one(reference_rows) -> None:
     names = [entry.name for entry in gcul_theory.PREDICTORS]
     assert sweep.LAMBDA_METHODS == tuple(names)

@@ -37,7 +37,6 @@ References
 
 from __future__ import annotations
 
-import numbers
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -315,7 +314,7 @@ def fit_and_measure(
     # The certified predictor: a second fit on 80% of the training split, certified on the rest,
     # judged by λ*_EMP of that same model on the test split.
     start = time.perf_counter()
-    metrics.update(_certified_values(data, seed, model_factory))
+    metrics.update(certified_columns(data, seed, noise, model_factory))
     if profile is not None:
         profile["certified"] = time.perf_counter() - start
 
@@ -447,7 +446,8 @@ def certified_columns(
         The cell's seed; it fixes the calibration split (:func:`calibration_split`).
     noise : float
         The cell's σ. The split does not depend on it (common random numbers); it is accepted so
-        that the call names its cell, and checked to be a finite number >= 0.
+        that the call names its cell, and checked to be a finite number >= 0 (``TypeError`` for
+        a non-number, ``ValueError`` otherwise).
     model_factory : callable or None, default=None
         Makes the unfitted estimator (GCUL's ``phase1_``, ``predict``, ``n_classes_``; ``None``:
         :class:`simulations.gcul.GCUL`).
@@ -472,25 +472,7 @@ def certified_columns(
     """
     if not isinstance(data, Dataset):
         raise TypeError(f"data must be a simulations.synthetic.Dataset; got {type(data).__name__}")
-    if (
-        isinstance(noise, bool)
-        or not isinstance(noise, numbers.Real)
-        or not np.isfinite(noise)
-        or noise < 0
-    ):
-        raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
-    return _certified_values(data, seed, model_factory, calibration, delta=delta)
-
-
-def _certified_values(
-    data: Dataset,
-    seed: int,
-    model_factory: Callable[[], Any] | None = None,
-    calibration: float = 0.2,
-    *,
-    delta: float = 0.05,
-) -> dict[str, float]:
-    """:func:`certified_columns` of checked arguments."""
+    check_real("noise", noise, 0.0)
     outcomes = certified_indicators(data, seed, model_factory, calibration)
     lambda_cert = gcul_theory.certified_lambda(*outcomes["cal"], delta=delta)
     return {
