@@ -25,11 +25,8 @@ from joblib import Parallel, delayed, parallel_config
 from scipy import special
 
 from gcul_theory import certified_lambda
-from simulations.sweep.cell import (
-    empirical_lambda_from_indicators,
-    fit_certified_model,
-    indicators,
-)
+from simulations.certification import SelectiveOutcomes
+from simulations.sweep.cell import fit_certified_model
 from simulations.synthetic import SyntheticConfig, make_dataset, noise_levels
 
 CACHE_VERSION = 1
@@ -54,7 +51,7 @@ def _compute_cell(cache: Path, seed: int, level: int, noise: float) -> float | N
         ("calclean", data.X_train[cal], data.y_train_clean[cal]),
         ("test", data.X_test, data.y_test),
     ):
-        for key, value in indicators(model, X, y).items():
+        for key, value in model.indicators(X, y)._asdict().items():
             arrays[f"{name}_{key}"] = value
     seconds = time.perf_counter() - start
     tmp = path.with_name(path.stem + ".tmp.npz")
@@ -134,8 +131,8 @@ def evaluate(cache: Path, label_kind: str = "cal") -> None:
     cells = [dict(np.load(f)) for f in files]
     print(f"{len(cells)} cells, lam = {LAM}, delta = {DELTA}, calibration labels: {label_kind}")
     lam_emp = np.array([
-        empirical_lambda_from_indicators(c["test_base_wrong"], c["test_selective_wrong"],
-                                         c["test_rejected"]) for c in cells
+        SelectiveOutcomes(c["test_base_wrong"], c["test_selective_wrong"],
+                          c["test_rejected"]).empirical_lambda() for c in cells
     ])
     cal = [(c[f"{label_kind}_base_wrong"], c[f"{label_kind}_selective_wrong"],
             c[f"{label_kind}_rejected"]) for c in cells]

@@ -32,7 +32,7 @@ synthetic protocol with d = 100 (``SyntheticConfig(dim=100)``, seed 16, σ ∈ {
 2 ... 100 components): selective accuracy, rejection rate, λ*_PRE of the valid predictor
 ``hunter_worsley`` (:func:`gcul_theory.feasibility_report` on the *projected* training features,
 the space phase 2 clusters in, with phase 1's in-sample predictions and the observed labels) and
-λ*_EMP on the test split (:func:`simulations.sweep.cell.empirical_lambda_from_indicators`).
+λ*_EMP on the test split (:meth:`simulations.certification.SelectiveOutcomes.empirical_lambda`).
 
 Writes ``benchmarks/operating_points.md``, ``benchmarks/operating_points.png`` and
 ``benchmarks/pca_sweep.png`` (atomically). Run from the repository root::
@@ -66,7 +66,6 @@ from simulations.models import single_threaded_blas  # noqa: E402
 from simulations.outputs import atomic_write_text  # noqa: E402
 from simulations.rejectors import RejectorContext, get_rejector  # noqa: E402
 from simulations.rejectors.evaluate import evaluation_seed  # noqa: E402
-from simulations.sweep.cell import empirical_lambda_from_indicators, indicators  # noqa: E402
 from simulations.synthetic import SyntheticConfig, make_dataset  # noqa: E402
 
 SEED = 16
@@ -120,15 +119,14 @@ def _row(param: float, base_correct: np.ndarray, accepted_correct: np.ndarray, n
 
 def gcul_reference(model: GCUL, split: Split) -> dict:
     """GCUL's own operating point on the test split, and its λ*_EMP."""
-    ind = indicators(model, split.X_test, split.y_test)
+    ind = model.indicators(split.X_test, split.y_test)
     n = split.y_test.size
-    accepted = ~ind["rejected"]
-    n_acc = int(accepted.sum())
+    n_acc = int((~ind.rejected).sum())
     return {
-        "base_acc": 1.0 - float(ind["base_wrong"].mean()),
-        "sel_acc": 1.0 - float(ind["selective_wrong"].sum()) / n_acc if n_acc else float("nan"),
+        "base_acc": 1.0 - float(ind.base_wrong.mean()),
+        "sel_acc": 1.0 - float(ind.selective_wrong.sum()) / n_acc if n_acc else float("nan"),
         "rej": 1.0 - n_acc / n,
-        "lambda_emp": empirical_lambda_from_indicators(**ind),
+        "lambda_emp": ind.empirical_lambda(),
     }
 
 

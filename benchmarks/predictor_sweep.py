@@ -92,20 +92,10 @@ def cell(seed: int, level: int, noise: float, n_boot: int, delta: float) -> dict
         row["r1_cluster"] = _share(uncertain, errors)
         row["r2_cluster"] = _share(uncertain, ~errors)
 
-        base_correct = model.phase1_.predict(data.X_test) == data.y_test
-        selective = model.predict(data.X_test)
-        rejected = selective == model.n_classes_
-        accepted = ~rejected
-        n_test = data.y_test.size
-        eps = np.count_nonzero(~base_correct) / n_test
-        rho = np.count_nonzero(rejected) / n_test
-        n_acc = np.count_nonzero(accepted)
-        eps_sel = (
-            np.count_nonzero(selective[accepted] != data.y_test[accepted]) / n_acc if n_acc else 0.0
-        )
-        row["lambda_emp"] = float(gcul_theory.empirical_lambda(eps, eps_sel, rho))
-        row["r1_emp"] = _share(rejected, ~base_correct)
-        row["r2_emp"] = _share(rejected, base_correct)
+        test = model.indicators(data.X_test, data.y_test)
+        row["lambda_emp"] = test.empirical_lambda()
+        row["r1_emp"] = _share(test.rejected, test.base_wrong)
+        row["r2_emp"] = _share(test.rejected, ~test.base_wrong)
     return row
 
 

@@ -208,22 +208,6 @@ def verdict(lambda_pre: float, lambda_emp: float, lam: float = LAM) -> str:
     return "type_II" if predicted else "type_I"
 
 
-def indicators(model: GCUL, X: np.ndarray, y: np.ndarray):
-    """Base wrong, accepted-and-wrong, rejected on ``(X, y)``."""
-    base_wrong = model.phase1_.predict(X) != y
-    selective = model.predict(X)
-    rejected = selective == model.n_classes_
-    return base_wrong, (selective != y) & ~rejected, rejected
-
-
-def empirical_lambda(base_wrong, selective_wrong, rejected) -> float:
-    """λ*_EMP = (ε − ε_sel)/ρ (0 when nothing is rejected; ε_sel = 0 when everything is)."""
-    n = base_wrong.size
-    n_rej = int(np.count_nonzero(rejected))
-    eps_sel = np.count_nonzero(selective_wrong) / (n - n_rej) if n_rej < n else 0.0
-    return float(gcul_theory.empirical_lambda(np.count_nonzero(base_wrong) / n, eps_sel, n_rej / n))
-
-
 def geometric_lambdas(Z, y, y_pred, n_classes, seed_sequence) -> dict[str, float]:
     """λ*_PRE of every registry predictor and of the finite-sample option for one ``y_pred``."""
     geometry = gcul_theory.estimate_geometry(Z, y, y_pred, n_classes=n_classes)
@@ -279,8 +263,8 @@ def run_split(family: Family, family_id: int, split: int, data=None) -> tuple[li
         start = time.perf_counter()
         certificate = model.certify(Z[cal], y[cal], lam=LAM, delta=DELTA)
         certify_seconds = time.perf_counter() - start
-        test_ind = indicators(model, Z[test], y[test])
-    lambda_emp = empirical_lambda(*test_ind)
+        test_ind = model.indicators(Z[test], y[test])
+    lambda_emp = test_ind.empirical_lambda()
     if model.can_reject_:  # betting bounds; trivial (-1 - λ, 1) if nothing or all rejected
         test_lower, test_upper = gcul_theory.utility_confidence_bounds(
             *test_ind, lam=LAM, delta=DELTA

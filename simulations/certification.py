@@ -46,9 +46,37 @@ __all__ = [
 
 
 class SelectiveOutcomes(NamedTuple):
-    """Per-sample outcomes of a fitted GCUL on labelled data
-    (:meth:`simulations.gcul.GCUL.indicators`): the inputs of
-    :func:`gcul_theory.utility_confidence_bounds`, one boolean array each."""
+    r"""Per-sample outcomes of a fitted GCUL on labelled data, and the rates they give.
+
+    What :meth:`simulations.gcul.GCUL.indicators` returns: the one measurement of a fitted GCUL
+    on a test (or calibration) split that the sweep (:mod:`simulations.sweep.cell`), the
+    rejectors' evaluation, :func:`simulations.compare.compare`, :func:`certify` and the benchmarks
+    share; the three arrays are the inputs of :func:`gcul_theory.utility_confidence_bounds`.
+
+    Notes
+    -----
+    With :math:`n` samples, :math:`\varepsilon` = ``base_error``, :math:`\rho` =
+    ``rejection_rate`` and :math:`\varepsilon_{sel}` = ``selective_error`` (0 when nothing is
+    accepted), :meth:`empirical_lambda` is the realised critical cost
+    :math:`\lambda^*_{EMP} = (\varepsilon - \varepsilon_{sel})/\rho` (0 when nothing is
+    rejected) of :func:`gcul_theory.empirical_lambda` (metric "EMP λ*" of the paper's
+    ``tab:metrics``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> outcomes = SelectiveOutcomes(
+    ...     base_wrong=np.array([True, True, False, False]),
+    ...     selective_wrong=np.array([False, False, True, False]),
+    ...     rejected=np.array([True, True, False, False]),
+    ... )
+    >>> [float(rate) for rate in (outcomes.base_error, outcomes.rejection_rate)]
+    [0.5, 0.5]
+    >>> float(outcomes.selective_error)  # 1 wrong of the 2 accepted
+    0.5
+    >>> outcomes.empirical_lambda()
+    0.0
+    """
 
     base_wrong: np.ndarray
     """Phase 1 (the base classifier) is wrong."""
@@ -56,6 +84,28 @@ class SelectiveOutcomes(NamedTuple):
     """GCUL accepted the sample *and* is wrong (never true on a rejected sample)."""
     rejected: np.ndarray
     """GCUL rejected the sample."""
+
+    @property
+    def base_error(self) -> float:
+        """ε: the share of the samples that phase 1 gets wrong."""
+        return np.count_nonzero(self.base_wrong) / self.base_wrong.size
+
+    @property
+    def rejection_rate(self) -> float:
+        """ρ: the share of the samples that GCUL rejects."""
+        return np.count_nonzero(self.rejected) / self.rejected.size
+
+    @property
+    def selective_error(self) -> float:
+        """ε_sel: the share of the accepted samples that GCUL gets wrong; 0 if it accepts none."""
+        n_accepted = self.rejected.size - np.count_nonzero(self.rejected)
+        return np.count_nonzero(self.selective_wrong) / n_accepted if n_accepted else 0.0
+
+    def empirical_lambda(self) -> float:
+        """λ*_EMP of these outcomes (Notes), as a float."""
+        return float(
+            gcul_theory.empirical_lambda(self.base_error, self.selective_error, self.rejection_rate)
+        )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,8 +25,6 @@ References
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -60,6 +58,7 @@ from simulations.models._logistic import (
 )
 from simulations.models._numerics import encode_known_labels, encode_labels
 from simulations.models._validation import check_sample_weight, validate_features
+from simulations.validation import check_int, check_real
 
 __all__ = [
     "GCUL",
@@ -235,16 +234,11 @@ class GCUL(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"n_components must be None when reduce is None; got {self.n_components!r}"
             )
-        if not isinstance(self.C, Real) or isinstance(self.C, bool) or not 0 < self.C < np.inf:
-            raise ValueError(f"C must be a finite number > 0; got {self.C!r}")
-        for name in ("max_iter", "kmeans_max_iter"):
-            value = getattr(self, name)
-            if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+        check_real("C", self.C, 0.0, open_low=True)
+        check_int("max_iter", self.max_iter, 1)
+        check_int("kmeans_max_iter", self.kmeans_max_iter, 1)
         check_uncertain_label(self.uncertain_label)
-        lam = self.lam
-        if not isinstance(lam, Real) or isinstance(lam, bool) or not 0.0 <= lam <= 1.0:
-            raise ValueError(f"lam must be a number in [0, 1]; got {self.lam!r}")
+        check_real("lam", self.lam, 0.0, 1.0)
 
     def fit(self, X, y) -> GCUL:
         """Run the three phases on a training set.
@@ -265,7 +259,8 @@ class GCUL(ClassifierMixin, BaseEstimator):
         Raises
         ------
         TypeError
-            A parameter of the wrong type (``uncertain_label``).
+            A parameter of the wrong type (``C``, ``max_iter``, ``kmeans_max_iter``, ``lam``,
+            ``uncertain_label``).
         ValueError
             Bad parameters; bad ``X`` (NaN/inf, complex, sparse, empty, 1-D) or ``y``
             (continuous, fewer than two classes, another length), with scikit-learn's
@@ -591,18 +586,11 @@ class GCUL(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
-            Finite features: all the labelled data there is.
-        y : array_like of shape (n_samples,)
-            Labels, every class at least twice, every class in every fold's training part.
-        lam : float, default=0.15
-            Relative rejection cost λ ∈ [0, 1).
-        delta : float, default=0.05
-            Total risk δ ∈ (0, 1), split equally over the folds.
-        n_splits : int, default=5
-            Number of folds K, at least 2 and at most ``n_samples``.
-        seed : int, default=0
-            Seed of the random fold assignment, in ``[0, 2**32)``.
+        X, y : array_like of shape (n_samples, n_features) and (n_samples,)
+            All the labelled data there is; every class in every fold's training part.
+        lam, delta, n_splits, seed : float, float, int, int
+            Cost λ ∈ [0, 1), total risk δ ∈ (0, 1), folds K ∈ [2, n_samples], seed of the
+            random folds ∈ ``[0, 2**32)``: as :func:`~simulations.certification.certify_cross_fit`.
 
         Returns
         -------

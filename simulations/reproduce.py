@@ -18,8 +18,8 @@ and ``baselines.{png,pdf}`` (selective risk at GCUL's coverage against σ),
 seed: :mod:`simulations.baseline_figures`) and ``manifest.json`` (the arguments, the
 versions and the SHA-256 of every other file).
 
-Where a change goes: a new output file is one entry of :data:`OUTPUTS` and one writer in
-:data:`_WRITERS` (a test checks that they match); a new argument is a parameter of
+Where a change goes: a new output file is one entry of :data:`OUTPUTS` and one writer, the method
+``_Run.write_<stem>`` (found by its name; a test checks that every stem has one); a new argument is a parameter of
 :func:`reproduce`, checked there once, and an option of ``simulations/cli``'s reproduce command.
 
 References
@@ -35,7 +35,6 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import numbers
 import os
 import platform
 import re
@@ -57,7 +56,7 @@ from simulations.outputs import (
     lock_folder,
     remove_stale_temporaries,
 )
-from simulations.validation import first_line
+from simulations.validation import argument_namer, check_int, check_real, first_line
 
 # The sweep, the tables and the figures are imported when a run starts, not with this module:
 # the command line reads MAX_CELLS and OUT_LOCK from here at every start (1.4 s of imports).
@@ -125,11 +124,11 @@ def output_names(table_seed: int) -> list[str]:
     >>> len(output_names(16)), "seed16.tex" in output_names(16)
     (20, True)
     """
-    return [
-        f"{stem.format(seed=table_seed)}.{suffix}"
-        for stem, suffixes in OUTPUTS
-        for suffix in suffixes
-    ]
+    return [name for stem, suffixes in OUTPUTS for name in _file_names(stem, suffixes, table_seed)]
+
+
+def _file_names(stem: str, suffixes: tuple[str, ...], table_seed: int) -> list[str]:
+    return [f"{stem.format(seed=table_seed)}.{suffix}" for suffix in suffixes]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -288,9 +287,9 @@ def reproduce(
     from simulations.results import check_error_pool
     from simulations.synthetic import SyntheticConfig, noise_levels
 
-    name = _namer(names)
+    name = argument_namer(names)
     levels = _check_levels(levels, name)
-    lam = _check_lam(lam, name)
+    lam = check_real(name("lam"), lam, 0.0, 1.0, open_high=True)
     method = _check_method(method, name)
     error_pool = check_error_pool(error_pool, name("error_pool"))
     if not isinstance(progress, bool):
@@ -490,14 +489,15 @@ class _Run:
         (self.out / "manifest.json").unlink(missing_ok=True)
         written: list[Path] = []
         for stem, suffixes in OUTPUTS:
-            paths = _WRITERS[stem](self, written)
-            expected = [f"{stem.format(seed=self.table_seed)}.{suffix}" for suffix in suffixes]
+            paths = getattr(self, "write_" + stem.format(seed=""))(written)
+            expected = _file_names(stem, suffixes, self.table_seed)
             if [path.name for path in paths] != expected:  # pragma: no cover - a writer's bug
                 raise RuntimeError(f"the writer of {stem} wrote {paths}, not {expected}")
             written += paths
         return written
 
-    # The writers, one per entry of OUTPUTS: each returns the paths it wrote.
+    # The writers, one per entry of OUTPUTS, named write_<stem> (``seed{seed}``: write_seed):
+    # each returns the paths it wrote.
 
     def write_results(self, written: list[Path]) -> list[Path]:
         from simulations.results import write_csv
@@ -515,7 +515,7 @@ class _Run:
         pool = self.sweep.error_pool
         return report.write_violations(self.rows, self.out, lam=self.lam, error_pool=pool)
 
-    def write_seed_table(self, written: list[Path]) -> list[Path]:
+    def write_seed(self, written: list[Path]) -> list[Path]:
         from simulations import report
 
         pool = self.sweep.error_pool
@@ -525,32 +525,37 @@ class _Run:
         from simulations import figures
 
         drawing = figures.plot_phase_transition(self.rows, lam=self.lam, method=self.method)
-        if self.sweep.error_pool == "clean":
-            drawing.ax.figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
-        return figures.save_figure(drawing.figure, self.out / "phase_transition")
+        return self.save_figure(drawing.figure, "phase_transition", clean_note=True)
 
     def write_predictors(self, written: list[Path]) -> list[Path]:
         from simulations import figures
 
         panels = figures.plot_predictors(self.rows, lam=self.lam)
-        if self.sweep.error_pool == "clean":
-            panels.figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
-        return figures.save_figure(panels.figure, self.out / "predictors")
+        return self.save_figure(panels.figure, "predictors", clean_note=True)
 
     def write_baselines(self, written: list[Path]) -> list[Path]:
-        from simulations import baseline_figures, baselines, figures
+        from simulations import baseline_figures, baselines
 
         tables = baselines.write_baselines(self.rows, self.out, n_test=self.sweep.config.n_test)
         drawing = baseline_figures.plot_baselines(self.rows)
-        return tables + figures.save_figure(drawing.figure, self.out / "baselines")
+        return tables + self.save_figure(drawing.figure, "baselines")
 
     def write_risk_coverage(self, written: list[Path]) -> list[Path]:
-        from simulations import baseline_figures, figures
+        from simulations import baseline_figures
 
         levels = baseline_figures.pick_levels([float(level) for level in self.sweep.grid])
         cells = baseline_figures.risk_coverage_cells(self.table_seed, levels, self.sweep.config)
         drawing = baseline_figures.plot_risk_coverage(cells, seed=self.table_seed)
-        return figures.save_figure(drawing.figure, self.out / "risk_coverage")
+        return self.save_figure(drawing.figure, "risk_coverage")
+
+    def save_figure(self, figure: Any, stem: str, *, clean_note: bool = False) -> list[Path]:
+        """Save ``figure`` as ``out/stem.png`` and ``.pdf``; titled with
+        :data:`CLEAN_FIGURE_NOTE` if ``clean_note`` and the run judged against clean labels."""
+        from simulations import figures
+
+        if clean_note and self.sweep.error_pool == "clean":
+            figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
+        return figures.save_figure(figure, self.out / stem)
 
     def write_manifest(self, written: list[Path]) -> list[Path]:
         computed = self.counts.get("computed", 0)
@@ -584,48 +589,20 @@ class _Run:
         return [atomic_write_text(self.out / "manifest.json", text)]
 
 
-_WRITERS: dict[str, Callable[[_Run, list[Path]], list[Path]]] = {
-    "results": _Run.write_results,
-    "timings": _Run.write_timings,
-    "violations": _Run.write_violations,
-    "seed{seed}": _Run.write_seed_table,
-    "phase_transition": _Run.write_phase_transition,
-    "predictors": _Run.write_predictors,
-    "baselines": _Run.write_baselines,
-    "risk_coverage": _Run.write_risk_coverage,
-    "manifest": _Run.write_manifest,
-}
-"""The writer of each stem of :data:`OUTPUTS`."""
-
-
 # --------------------------------------------------------------------------------------------
 # Argument checks (once, here)
 
 
-def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
-    if names is not None and not isinstance(names, Mapping):
-        raise TypeError(f"names must be a mapping of argument names or None; got {names!r}")
-    given = dict(names or {})
-    return lambda argument: given.get(argument, argument)
-
-
 def _check_levels(levels: int, name: Callable[[str], str]) -> int:
-    if isinstance(levels, bool) or not isinstance(levels, numbers.Integral):
-        raise TypeError(f"{name('levels')} must be an int >= 2; got {levels!r}")
-    if levels < 2:
+    try:
+        return check_int(name("levels"), levels, 2)
+    except ValueError:
+        if levels != 1:
+            raise
         raise ValueError(
             f"{name('levels')} {levels} is a single noise level (sigma = 0); the figures draw "
             f"every quantity as a curve over sigma, so {name('levels')} must be at least 2"
-            if levels == 1
-            else f"{name('levels')} must be an int >= 2; got {levels}"
-        )
-    return int(levels)
-
-
-def _check_lam(lam: float, name: Callable[[str], str]) -> float:
-    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not 0.0 <= lam < 1.0:
-        raise ValueError(f"{name('lam')} must be a number in [0, 1); got {lam!r}")
-    return float(lam)
+        ) from None
 
 
 def _check_method(method: str, name: Callable[[str], str]) -> str:

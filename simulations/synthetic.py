@@ -41,6 +41,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simulations.validation import check_int, check_real
+
 __all__ = ["Dataset", "Mixture", "SyntheticConfig", "make_dataset", "mixture", "noise_levels"]
 
 # Stream ids of the base draws; ``SeedSequence(seed, spawn_key=(id,))``. Never renumber: it would
@@ -99,16 +101,14 @@ class SyntheticConfig:
     flip_per_noise: float = 0.025
 
     def __post_init__(self) -> None:
-        _check_int("n_classes", self.n_classes, minimum=2)
-        _check_int("dim", self.dim, minimum=1)
-        _check_int("n_per_class", self.n_per_class, minimum=1)
-        _check_int("n_confusion", self.n_confusion, minimum=0)
-        _check_real("center_scale", self.center_scale, lower=0.0, lower_open=False)
-        _check_real("radius", self.radius, lower=0.0, lower_open=False)
-        _check_real("flip_per_noise", self.flip_per_noise, lower=0.0, lower_open=False)
-        _check_real("test_fraction", self.test_fraction, lower=0.0, lower_open=True)
-        if not self.test_fraction < 1.0:
-            raise ValueError(f"test_fraction must be in (0, 1); got {self.test_fraction!r}")
+        check_int("n_classes", self.n_classes, 2)
+        check_int("dim", self.dim, 1)
+        check_int("n_per_class", self.n_per_class, 1)
+        check_int("n_confusion", self.n_confusion, 0)
+        check_real("center_scale", self.center_scale, 0.0)
+        check_real("radius", self.radius, 0.0)
+        check_real("flip_per_noise", self.flip_per_noise, 0.0)
+        check_real("test_fraction", self.test_fraction, 0.0, 1.0, open_low=True, open_high=True)
         if not 1 <= self.n_test <= self.n_total - 1:
             raise ValueError(
                 f"test_fraction={self.test_fraction!r} leaves {self.n_test} of {self.n_total} "
@@ -191,8 +191,8 @@ def noise_levels(n_levels: int = 41, step: float = 0.4) -> np.ndarray:
     >>> len(grid), float(grid[3]), float(grid[-1])
     (41, 1.2, 16.0)
     """
-    _check_int("n_levels", n_levels, minimum=1)
-    _check_real("step", step, lower=0.0, lower_open=True)
+    check_int("n_levels", n_levels, 1)
+    check_real("step", step, 0.0, open_low=True)
     return np.round(float(step) * np.arange(int(n_levels)), 10)
 
 
@@ -383,25 +383,6 @@ def check_config(config: SyntheticConfig | None) -> SyntheticConfig:
     if not isinstance(config, SyntheticConfig):
         raise TypeError(f"config must be a SyntheticConfig; got {type(config).__name__}")
     return config
-
-
-def _check_int(name: str, value: object, *, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}")
-
-
-def _check_real(name: str, value: object, *, lower: float, lower_open: bool) -> None:
-    bound = f"> {lower!r}" if lower_open else f">= {lower!r}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a finite number {bound}; got {value!r}")
-    # typeshed's numbers.Real declares only __lt__/__le__ (no __gt__/__ge__, and float's own
-    # comparisons do not take a Real), so mypy rejects these; every Real orders against a float
-    # at run time.
-    ok = value > lower if lower_open else value >= lower  # type: ignore[operator]
-    if not (math.isfinite(value) and ok):
-        raise ValueError(f"{name} must be a finite number {bound}; got {value!r}")
 
 
 def _rng(seed: int, stream: int) -> np.random.Generator:

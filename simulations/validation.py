@@ -5,17 +5,19 @@ not grow its own ``_check_real``/``_check_int``. Validation happens once, where 
 receives its arguments; private helpers assume valid input. Every message names the argument, the
 allowed range and the bad value (scikit-learn's convention).
 
-Used by :mod:`simulations.demo`; the other modules of :mod:`simulations` keep their own checks for
-now (their messages are tested as they are) and can move here one at a time.
+Used by :mod:`simulations.demo`, :mod:`simulations.compare`, :mod:`simulations.synthetic`,
+:mod:`simulations.sweep` and :mod:`simulations.reproduce`; a new check of a scalar goes here, not
+into a private ``_check_*`` of its module.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["check_int", "check_real", "first_line"]
+__all__ = ["argument_namer", "check_int", "check_real", "first_line"]
 
 
 def _interval(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
@@ -93,7 +95,8 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     value : object
         What the caller passed; any :class:`numbers.Integral` (``numpy.int64`` too) but ``bool``.
     low, high : int, optional
-        The range's ends, both included; ``None`` leaves that side unbounded.
+        The range's ends, both included; ``None`` leaves that side unbounded. The message says
+        "an integer in [low, high]", or "an integer >= low" ("<= high") for a one-sided range.
 
     Returns
     -------
@@ -114,14 +117,58 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     Traceback (most recent call last):
     ...
     ValueError: n_draws must be an integer in [1000, 10000000]; got 10
+    >>> check_int("n_classes", 1, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_classes must be an integer >= 2; got 1
     """
-    allowed = f"an integer in [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+    if low is not None and high is not None:
+        allowed = f"an integer in [{low}, {high}]"
+    elif low is not None:
+        allowed = f"an integer >= {low}"
+    elif high is not None:
+        allowed = f"an integer <= {high}"
+    else:
+        allowed = "an integer"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be {allowed}; got {value!r} ({type(value).__name__})")
     as_int = int(value)  # exact for every Integral, so it compares as value does
     if (low is not None and as_int < low) or (high is not None and as_int > high):
         raise ValueError(f"{name} must be {allowed}; got {value!r}")
     return as_int
+
+
+def argument_namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
+    """How a function's error messages name its arguments: ``names[argument]``, else ``argument``.
+
+    A command line passes its option names (``{"out": "--out"}``) so that a message speaks of
+    the option the user typed; a Python caller passes nothing.
+
+    Parameters
+    ----------
+    names : mapping of str to str, or None
+        The shown name of each argument that has one.
+
+    Returns
+    -------
+    callable
+        ``argument -> shown name``.
+
+    Raises
+    ------
+    TypeError
+        If ``names`` is neither a mapping nor None.
+
+    Examples
+    --------
+    >>> name = argument_namer({"out": "--out"})
+    >>> name("out"), name("seed")
+    ('--out', 'seed')
+    """
+    if names is not None and not isinstance(names, Mapping):
+        raise TypeError(f"names must be a mapping of argument names or None; got {names!r}")
+    given = dict(names or {})
+    return lambda argument: given.get(argument, argument)
 
 
 def first_line(error: BaseException) -> str:

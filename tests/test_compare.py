@@ -341,12 +341,12 @@ def test_progress_messages():
     [
         ({"splits": 0}, "splits must be an integer in [1, 1000]; got 0"),
         ({"splits": MAX_SPLITS + 1}, "splits must be an integer in [1, 1000]"),
-        ({"lam": 1.0}, "lam must be a number in [0, 1); got 1.0"),
-        ({"lam": float("nan")}, "lam must be a number in [0, 1)"),
-        ({"test_size": 0.0}, "test_size must be a number in (0, 1)"),
-        ({"delta": 1.0}, "delta must be a number in (0, 1)"),
-        ({"calibration": 1.5}, "calibration must be a number in (0, 1)"),
-        ({"target_risk": 0.0}, "target_risk must be a number in (0, 1)"),
+        ({"lam": 1.0}, "lam must be in [0, 1); got 1.0"),
+        ({"lam": float("nan")}, "lam must be in [0, 1); got nan"),
+        ({"test_size": 0.0}, "test_size must be in (0, 1)"),
+        ({"delta": 1.0}, "delta must be in (0, 1)"),
+        ({"calibration": 1.5}, "calibration must be in (0, 1)"),
+        ({"target_risk": 0.0}, "target_risk must be in (0, 1)"),
         ({"seed": -1}, "seed must be an integer in [0, 4294967295]"),
     ],
 )

@@ -274,12 +274,13 @@ def test_fit_rejects_bad_labels(y, match):
     [
         ({"reduce": "tsne"}, ValueError, "reduce must be None, 'pca' or 'lda'"),
         ({"n_components": 2}, ValueError, "n_components must be None when reduce is None"),
-        ({"C": 0.0}, ValueError, "C must be a finite number > 0"),
+        ({"C": 0.0}, ValueError, r"C must be in \(0, inf\); got 0.0"),
         ({"max_iter": 0}, ValueError, "max_iter must be an integer >= 1"),
-        ({"kmeans_max_iter": 1.5}, ValueError, "kmeans_max_iter must be an integer >= 1"),
+        ({"kmeans_max_iter": 1.5}, TypeError, r"kmeans_max_iter must be an integer >= 1; got 1.5"),
         ({"reduce": "lda", "n_components": 5}, ValueError, r"n_components must be in 1\.\.2"),
-        ({"lam": 1.5}, ValueError, r"lam must be a number in \[0, 1\]; got 1.5"),
-        ({"lam": "0.1"}, ValueError, "lam must be a number"),
+        ({"lam": 1.5}, ValueError, r"lam must be in \[0, 1\]; got 1.5"),
+        ({"lam": "0.1"}, TypeError, "lam must be a real number; got '0.1'"),
+        ({"C": np.inf}, ValueError, r"C must be in \(0, inf\); got inf"),
         ({"uncertain_label": [3]}, TypeError, "uncertain_label must be None, a string or a number"),
         ({"uncertain_label": True}, TypeError, "uncertain_label must be None, a string or a"),
         ({"uncertain_label": np.nan}, ValueError, "uncertain_label must be finite; got nan"),
@@ -581,3 +582,49 @@ def test_train_pred_is_the_phase1_prediction_of_the_training_set():
     model = GCUL().fit(data["X_train"], data["y_train"])
     np.testing.assert_array_equal(model.train_pred_, model.phase1_.predict(data["X_train"]))
     np.testing.assert_array_equal(model.error_mask_, model.train_pred_ != data["y_train"])
+
+
+# --------------------------------------------------------------------------------------------
+# One measurement of a fitted GCUL on a test split (issue 15: it was written in four places)
+
+
+def test_indicators_are_the_measurement_the_sweep_and_compare_report() -> None:
+    from simulations.certification import SelectiveOutcomes
+    from simulations.sweep.cell import fit_and_measure
+    from simulations.synthetic import SyntheticConfig, make_dataset
+
+    config = SyntheticConfig(n_per_class=100, n_confusion=100)
+    data = make_dataset(16, 4.0, config)
+    model = GCUL().fit(data.X_train, data.y_train)
+    outcomes = model.indicators(data.X_test, data.y_test)
+    # the definitions, written out once more here on purpose (what the four copies computed)
+    n = data.y_test.size
+    base_wrong = model.phase1_.predict(data.X_test) != data.y_test
+    selective = model.predict(data.X_test)
+    rejected = selective == model.n_classes_
+    n_accepted = np.count_nonzero(~rejected)
+    assert 0 < np.count_nonzero(rejected) < n  # both rates are exercised
+    np.testing.assert_array_equal(outcomes.base_wrong, base_wrong)
+    np.testing.assert_array_equal(outcomes.rejected, rejected)
+    np.testing.assert_array_equal(outcomes.selective_wrong, (selective != data.y_test) & ~rejected)
+    assert outcomes.base_error == np.count_nonzero(base_wrong) / n
+    assert outcomes.rejection_rate == np.count_nonzero(rejected) / n
+    selective_error = np.count_nonzero(selective[~rejected] != data.y_test[~rejected]) / n_accepted
+    assert outcomes.selective_error == selective_error
+    row = fit_and_measure(data, GCUL, 16, 4.0, config=config)
+    assert row["lambda_emp"] == outcomes.empirical_lambda()  # bit for bit: the same arithmetic
+    assert row["rejection_rate"] == outcomes.rejection_rate
+    assert row["selective_acc"] == 1.0 - outcomes.selective_error
+    assert isinstance(outcomes, SelectiveOutcomes)
+
+
+def test_selective_outcomes_edges() -> None:
+    from simulations.certification import SelectiveOutcomes
+
+    wrong = np.array([True, False, True, False])
+    everything = SelectiveOutcomes(wrong, np.zeros(4, bool), np.ones(4, bool))
+    assert everything.selective_error == 0.0  # nothing accepted: 0 by convention
+    assert everything.rejection_rate == 1.0 and everything.empirical_lambda() == 0.5
+    nothing = SelectiveOutcomes(wrong, wrong, np.zeros(4, bool))
+    assert nothing.rejection_rate == 0.0 and nothing.empirical_lambda() == 0.0  # rho = 0: 0
+    assert nothing.selective_error == nothing.base_error == 0.5

@@ -244,5 +244,9 @@ def test_validation():
         fit_selectivenet(X, np.zeros(4, int), 0.5)
     with pytest.raises(TypeError, match="seed must be a SeedSequence or an int >= 0"):
         fit_selectivenet(X, y, 0.5, seed="a")
+    # the seed check Deep Gamblers has (shared since issue 15): a negative int is refused by name,
+    # not by numpy's SeedSequence
+    with pytest.raises(TypeError, match="seed must be a SeedSequence or an int >= 0; got -1"):
+        fit_selectivenet(X, y, 0.5, seed=-1)
     with pytest.raises(ValueError, match="gtol must be a finite number > 0; got 0"):
         fit_selectivenet(X, y, 0.5, gtol=0)

@@ -85,7 +85,7 @@ def test_every_output_name_is_checked_before_any_cell(tmp_path, computed, name):
             "levels 102 reaches sigma = 40.4, whose label-flip probability 0.025 * sigma is "
             "above 1; levels must be at most 101",
         ),
-        ({"levels": 2.0}, TypeError, "levels must be an int >= 2; got 2.0"),
+        ({"levels": 2.0}, TypeError, "levels must be an integer >= 2; got 2.0 (float)"),
         ({"seeds": []}, ValueError, "seeds must be non-empty; got an empty sequence"),
         ({"seeds": [3, 3]}, ValueError, "seeds must be distinct; repeated: [3]"),
         ({"seeds": [-1]}, ValueError, "seeds: seed must be a non-negative int (>= 0); got -1"),
@@ -93,7 +93,7 @@ def test_every_output_name_is_checked_before_any_cell(tmp_path, computed, name):
         ({"n_jobs": 0}, ValueError, "n_jobs must be a non-zero int (-1 = all usable cores); got 0"),
         ({"cache_dir": 3}, TypeError, "cache_dir must be a path or None; got 3"),
         ({"out": 3}, TypeError, "out must be a path; got 3"),
-        ({"lam": 1.0}, ValueError, "lam must be a number in [0, 1); got 1.0"),
+        ({"lam": 1.0}, ValueError, "lam must be in [0, 1); got 1.0"),
         ({"method": "erf"}, ValueError, "method must be one of gaussian, union, chernoff, boole, "),
         (
             {"scheduler": "tcp://h:8786"},

@@ -179,10 +179,18 @@ def test_run_cell_rejects_bad_arguments() -> None:
         run_cell(0, -1.0, TINY)
     with pytest.raises(ValueError, match="seed must be a non-negative int"):
         run_cell(-3, 0.0, TINY)
-    with pytest.raises(ValueError, match="level must be an int >= -1"):
+    with pytest.raises(ValueError, match="level must be an integer >= -1; got -2"):
         run_cell(0, 0.0, TINY, level=-2)
     with pytest.raises(TypeError, match="profile must be a dict or None; got list"):
         run_cell(0, 0.0, TINY, profile=[])
+
+
+def test_certified_columns_checks_noise_as_every_real_argument() -> None:
+    data = make_dataset(0, 0.0, TINY)
+    with pytest.raises(ValueError, match=r"noise must be in \[0, inf\); got -1.0"):
+        certified_columns(data, 0, -1.0)
+    with pytest.raises(TypeError, match="noise must be a real number; got '1' \\(str\\)"):
+        certified_columns(data, 0, "1")  # a wrong type is a TypeError (was ValueError)
 
 
 def test_row_has_every_registry_predictor_and_the_certified_one(reference_rows) -> None:

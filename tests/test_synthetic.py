@@ -275,10 +275,10 @@ def test_numpy_scalars_are_accepted() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"n_classes": 1}, ValueError, "n_classes must be an int >= 2; got 1"),
-        ({"dim": 0}, ValueError, "dim must be an int >= 1"),
+        ({"n_classes": 1}, ValueError, "n_classes must be an integer >= 2; got 1"),
+        ({"dim": 0}, ValueError, "dim must be an integer >= 1"),
         ({"n_per_class": 2.5}, TypeError, "n_per_class"),
-        ({"radius": -1.0}, ValueError, "radius must be a finite number >= 0.0"),
+        ({"radius": -1.0}, ValueError, r"radius must be in \[0, inf\); got -1.0"),
         ({"center_scale": math.inf}, ValueError, "center_scale"),
         ({"test_fraction": 1.0}, ValueError, r"test_fraction must be in \(0, 1\)"),
         ({"test_fraction": 0.0}, ValueError, "test_fraction"),

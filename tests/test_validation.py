@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from simulations import demo
-from simulations.validation import check_int, check_real
+from simulations.validation import argument_namer, check_int, check_real
 
 
 @pytest.mark.parametrize(
@@ -56,8 +56,12 @@ def test_check_int():
     assert check_int("n", 10**30, 0) == 10**30  # no upper end
     with pytest.raises(ValueError, match=r"n must be an integer in \[0, 10\]; got 11"):
         check_int("n", 11, 0, 10)
-    with pytest.raises(ValueError, match=r"n must be an integer in \[-inf, 3\]; got 4"):
+    with pytest.raises(ValueError, match=r"n must be an integer <= 3; got 4"):
         check_int("n", 4, high=3)
+    with pytest.raises(ValueError, match=r"n must be an integer >= 2; got 1"):
+        check_int("n", 1, 2)
+    with pytest.raises(TypeError, match=r"n must be an integer; got 1.5 \(float\)"):
+        check_int("n", 1.5)
     for bad in (3.0, True, "3", None):
         with pytest.raises(TypeError, match=r"n must be an integer in \[0, 10\]; got "):
             check_int("n", bad, 0, 10)
@@ -70,3 +74,11 @@ def test_demo_refuses_a_float_where_an_integer_is_due_with_a_type_error():
         demo.figure_tails(n_draws=1e6)
     with pytest.raises(TypeError, match=r"seed must be an integer in \[0, 4294967295\]"):
         demo.fit_2d(seed=True)
+
+
+def test_argument_namer_serves_compare_and_reproduce_alike():
+    name = argument_namer({"lam": "--lam"})
+    assert (name("lam"), name("seed")) == ("--lam", "seed")
+    assert argument_namer(None)("out") == "out"
+    with pytest.raises(TypeError, match="names must be a mapping of argument names or None; got 3"):
+        argument_namer(3)

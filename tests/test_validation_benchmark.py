@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from _tolerances import gamma
 
+from simulations.certification import SelectiveOutcomes
+
 pytest.importorskip("sklearn")
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "predictors.py"
@@ -44,6 +46,8 @@ def test_verdict_hand_made(lambda_pre, lambda_emp, expected):
 
 
 def test_empirical_lambda_conventions():
+    # the benchmark's lambda*_EMP is the package's (GCUL.indicators(...).empirical_lambda(), since
+    # issue 15 no longer a copy of its own): its conventions, checked here as they were.
     # 10 test samples: base wrong on 4; the model rejects 2 of them and errs on 1 accepted one.
     # eps = 0.4, rho = 0.2, eps_sel = 1/8 (8 accepted), so lambda*_EMP = (0.4 - 0.125)/0.2
     # = 1.375: the raw ratio, not clipped (rejecting pays at any cost below it).
@@ -52,12 +56,11 @@ def test_empirical_lambda_conventions():
     selective_wrong = np.r_[np.zeros(2, bool), np.ones(1, bool), np.zeros(7, bool)]
     # rates rounded from counts against decimals: their rounding over ρ = 0.2, both sides
     slack = 2 * gamma(8) * (0.4 + 1 / 8) / 0.2 + gamma(4) * 1.375
-    assert bench.empirical_lambda(base_wrong, selective_wrong, rejected) == pytest.approx(
-        (0.4 - 1 / 8) / 0.2, rel=0, abs=slack
-    )
+    outcomes = SelectiveOutcomes(base_wrong, selective_wrong, rejected)
+    assert outcomes.empirical_lambda() == pytest.approx((0.4 - 1 / 8) / 0.2, rel=0, abs=slack)
     # nothing rejected: lambda*_EMP = 0 (the package's convention), so "feasible" is unsafe
     nothing = np.zeros(10, bool)
-    assert bench.empirical_lambda(base_wrong, selective_wrong, nothing) == 0.0
+    assert SelectiveOutcomes(base_wrong, selective_wrong, nothing).empirical_lambda() == 0.0
 
 
 def _summary_row(predictor, v, can_reject=True, confirmed=False, predictions="in_sample"):
@@ -170,4 +173,4 @@ def test_one_split_bookkeeping_is_consistent_and_deterministic():
     model = bench.GCUL().fit(Z[train], y_train)
     certificate = model.certify(Z[cal], y[cal], lam=LAM, delta=bench.DELTA)
     assert rows[-1]["lambda_pre"] == certificate.lambda_cert
-    assert lambda_emp == bench.empirical_lambda(*bench.indicators(model, Z[test], y[test]))
+    assert lambda_emp == model.indicators(Z[test], y[test]).empirical_lambda()

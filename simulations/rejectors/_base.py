@@ -18,6 +18,7 @@ from simulations.synthetic import Mixture
 
 __all__ = [
     "FittedRejector",
+    "Phase1Rejector",
     "Rejector",
     "RejectorContext",
     "check_features",
@@ -303,6 +304,38 @@ class FittedRejector(abc.ABC):
 
     def _accept(self, X: np.ndarray, lam: float) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+class Phase1Rejector(FittedRejector):
+    """A rejector that scores rows from GCUL's phase-1 model and predicts its labels.
+
+    Nothing is fitted: MSP and entropy read phase 1's logits (:meth:`logits`); their predicted
+    label is phase 1's (:meth:`phase1_labels`). A subclass sets ``name`` and defines
+    :meth:`_score_predict`.
+
+    Parameters
+    ----------
+    phase1 : simulations.models.LogisticRegression
+        GCUL's phase-1 model (``model.phase1_``), or any fitted model with ``coef_``,
+        ``intercept_``, ``classes_`` (``0..K-1``) and ``predict``.
+    """
+
+    def __init__(self, phase1: Any) -> None:
+        super().__init__(phase1.coef_.shape[1], len(phase1.classes_))
+        self.phase1_ = phase1
+
+    @classmethod
+    def from_context(cls, context: RejectorContext) -> Any:
+        """The rejector of ``context.model.phase1_`` (a registry entry's ``fit``)."""
+        return cls(context.model.phase1_)
+
+    def logits(self, X: np.ndarray) -> np.ndarray:
+        """Phase 1's linear scores of the ``K`` classes on validated ``X``, shape ``(K, n)``."""
+        return self.phase1_.coef_ @ X.T + self.phase1_.intercept_[:, None]
+
+    def phase1_labels(self, X: np.ndarray) -> np.ndarray:
+        """Phase 1's predicted labels of validated ``X``, int64, shape ``(n,)``."""
+        return np.asarray(self.phase1_.predict(X), dtype=np.int64)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,12 +19,19 @@ training rows of one (mini-)batch (``None``: all of them).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.optimize import minimize
 
-__all__ = ["Whitening", "adam", "lbfgs", "pytorch_linear_init", "whitening"]
+__all__ = [
+    "Whitening",
+    "adam",
+    "check_solver_arguments",
+    "lbfgs",
+    "pytorch_linear_init",
+    "whitening",
+]
 
 Loss = Callable[[np.ndarray, np.ndarray | None], tuple[float, np.ndarray]]
 
@@ -120,6 +127,40 @@ def adam(
             denominator = np.sqrt(second) / np.sqrt(1.0 - beta2**step) + eps
             theta -= (lr / (1.0 - beta1**step)) * first / denominator
     return Trained(theta, step, True)
+
+
+def check_solver_arguments(solver: Any, seed: Any, gtol: Any) -> np.random.SeedSequence:
+    """Check the optimiser's arguments of a linear rejector's fit; return ``seed`` as a SeedSequence.
+
+    What ``fit_selectivenet`` and ``fit_deep_gamblers`` both take: ``solver`` (``"adam"`` or
+    ``"lbfgs"``), ``seed`` (a SeedSequence, or an int >= 0 that seeds one) and L-BFGS's ``gtol``
+    (a finite number > 0).
+
+    Raises
+    ------
+    ValueError
+        A ``gtol`` that is not a finite number > 0 (any type), or another ``solver``.
+    TypeError
+        A ``seed`` that is neither a SeedSequence nor an int >= 0.
+
+    Examples
+    --------
+    >>> check_solver_arguments("lbfgs", 7, 1e-4).entropy
+    7
+    >>> check_solver_arguments("sgd", 7, 1e-4)
+    Traceback (most recent call last):
+    ...
+    ValueError: solver must be 'adam' or 'lbfgs'; got 'sgd'
+    """
+    if isinstance(gtol, bool) or not isinstance(gtol, (int, float)) or not 0 < gtol < np.inf:
+        raise ValueError(f"gtol must be a finite number > 0; got {gtol!r}")
+    if solver not in ("adam", "lbfgs"):
+        raise ValueError(f"solver must be 'adam' or 'lbfgs'; got {solver!r}")
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        seed = np.random.SeedSequence(int(seed))
+    if not isinstance(seed, np.random.SeedSequence):
+        raise TypeError(f"seed must be a SeedSequence or an int >= 0; got {seed!r}")
+    return seed
 
 
 def lbfgs(loss: Loss, theta0: np.ndarray, *, max_iter: int = 500, gtol: float = 1e-5) -> Trained:

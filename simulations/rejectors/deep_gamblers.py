@@ -66,7 +66,13 @@ from simulations.rejectors._base import (
     check_training_data,
     child_seed,
 )
-from simulations.rejectors._linear import Whitening, adam, lbfgs, whitening
+from simulations.rejectors._linear import (
+    Whitening,
+    adam,
+    check_solver_arguments,
+    lbfgs,
+    whitening,
+)
 
 __all__ = [
     "FittedDeepGamblers",
@@ -235,14 +241,7 @@ def fit_deep_gamblers(
             f"payoff must be in (1, K) = (1, {K}) (o >= K: abstaining never pays; o <= 1: "
             f"abstaining always pays); got {payoff!r}"
         )
-    if isinstance(gtol, bool) or not isinstance(gtol, (int, float)) or not 0 < gtol < np.inf:
-        raise ValueError(f"gtol must be a finite number > 0; got {gtol!r}")
-    if solver not in ("adam", "lbfgs"):
-        raise ValueError(f"solver must be 'adam' or 'lbfgs'; got {solver!r}")
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
-        seed = np.random.SeedSequence(int(seed))
-    if not isinstance(seed, np.random.SeedSequence):
-        raise TypeError(f"seed must be a SeedSequence or an int >= 0; got {seed!r}")
+    seed = check_solver_arguments(solver, seed, gtol)
     n, d = X.shape
     white = whitening(X)
     ZT = white.design(X)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from simulations.rejectors._base import FittedRejector, Rejector, RejectorContext
+from simulations.rejectors._base import Phase1Rejector, Rejector
 
 __all__ = ["FittedEntropy", "REJECTOR", "fit", "negative_entropy"]
 
@@ -48,29 +48,18 @@ def negative_entropy(logits: np.ndarray) -> np.ndarray:
     return np.sum(np.exp(log_p) * log_p, axis=0)
 
 
-class FittedEntropy(FittedRejector):
-    """Negative softmax entropy of a fitted multinomial logistic regression.
-
-    Parameters
-    ----------
-    phase1 : simulations.models.LogisticRegression
-        GCUL's phase-1 model (``model.phase1_``).
-    """
+class FittedEntropy(Phase1Rejector):
+    """Negative softmax entropy of a fitted multinomial logistic regression (``phase1``: as
+    :class:`~simulations.rejectors._base.Phase1Rejector`)."""
 
     name = "entropy"
 
-    def __init__(self, phase1) -> None:
-        super().__init__(phase1.coef_.shape[1], len(phase1.classes_))
-        self.phase1_ = phase1
-
     def _score_predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        logits = self.phase1_.coef_ @ X.T + self.phase1_.intercept_[:, None]
-        return negative_entropy(logits), np.asarray(self.phase1_.predict(X), dtype=np.int64)
+        return negative_entropy(self.logits(X)), self.phase1_labels(X)
 
 
-def fit(context: RejectorContext) -> FittedEntropy:
-    """The ``entropy`` rejector of ``context.model.phase1_`` (nothing is fitted)."""
-    return FittedEntropy(context.model.phase1_)
+fit = FittedEntropy.from_context
+"""The ``entropy`` rejector of ``context.model.phase1_`` (nothing is fitted)."""
 
 
 REJECTOR = Rejector(

@@ -208,7 +208,8 @@ def score_rejectors(
     CellScores
     """
     model = context.model
-    gcul_accept = np.asarray(model.predict(X_test)) != model.n_classes_
+    outcomes = model.indicators(X_test, y_test)
+    gcul_accept = ~outcomes.rejected
     coverage = np.count_nonzero(gcul_accept) / y_test.size
     fit_context = dataclasses.replace(context, target_coverage=coverage if coverage else None)
     scores: dict[str, np.ndarray] = {}
@@ -227,8 +228,9 @@ def score_rejectors(
         wrong[entry.name] = labels != y_test
         if entry.name in CHOW_REJECTORS:
             chow[entry.name] = fitted.accept(X_test, lam)
-    base_wrong = np.asarray(model.phase1_.predict(X_test)) != y_test
-    return CellScores(scores, predictions, wrong, gcul_accept, base_wrong, chow, float(lam))
+    return CellScores(
+        scores, predictions, wrong, gcul_accept, outcomes.base_wrong, chow, float(lam)
+    )
 
 
 def evaluation_columns(cell: CellScores) -> dict[str, float]:

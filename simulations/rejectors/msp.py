@@ -20,12 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulations.rejectors._base import (
-    FittedRejector,
-    Rejector,
-    RejectorContext,
-    log_chow_threshold,
-)
+from simulations.rejectors._base import Phase1Rejector, Rejector, log_chow_threshold
 
 __all__ = ["FittedMSP", "REJECTOR", "fit", "log_max_softmax"]
 
@@ -62,35 +57,23 @@ def log_max_softmax(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return -np.log1p(exps.sum(axis=0)), best
 
 
-class FittedMSP(FittedRejector):
-    """Maximum softmax probability of a fitted multinomial logistic regression.
-
-    Parameters
-    ----------
-    phase1 : simulations.models.LogisticRegression
-        GCUL's phase-1 model (``model.phase1_``), or any fitted model with ``coef_``,
-        ``intercept_``, ``classes_`` (``0..K-1``) and ``predict``.
-    """
+class FittedMSP(Phase1Rejector):
+    """Maximum softmax probability of a fitted multinomial logistic regression (``phase1``: as
+    :class:`~simulations.rejectors._base.Phase1Rejector`)."""
 
     name = "msp"
     has_operating_point = True
 
-    def __init__(self, phase1) -> None:
-        super().__init__(phase1.coef_.shape[1], len(phase1.classes_))
-        self.phase1_ = phase1
-
     def _score_predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        logits = self.phase1_.coef_ @ X.T + self.phase1_.intercept_[:, None]
-        log_p_max, _ = log_max_softmax(logits)
-        return log_p_max, np.asarray(self.phase1_.predict(X), dtype=np.int64)
+        log_p_max, _ = log_max_softmax(self.logits(X))
+        return log_p_max, self.phase1_labels(X)
 
     def _accept(self, X: np.ndarray, lam: float) -> np.ndarray:
         return self._score_predict(X)[0] >= log_chow_threshold(lam)
 
 
-def fit(context: RejectorContext) -> FittedMSP:
-    """The ``msp`` rejector of ``context.model.phase1_`` (nothing is fitted)."""
-    return FittedMSP(context.model.phase1_)
+fit = FittedMSP.from_context
+"""The ``msp`` rejector of ``context.model.phase1_`` (nothing is fitted)."""
 
 
 REJECTOR = Rejector(

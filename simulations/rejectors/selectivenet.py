@@ -69,7 +69,14 @@ from simulations.rejectors._base import (
     check_training_data,
     child_seed,
 )
-from simulations.rejectors._linear import Whitening, adam, lbfgs, pytorch_linear_init, whitening
+from simulations.rejectors._linear import (
+    Whitening,
+    adam,
+    check_solver_arguments,
+    lbfgs,
+    pytorch_linear_init,
+    whitening,
+)
 
 __all__ = [
     "ALPHA",
@@ -286,14 +293,7 @@ def fit_selectivenet(
     X, y, K = check_training_data(X, y, n_classes)
     if isinstance(target_coverage, bool) or not 0.0 < target_coverage <= 1.0:
         raise ValueError(f"target_coverage must be in (0, 1]; got {target_coverage!r}")
-    if isinstance(gtol, bool) or not isinstance(gtol, (int, float)) or not 0 < gtol < np.inf:
-        raise ValueError(f"gtol must be a finite number > 0; got {gtol!r}")
-    if solver not in ("adam", "lbfgs"):
-        raise ValueError(f"solver must be 'adam' or 'lbfgs'; got {solver!r}")
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        seed = np.random.SeedSequence(int(seed))
-    if not isinstance(seed, np.random.SeedSequence):
-        raise TypeError(f"seed must be a SeedSequence or an int >= 0; got {seed!r}")
+    seed = check_solver_arguments(solver, seed, gtol)
     n, d = X.shape
     white = whitening(X)
     ZT = white.design(X)

@@ -37,10 +37,9 @@ References
 
 from __future__ import annotations
 
-import numbers
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -62,6 +61,10 @@ from simulations.synthetic import (
     check_seed,
     make_dataset,
 )
+from simulations.validation import check_int, check_real
+
+if TYPE_CHECKING:  # scikit-learn loads in the workers, not the parent
+    from simulations.certification import SelectiveOutcomes
 
 __all__ = [
     "CALIBRATION_TAG",
@@ -71,10 +74,8 @@ __all__ = [
     "certified_columns",
     "certified_indicators",
     "compute_row",
-    "empirical_lambda_from_indicators",
     "fit_and_measure",
     "fit_certified_model",
-    "indicators",
     "run_cell",
     "share",
 ]
@@ -194,7 +195,7 @@ def run_cell(
     config = check_config(config)
     seed = check_seed(seed)
     noise = check_noise(noise, config)
-    level = _check_level(level)
+    level = check_int("level", level, -1)
     if profile is not None and not isinstance(profile, dict):
         raise TypeError(f"profile must be a dict or None; got {type(profile).__name__}")
     error_pool = check_error_pool(error_pool)
@@ -303,32 +304,18 @@ def fit_and_measure(
     metrics["r2_cluster"] = share(uncertain, ~train_errors)
 
     # Test split: what rejecting actually bought.
-    base_correct = model.phase1_.predict(data.X_test) == data.y_test
-    selective = model.predict(data.X_test)
-    rejected = selective == model.n_classes_
-    accepted = ~rejected
-    n_test = data.y_test.size
-    base_error = np.count_nonzero(~base_correct) / n_test
-    rejection_rate = np.count_nonzero(rejected) / n_test
-    n_accepted = np.count_nonzero(accepted)
-    selective_error = (
-        np.count_nonzero(selective[accepted] != data.y_test[accepted]) / n_accepted
-        if n_accepted
-        else 0.0
-    )
-    metrics["base_acc"] = np.count_nonzero(base_correct) / n_test
-    metrics["selective_acc"] = 1.0 - selective_error
-    metrics["rejection_rate"] = rejection_rate
-    metrics["lambda_emp"] = float(
-        gcul_theory.empirical_lambda(base_error, selective_error, rejection_rate)
-    )
-    metrics["r1_emp"] = share(rejected, ~base_correct)
-    metrics["r2_emp"] = share(rejected, base_correct)
+    test = model.indicators(data.X_test, data.y_test)
+    metrics["base_acc"] = np.count_nonzero(~test.base_wrong) / test.base_wrong.size
+    metrics["selective_acc"] = 1.0 - test.selective_error
+    metrics["rejection_rate"] = test.rejection_rate
+    metrics["lambda_emp"] = test.empirical_lambda()
+    metrics["r1_emp"] = share(test.rejected, test.base_wrong)
+    metrics["r2_emp"] = share(test.rejected, ~test.base_wrong)
 
     # The certified predictor: a second fit on 80% of the training split, certified on the rest,
     # judged by λ*_EMP of that same model on the test split.
     start = time.perf_counter()
-    metrics.update(_certified_values(data, seed, model_factory))
+    metrics.update(certified_columns(data, seed, noise, model_factory))
     if profile is not None:
         profile["certified"] = time.perf_counter() - start
 
@@ -386,9 +373,9 @@ def calibration_split(n_train: int, seed: int, calibration: float = 0.2):
     >>> len(fit), len(cal), sorted(fit.tolist() + cal.tolist()) == list(range(10))
     (8, 2, True)
     """
-    n_train = _check_int("n_train", n_train, minimum=2)
-    seed = _check_int("seed", seed, minimum=0)
-    calibration = _check_calibration(calibration)
+    n_train = check_int("n_train", n_train, 2)
+    seed = check_int("seed", seed, 0)
+    calibration = check_real("calibration", calibration, 0.0, 1.0, open_low=True, open_high=True)
     return _split(n_train, seed, calibration)
 
 
@@ -405,25 +392,22 @@ def certified_indicators(
     seed: int,
     model_factory: Callable[[], Any] | None = None,
     calibration: float = 0.2,
-) -> dict[str, np.ndarray]:
-    """Fit on the fit part, then the per-sample indicators on the calibration part and the test split.
+) -> dict[str, SelectiveOutcomes]:
+    """Fit on the fit part, then the per-sample outcomes on the calibration part and the test split.
 
-    Returns a dict of boolean arrays ``{cal,test}_{base_wrong,selective_wrong,rejected}``:
-    phase 1 wrong; phase 3 accepted *and* wrong (never true on a rejected sample); phase 3 rejected.
-    Labels are the observed ones on the calibration part (a user has no others) and the clean ones
-    on the test split, as for the sweep's ``lambda_emp``; ``test_noisy_*`` uses the test split's
-    labels flipped as the training labels are (``Dataset.y_test_noisy``).
+    Returns ``{"cal": ..., "test": ..., "test_noisy": ...}``, each the
+    :class:`~simulations.certification.SelectiveOutcomes` (phase 1 wrong; phase 3 accepted *and*
+    wrong; phase 3 rejected) of :meth:`simulations.gcul.GCUL.indicators`. Labels are the observed
+    ones on the calibration part (a user has no others) and the clean ones on the test split, as
+    for the sweep's ``lambda_emp``; ``test_noisy`` uses the test split's labels flipped as the
+    training labels are (``Dataset.y_test_noisy``).
     """
     model, cal = fit_certified_model(data, seed, model_factory, calibration)
-    out: dict[str, np.ndarray] = {}
-    for name, X, y in (
-        ("cal", data.X_train[cal], data.y_train[cal]),
-        ("test", data.X_test, data.y_test),
-        ("test_noisy", data.X_test, data.y_test_noisy),
-    ):
-        for key, value in indicators(model, X, y).items():
-            out[f"{name}_{key}"] = value
-    return out
+    return {
+        "cal": model.indicators(data.X_train[cal], data.y_train[cal]),
+        "test": model.indicators(data.X_test, data.y_test),
+        "test_noisy": model.indicators(data.X_test, data.y_test_noisy),
+    }
 
 
 def fit_certified_model(
@@ -442,30 +426,6 @@ def fit_certified_model(
     with single_threaded_blas():
         model = model_factory().fit(data.X_train[fit], data.y_train[fit])
     return model, cal
-
-
-def indicators(model: Any, X: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
-    """``base_wrong``, ``selective_wrong`` (accepted and wrong) and ``rejected`` of a fitted GCUL."""
-    with single_threaded_blas():
-        base_wrong = model.phase1_.predict(X) != y
-        selective = model.predict(X)
-    rejected = selective == model.n_classes_
-    return {
-        "base_wrong": base_wrong,
-        "selective_wrong": (selective != y) & ~rejected,
-        "rejected": rejected,
-    }
-
-
-def empirical_lambda_from_indicators(base_wrong, selective_wrong, rejected) -> float:
-    """λ*_EMP = (ε − ε_sel)/ρ of boolean indicators (0 when nothing is rejected; ε_sel = 0 when
-    everything is), the sweep's conventions."""
-    n = base_wrong.size
-    n_rejected = int(np.count_nonzero(rejected))
-    n_accepted = n - n_rejected
-    base_error = np.count_nonzero(base_wrong) / n
-    selective_error = np.count_nonzero(selective_wrong) / n_accepted if n_accepted else 0.0
-    return float(gcul_theory.empirical_lambda(base_error, selective_error, n_rejected / n))
 
 
 def certified_columns(
@@ -487,7 +447,8 @@ def certified_columns(
         The cell's seed; it fixes the calibration split (:func:`calibration_split`).
     noise : float
         The cell's σ. The split does not depend on it (common random numbers); it is accepted so
-        that the call names its cell, and checked to be a finite number >= 0.
+        that the call names its cell, and checked to be a finite number >= 0 (``TypeError`` for
+        a non-number, ``ValueError`` otherwise).
     model_factory : callable or None, default=None
         Makes the unfitted estimator (GCUL's ``phase1_``, ``predict``, ``n_classes_``; ``None``:
         :class:`simulations.gcul.GCUL`).
@@ -512,59 +473,11 @@ def certified_columns(
     """
     if not isinstance(data, Dataset):
         raise TypeError(f"data must be a simulations.synthetic.Dataset; got {type(data).__name__}")
-    if (
-        isinstance(noise, bool)
-        or not isinstance(noise, numbers.Real)
-        or not np.isfinite(noise)
-        or noise < 0
-    ):
-        raise ValueError(f"noise must be a finite number >= 0; got {noise!r}")
-    return _certified_values(data, seed, model_factory, calibration, delta=delta)
-
-
-def _certified_values(
-    data: Dataset,
-    seed: int,
-    model_factory: Callable[[], Any] | None = None,
-    calibration: float = 0.2,
-    *,
-    delta: float = 0.05,
-) -> dict[str, float]:
-    """:func:`certified_columns` of checked arguments."""
-    ind = certified_indicators(data, seed, model_factory, calibration)
-    lambda_cert = gcul_theory.certified_lambda(
-        ind["cal_base_wrong"], ind["cal_selective_wrong"], ind["cal_rejected"], delta=delta
-    )
-    lambda_emp = empirical_lambda_from_indicators(
-        ind["test_base_wrong"], ind["test_selective_wrong"], ind["test_rejected"]
-    )
-    lambda_emp_noisy = empirical_lambda_from_indicators(
-        ind["test_noisy_base_wrong"], ind["test_noisy_selective_wrong"], ind["test_noisy_rejected"]
-    )
+    check_real("noise", noise, 0.0)
+    outcomes = certified_indicators(data, seed, model_factory, calibration)
+    lambda_cert = gcul_theory.certified_lambda(*outcomes["cal"], delta=delta)
     return {
         "lambda_cert": float(lambda_cert),
-        "lambda_emp_cert": lambda_emp,
-        "lambda_emp_cert_noisy": lambda_emp_noisy,
+        "lambda_emp_cert": outcomes["test"].empirical_lambda(),
+        "lambda_emp_cert_noisy": outcomes["test_noisy"].empirical_lambda(),
     }
-
-
-def _check_int(name: str, value: object, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}")
-    return int(value)
-
-
-def _check_calibration(calibration: object) -> float:
-    if isinstance(calibration, bool) or not isinstance(calibration, numbers.Real):
-        raise TypeError(f"calibration must be a number in (0, 1); got {calibration!r}")
-    if not 0.0 < float(calibration) < 1.0:
-        raise ValueError(f"calibration must be in (0, 1); got {calibration!r}")
-    return float(calibration)
-
-
-def _check_level(level: int) -> int:
-    if isinstance(level, bool) or not isinstance(level, numbers.Integral) or level < -1:
-        raise ValueError(f"level must be an int >= -1; got {level!r}")
-    return int(level)

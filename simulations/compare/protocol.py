@@ -1,0 +1,467 @@
+"""The protocol of :func:`simulations.compare.compare`: check the data, fit GCUL and every rejector
+on each split, measure them on its test part, and draw the guarantee from a calibration split."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+import gcul_theory
+from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
+from simulations.compare.statistics import estimate, stratified_splits, verdict
+from simulations.validation import argument_namer, check_int, check_real
+
+__all__ = ["DEFAULT_CALIBRATION", "DEFAULT_TEST_SIZE", "MAX_SPLITS", "compare"]
+
+DEFAULT_TEST_SIZE = 0.3
+"""Share of each class in the test part of a split, by default."""
+
+DEFAULT_CALIBRATION = 0.3
+"""Share of the rows held out (at random, not stratified) to calibrate the guarantee."""
+
+MAX_SPLITS = 1000
+"""At most this many splits (each refits GCUL and every rejector)."""
+
+
+# --------------------------------------------------------------------------------------------
+# The comparison
+
+
+def compare(
+    Z: Any,
+    y: Any,
+    lam: float = 0.15,
+    splits: int = 10,
+    seed: int = 0,
+    test_size: float = DEFAULT_TEST_SIZE,
+    delta: float = 0.05,
+    *,
+    calibration: float = DEFAULT_CALIBRATION,
+    target_risk: float | None = None,
+    y_fit: Any = None,
+    progress: Callable[[str], None] | None = None,
+    names: Mapping[str, str] | None = None,
+) -> CompareResult:
+    r"""Compare GCUL's rejection with every baseline rejector on ``(Z, y)``, over stratified splits.
+
+    Parameters
+    ----------
+    Z : array_like of shape (N, d)
+        Embeddings, finite real numbers.
+    y : array_like of shape (N,)
+        Labels, integers 0..C-1, every class present with at least 2 rows, C >= 2.
+    lam : float, default 0.15
+        Relative rejection cost λ in [0, 1): Chow's rule for MSP, U and U_joint.
+    splits : int, default 10
+        Number of stratified train/test splits, 1..:data:`MAX_SPLITS`.
+    seed : int, default 0
+        Seed of the splits, the rejectors' random draws and the calibration split, in
+        ``[0, 2**32)``.
+    test_size : float, default 0.3
+        Share of every class in the test part, in (0, 1).
+    delta : float, default 0.05
+        Risk of the guarantee's bounds, in (0, 1).
+    calibration : float, default 0.3
+        Share of the rows held out at random to calibrate the guarantee, in (0, 1).
+    target_risk : float, optional
+        SGR's target selective risk for MSP, in (0, 1). Default: GCUL's selective risk on the
+        tuning rows (chosen before the calibration rows are seen, so SGR's guarantee holds).
+    y_fit : array_like of shape (N,), optional
+        Labels the models are fitted on and the splits stratified by, when they differ from the
+        labels ``y`` that the test, tuning and calibration rows are scored against (e.g. noisy
+        observed labels and the clean truth, as in ``benchmarks/real_data.py``); the same
+        classes 0..C-1 as ``y``. Default: ``y``.
+    progress : callable, optional
+        Called with a short message as each split and the guarantee finish.
+    names : mapping, optional
+        How messages name the arguments (the command line passes its options).
+
+    Returns
+    -------
+    CompareResult
+
+    Raises
+    ------
+    TypeError, ValueError
+        For inputs of the wrong type, shape or range (the message names the argument, the
+        allowed range and the bad value), a class with fewer than 2 rows, a training part of
+        fewer than 10 rows (the kNN rejector's k), or a calibration share that leaves a class
+        with fewer than 2 rows to fit on.
+
+    Notes
+    -----
+    Per split, on the test part: GCUL accepts :math:`m` rows; every rejector's selective risk is
+    taken at the same :math:`m` (ties at the cut by their expected value). Coverage, U and
+    U_joint are taken at each rejector's natural operating point (GCUL: its accept set; MSP:
+    Chow's rule :math:`p_{max} \ge 1 - \lambda`; SelectiveNet, trained for GCUL's test coverage
+    as in the sweep: :math:`g \ge 0.5`), or at GCUL's coverage for a rejector without one.
+    With :math:`\varepsilon` phase 1's test error, :math:`\varepsilon_{sel}` the rejector's error
+    among the rows it accepts and :math:`\rho` the share it rejects,
+
+    .. math:: U = \varepsilon - \varepsilon_{sel} - \lambda\rho, \qquad
+              U_{joint} = \varepsilon - (1-\rho)\varepsilon_{sel} - \lambda\rho,
+
+    the paper's utility (``subsec:selectivity_score``) and Chow's gain. Means over the splits
+    carry Nadeau & Bengio's corrected standard error (:func:`estimate`); a verdict says
+    "lower"/"higher" only beyond 2 SE (:func:`verdict`).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> Z = np.vstack([rng.normal(c, 1.0, (60, 2)) for c in ([-3, 0], [3, 0], [0, 0])])
+    >>> y = np.r_[np.zeros(60, int), np.ones(60, int), rng.integers(0, 2, 60)]
+    >>> result = compare(Z, y, splits=2)
+    >>> [r.name for r in result.rejectors][:3], result.n_test
+    (['gcul', 'msp', 'entropy'], 54)
+    >>> result.rejector("gcul").coverage == result.gcul_coverage
+    True
+    """
+    from simulations.rejectors import REJECTORS
+
+    name = argument_namer(names)
+    lam = check_real(name("lam"), lam, 0.0, 1.0, open_high=True)
+    splits = check_int(name("splits"), splits, 1, MAX_SPLITS)
+    seed = check_int(name("seed"), seed, 0, 2**32 - 1)
+    test_size = check_real(name("test_size"), test_size, 0.0, 1.0, open_low=True, open_high=True)
+    delta = check_real(name("delta"), delta, 0.0, 1.0, open_low=True, open_high=True)
+    calibration = check_real(
+        name("calibration"), calibration, 0.0, 1.0, open_low=True, open_high=True
+    )
+    if target_risk is not None:
+        target_risk = check_real(
+            name("target_risk"), target_risk, 0.0, 1.0, open_low=True, open_high=True
+        )
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable or None; got {progress!r}")
+    Z, y = _check_data(Z, y, name)
+    if y_fit is None:
+        y_fit = y
+    else:
+        _, y_fit = _check_data(Z, y_fit, lambda a: name("y_fit") if a == "y" else name(a))
+        if y_fit.max() != y.max():
+            raise ValueError(
+                f"{name('y_fit')}: holds the classes 0..{int(y_fit.max())}; {name('y')} holds "
+                f"0..{int(y.max())}; they must be the same"
+            )
+
+    entries = [entry for entry in REJECTORS if not entry.needs_truth]
+    split_list = stratified_splits(y_fit, splits, test_size, seed)
+    n_train, n_test = split_list[0][0].size, split_list[0][1].size
+    if n_train < _MIN_TRAIN:
+        raise ValueError(
+            f"{name('Z')}: the training part of a split holds {n_train} rows with "
+            f"{name('test_size')} {test_size:g}; at least {_MIN_TRAIN} are needed (the kNN "
+            "rejector's k)"
+        )
+    if n_test < 1:
+        raise ValueError(
+            f"{name('test_size')} {test_size:g} puts no row in the test part; raise it"
+        )
+    per_split = []
+    curves: dict = {}
+    for i, (train, test) in enumerate(split_list):
+        measured = _run_split(Z, y_fit, y, train, test, lam, seed, i, entries, want_curves=i == 0)
+        if i == 0:
+            curves = measured.pop("curves")
+        per_split.append(measured)
+        if progress is not None:
+            progress(
+                f"split {i + 1}/{splits}: GCUL coverage {measured['gcul']['coverage']:.3f}, "
+                f"selective risk {measured['gcul']['sel_risk']:.4f}"
+            )
+    ratio = n_test / n_train
+    summaries = []
+    for entry in entries:
+        values = {key: [s[entry.name][key] for s in per_split] for key in _KEYS}
+        difference = estimate(
+            [s[entry.name]["sel_risk"] - s["gcul"]["sel_risk"] for s in per_split], ratio
+        )
+        label = entry.label
+        natural = per_split[0][entry.name]["natural"]
+        summaries.append(
+            RejectorSummary(
+                name=entry.name,
+                label=label,
+                operating_point=_OPERATING_POINTS.get(entry.name, "own rule")
+                if natural
+                else "GCUL's coverage",
+                natural=natural,
+                coverage=estimate(values["coverage"], ratio),
+                sel_risk=estimate(values["sel_risk"], ratio),
+                difference=difference,
+                aurc=estimate(values["aurc"], ratio),
+                u=estimate(values["u"], ratio),
+                u_joint=estimate(values["u_joint"], ratio),
+                verdict="the reference"
+                if entry.name == "gcul"
+                else verdict(label, difference.mean, difference.se),
+            )
+        )
+    best = min(summaries, key=lambda s: s.sel_risk.mean).label
+    guarantee = _guarantee(Z, y_fit, y, lam, delta, calibration, test_size, target_risk, seed, name)
+    if progress is not None:
+        progress("guarantee: done")
+    notes = [
+        "selective risk at GCUL's coverage: every rejector accepts as many test rows as GCUL "
+        "(ties at the cut by their expected value)",
+        "eps in U and U_joint is phase 1's test error; eps_sel is the rejector's own error among "
+        "the rows it accepts",
+        f"SelectiveNet is trained for GCUL's test coverage of the split (as the sweep does); "
+        f"'{_OPERATING_POINTS['gcul']}' ignores lam",
+    ]
+    if not all(s["can_reject"] for s in per_split):
+        count = sum(not s["can_reject"] for s in per_split)
+        notes.append(
+            f"in {count} of {splits} splits GCUL had no training error and rejects nothing "
+            "(its coverage is then 1)"
+        )
+    base = estimate([s["base_error"] for s in per_split], ratio)
+    return CompareResult(
+        n=int(y.size),
+        n_features=int(Z.shape[1]),
+        n_classes=int(y.max()) + 1,
+        lam=lam,
+        splits=splits,
+        seed=seed,
+        test_size=test_size,
+        delta=delta,
+        n_train=int(n_train),
+        n_test=int(n_test),
+        base_error=base,
+        gcul_coverage=summaries[0].coverage,
+        rejectors=tuple(summaries),
+        best=best,
+        guarantee=guarantee,
+        notes=tuple(notes),
+        curves=curves,
+    )
+
+
+_KEYS = ("coverage", "sel_risk", "aurc", "u", "u_joint")
+_MIN_TRAIN = 10  # simulations.rejectors.knn.N_NEIGHBORS
+_OPERATING_POINTS = {
+    "gcul": "own accept set",
+    "msp": "Chow: p_max >= 1 - lam",
+    "selectivenet": "g >= 0.5",
+}
+
+
+def _run_split(
+    Z: np.ndarray,
+    y_fit: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    lam: float,
+    seed: int,
+    index: int,
+    entries: list,
+    *,
+    want_curves: bool,
+) -> dict:
+    """Fit GCUL and every rejector on ``train`` (labels ``y_fit``); measure them on ``test``
+    (labels ``y``)."""
+    from simulations.gcul import GCUL
+    from simulations.rejectors import RejectorContext
+
+    X_train, y_train, X_test, y_test = Z[train], y_fit[train], Z[test], y[test]
+    model = GCUL().fit(X_train, y_train)
+    outcomes = model.indicators(X_test, y_test)
+    n_test = y_test.size
+    n_accept = int(np.count_nonzero(~outcomes.rejected))
+    base_error = outcomes.base_error
+    context = RejectorContext(
+        X_train,
+        y_train,
+        model,
+        seed=np.random.SeedSequence(seed, spawn_key=(1, index)),
+        target_coverage=max(n_accept, 1) / n_test,
+    )
+    out: dict[str, Any] = {"base_error": base_error, "can_reject": bool(model.can_reject_)}
+    curves: dict[str, Any] = {}
+    for entry in entries:
+        fitted = entry.fit(context)
+        scores, labels = fitted.score_predict(X_test)
+        wrong = labels != y_test
+        sel_risk = float(gcul_theory.selective_risk_at_coverage(scores, wrong, n_accept))
+        natural = bool(fitted.has_operating_point)
+        if natural:
+            accept = fitted.accept(X_test, lam)
+            kept = int(np.count_nonzero(accept))
+            eps_sel = float(np.count_nonzero(wrong & accept)) / kept if kept else 0.0
+            coverage = kept / n_test
+        else:
+            coverage, eps_sel = n_accept / n_test, sel_risk
+        rho = 1.0 - coverage
+        out[entry.name] = {
+            "natural": natural,
+            "coverage": coverage,
+            "sel_risk": sel_risk,
+            "aurc": float(gcul_theory.aurc(scores, wrong)),
+            "u": base_error - eps_sel - lam * rho,
+            "u_joint": float(gcul_theory.joint_utility(lam, base_error, eps_sel, rho)),
+        }
+        if want_curves:
+            curve = gcul_theory.risk_coverage_curve(scores, wrong)
+            curves[entry.name] = (entry.label, curve.coverage, curve.selective_risk)
+    if want_curves:
+        curves["_gcul_point"] = (n_accept / n_test, out["gcul"]["sel_risk"])
+        out["curves"] = curves
+    return out
+
+
+def _guarantee(
+    Z: np.ndarray,
+    y_fit: np.ndarray,
+    y: np.ndarray,
+    lam: float,
+    delta: float,
+    calibration: float,
+    test_size: float,
+    target_risk: float | None,
+    seed: int,
+    name: Callable[[str], str],
+) -> Guarantee:
+    """Split once at random into fit and calibration parts; bound GCUL and MSP; run SGR."""
+    from simulations.gcul import GCUL
+    from simulations.rejectors import RejectorContext, get_rejector
+
+    n = y.size
+    n_cal = min(max(int(math.floor(calibration * n + 0.5)), 1), n - 1)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
+    order = rng.permutation(n)
+    cal, fit = np.sort(order[:n_cal]), np.sort(order[n_cal:])
+    counts = np.bincount(y_fit[fit], minlength=int(y.max()) + 1)
+    if counts.min() < 2:
+        label = int(np.argmin(counts))
+        raise ValueError(
+            f"{name('calibration')} {calibration:g} with {name('seed')} {seed} leaves "
+            f"{counts[label]} row(s) of class {label} to fit on (at least 2 are needed); lower "
+            f"{name('calibration')} or pass more rows of that class"
+        )
+    (train, tune), *_ = stratified_splits(y_fit[fit], 1, test_size, seed=_derived(seed))
+    train, tune = fit[train], fit[tune]
+    model = GCUL().fit(Z[train], y_fit[train])
+    context = RejectorContext(Z[train], y_fit[train], model, seed=np.random.SeedSequence(seed))
+    gcul = get_rejector("gcul").fit(context)
+    msp = get_rejector("msp").fit(context)
+
+    # MSP's threshold: accept as many tuning rows as GCUL does (fixed before calibration)
+    gcul_tune = gcul.accept(Z[tune], lam)
+    _, gcul_labels_tune = gcul.score_predict(Z[tune])
+    m_tune = int(np.count_nonzero(gcul_tune))
+    msp_tune, _ = msp.score_predict(Z[tune])
+    ranked = np.sort(msp_tune)[::-1]
+    log_threshold = math.inf if m_tune == 0 else float(ranked[m_tune - 1])
+
+    scores_gcul, labels_gcul = gcul.score_predict(Z[cal])
+    accept_gcul = gcul.accept(Z[cal], lam)
+    wrong_gcul = labels_gcul != y[cal]
+    scores_msp, labels_msp = msp.score_predict(Z[cal])
+    wrong_msp = labels_msp != y[cal]
+    accept_msp = scores_msp >= log_threshold
+
+    def bounded(accept: np.ndarray, wrong: np.ndarray) -> dict:
+        m = int(np.count_nonzero(accept))
+        x = int(np.count_nonzero(accept & wrong))
+        return {
+            "coverage": m / n_cal,
+            "n_accepted": m,
+            "n_wrong": x,
+            "risk": x / m if m else 0.0,
+            "bound": float(gcul_theory.selective_risk_upper_bound(x, m, delta)),
+        }
+
+    msp_part = bounded(accept_msp, wrong_msp)
+    msp_part["threshold"] = math.exp(log_threshold) if math.isfinite(log_threshold) else math.inf
+    if target_risk is None:
+        wrong_tune = gcul_labels_tune != y[tune]
+        errors = int(np.count_nonzero(gcul_tune & wrong_tune))
+        source = f"GCUL's selective risk on the {tune.size} tuning rows"
+        target = errors / m_tune if m_tune else 0.0
+    else:
+        source, target = "the target asked for", target_risk
+    if 0.0 < target < 1.0:
+        result = gcul_theory.sgr_threshold(scores_msp, wrong_msp, target, delta)
+        sgr = {
+            "target_risk": target,
+            "target_source": source,
+            "feasible": bool(result.feasible),
+            "threshold": math.exp(result.threshold) if result.feasible else math.inf,
+            "coverage": result.coverage,
+            "risk": result.selective_risk,
+            "bound": result.risk_bound,
+            "reason": result.reason,
+        }
+    else:
+        sgr = {
+            "target_risk": target,
+            "target_source": source,
+            "reason": f"the target risk {target:g} ({source}) is not in (0, 1); pass "
+            f"{name('target_risk')}",
+        }
+    return Guarantee(
+        n_train=int(train.size),
+        n_tune=int(tune.size),
+        n_cal=int(n_cal),
+        delta=delta,
+        gcul=bounded(accept_gcul, wrong_gcul),
+        msp=msp_part,
+        sgr=sgr,
+    )
+
+
+def _derived(seed: int) -> int:
+    """An int seed for the guarantee's train/tune split, from its own stream of ``seed``."""
+    state = np.random.SeedSequence(seed, spawn_key=(3,)).generate_state(1, np.uint32)
+    return int(state[0])
+
+
+def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        Z = np.asarray(Z)
+        y = np.asarray(y)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name('Z')} and {name('y')} must be numeric arrays ({exc})") from None
+    if Z.dtype.kind not in "biuf":
+        raise TypeError(f"{name('Z')}: expected real numbers; got dtype {Z.dtype}")
+    if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] == 0:
+        raise ValueError(
+            f"{name('Z')}: expected a non-empty 2-D array (N rows x d columns); got shape {Z.shape}"
+        )
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    finite = np.isfinite(Z).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise ValueError(f"{name('Z')}: row {row} holds NaN or inf; the values must be finite")
+    if y.ndim != 1 or (y.size and y.dtype.kind not in "iu"):
+        raise ValueError(
+            f"{name('y')}: expected one integer label per row; got {y.dtype} of shape {y.shape}"
+        )
+    if y.size != Z.shape[0]:
+        raise ValueError(f"{name('y')}: holds {y.size} labels for {Z.shape[0]} rows of {name('Z')}")
+    y = y.astype(np.int64)
+    if y.min() < 0:
+        raise ValueError(f"{name('y')}: labels must be 0..C-1; got {int(y.min())}")
+    counts = np.bincount(y)
+    if np.count_nonzero(counts) < 2:
+        raise ValueError(
+            f"{name('y')}: holds a single class ({int(y[0])}); at least two are needed"
+        )
+    if counts.min() < 2:
+        label = int(np.argmin(counts))
+        missing = counts[label] == 0
+        raise ValueError(
+            f"{name('y')}: class {label} has {counts[label]} rows; every class 0..C-1 needs at "
+            "least 2 (one to train on, one to test)"
+            + (". Encode labels with np.unique(y, return_inverse=True)" if missing else "")
+        )
+    if counts.size > gcul_theory.MAX_CLASSES:
+        raise ValueError(
+            f"{name('y')}: holds {counts.size} classes; at most {gcul_theory.MAX_CLASSES} are "
+            "supported"
+        )
+    return Z, y
