@@ -5,9 +5,10 @@ predictors of the feasibility theory, the certified predictor, and the selective
 (rejectors) that GCUL is measured against. Each is one :class:`JudgedMethod` of :data:`METHODS`,
 which carries
 
-- how it is computed (``compute``: its :class:`gcul_theory.Predictor`, its
-  :class:`simulations.rejectors.Rejector`, or None for the certified predictor, which the sweep
-  cell computes with :mod:`simulations.certification`);
+- how it is computed (``compute``: its :class:`gcul_theory.Predictor`; None for a rejector,
+  whose :class:`simulations.rejectors.Rejector` is ``get_rejector(name)`` and reads its label
+  from here, and for the certified predictor, which the sweep cell computes with
+  :mod:`simulations.certification`);
 - its display ``label`` (tables, figure titles) and its drawing :class:`Style`;
 - its :class:`Validity`: whether it is valid, and the few words every output uses to say so;
 - its ``guarantee``, one phrase: what holds and under which assumptions;
@@ -40,7 +41,7 @@ To add a predictor
 
 Nothing else: the sweep computes its columns, the violation tables, the predictors figure, the
 slides and ``gcul feasibility --method`` pick it up from here. A rejector is added in
-:mod:`simulations.rejectors` (its computation and label) and here (its style).
+:mod:`simulations.rejectors` (its computation) and here (its label and style).
 
 Examples
 --------
@@ -59,7 +60,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import gcul_theory
-from simulations.rejectors import REJECTORS
 
 __all__ = [
     "DEFAULT_PREDICTOR",
@@ -179,9 +179,10 @@ class JudgedMethod:
     columns : tuple of str
         The results columns it owns (a predictor: ``lambda_pre_<name>``, ``r1_hat_<name>``).
     compute : object
-        Its computation: a :class:`gcul_theory.Predictor`, a
-        :class:`simulations.rejectors.Rejector`, or None (the certified predictor, computed by
-        the sweep cell with :mod:`simulations.certification`).
+        Its computation: a :class:`gcul_theory.Predictor`, or None (a rejector: its
+        :class:`simulations.rejectors.Rejector` is ``get_rejector(name)``, kept out of this
+        module so that reading a label does not import the rejectors; the certified predictor:
+        computed by the sweep cell with :mod:`simulations.certification`).
     symbol : str
         The mathtext symbol of its forecast (λ*_PRE or λ*_CERT); empty for a rejector.
     judged_on : str
@@ -192,6 +193,10 @@ class JudgedMethod:
     always : bool
         Whether the violation analysis judges it by default; if False, only when the results
         hold its ``empirical`` column.
+    operating_point : str
+        A rejector's natural operating point in the few words of ``gcul compare``'s table
+        ("own rule" where the rejector has one and this is empty; the full sentence is
+        :attr:`simulations.rejectors.Rejector.operating_point`).
     """
 
     name: str
@@ -208,6 +213,7 @@ class JudgedMethod:
     judged_on: str = ""
     judged_on_tex: str = ""
     always: bool = True
+    operating_point: str = ""
 
     @property
     def slide_title(self) -> str:
@@ -234,20 +240,21 @@ def _predictor(name: str, label: str, style: Style) -> JudgedMethod:
     )
 
 
-def _rejector(name: str, style: Style) -> JudgedMethod:
-    """The entry of the rejector ``name`` of :data:`simulations.rejectors.REJECTORS`."""
-    entry = next(r for r in REJECTORS if r.name == name)
+def _rejector(name: str, label: str, style: Style, operating_point: str = "") -> JudgedMethod:
+    """The entry of the rejector ``name`` of :data:`simulations.rejectors.REJECTORS` (whose
+    ``Rejector.label`` is read from here)."""
     return JudgedMethod(
         name=name,
         family="rejector",
-        label=entry.label,
+        label=label,
         style=style,
         validity=_NO_GUARANTEE,
         guarantee=_NO_GUARANTEE.reason,
         predicted=None,
         empirical=None,
         columns=(),
-        compute=entry,
+        compute=None,
+        operating_point=operating_point,
     )
 
 
@@ -310,15 +317,31 @@ METHODS: tuple[JudgedMethod, ...] = (
     _predictor("gaussian_exact", "Gaussian exact", Style(OKABE_ITO["sky_blue"], ":", "P")),
     _CERTIFIED,
     _CERTIFIED_NOISY,
-    # The rejectors of simulations.rejectors (their label is theirs); bayes black and thick
-    _rejector("gcul", Style(OKABE_ITO["vermillion"], "-", width=1.8)),
-    _rejector("msp", Style(OKABE_ITO["blue"], "--", width=1.3)),
-    _rejector("entropy", Style(OKABE_ITO["sky_blue"], (0, (1, 1)), width=1.3)),
-    _rejector("mahalanobis", Style(OKABE_ITO["green"], "-.", width=1.1)),
-    _rejector("knn", Style(OKABE_ITO["yellow"], (0, (5, 1, 1, 1, 1, 1)), width=1.1)),
-    _rejector("selectivenet", Style(OKABE_ITO["purple"], (0, (3, 1)), width=1.1)),
-    _rejector("deep_gamblers", Style(OKABE_ITO["orange"], (0, (6, 2)), width=1.1)),
-    _rejector("bayes", Style(OKABE_ITO["black"], "-", width=2.2)),
+    # The rejectors of simulations.rejectors; bayes black and thick
+    _rejector("gcul", "GCUL", Style(OKABE_ITO["vermillion"], "-", width=1.8), "own accept set"),
+    _rejector("msp", "MSP", Style(OKABE_ITO["blue"], "--", width=1.3), "Chow: p_max >= 1 - lam"),
+    _rejector("entropy", "Entropy", Style(OKABE_ITO["sky_blue"], (0, (1, 1)), width=1.3)),
+    _rejector("mahalanobis", "Mahalanobis", Style(OKABE_ITO["green"], "-.", width=1.1)),
+    _rejector(
+        "knn", "kNN distance", Style(OKABE_ITO["yellow"], (0, (5, 1, 1, 1, 1, 1)), width=1.1)
+    ),
+    _rejector(
+        "selectivenet",
+        "SelectiveNet (linear)",
+        Style(OKABE_ITO["purple"], (0, (3, 1)), width=1.1),
+        "g >= 0.5",
+    ),
+    _rejector(
+        "deep_gamblers",
+        "Deep Gamblers (linear)",
+        Style(OKABE_ITO["orange"], (0, (6, 2)), width=1.1),
+    ),
+    _rejector(
+        "bayes",
+        "Bayes (oracle)",
+        Style(OKABE_ITO["black"], "-", width=2.2),
+        "Chow: max P >= 1 - lam",
+    ),
 )
 """Every judged method: the theory's predictors, the certified predictor, the rejectors."""
 

@@ -58,7 +58,7 @@ def test_every_theory_predictor_and_rejector_has_one_entry_in_order():
     rejectors = registry.methods("rejector")
     assert [m.name for m in rejectors] == [r.name for r in REJECTORS]
     for entry, rejector in zip(rejectors, REJECTORS, strict=True):
-        assert entry.compute is rejector and entry.label == rejector.label
+        assert entry.compute is None and entry.label == rejector.label
         assert entry.style.width is not None and entry.style.marker is None
     for entry in registry.METHODS:
         assert entry.family in registry.FAMILIES
@@ -144,13 +144,11 @@ def _strings(tree):
 
 _JUDGED = set(registry.judged_names())
 _NAMES = {m.name for m in registry.METHODS}
-# A rejector's label is stated once, beside its computation in simulations.rejectors (the
-# registry reads it from there); so only the judged methods' wordings are looked for. A wording
-# of one word ("valid") is too common to look for.
+# Every method's wordings, rejectors' labels included (each Rejector reads its label from the
+# registry). A wording of one word ("valid", "MSP") is too common to look for.
 _WORDINGS = {
     text
     for m in registry.METHODS
-    if m.name in _JUDGED
     for text in (
         m.label,
         m.validity.word,
@@ -158,14 +156,15 @@ _WORDINGS = {
         m.validity.reason,
         m.guarantee,
         m.judged_on,
+        m.operating_point,
     )
     if " " in text
 }
 
 #: Files that may keep a table keyed by method names: the reason.
 ALLOWED_TABLES = {
-    "simulations/compare.py": "gcul compare's own rejector colours and operating points; the "
-    "file is edited by the simcore helper in parallel and should read the registry once merged",
+    "simulations/compare/result.py": "Guarantee.to_dict: the JSON fields of its attributes named "
+    "gcul, msp and sgr, not a table of what a method is",
 }
 
 

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from simulations import registry
 from simulations.compare.result import CompareResult
 
 __all__ = ["plot_risk_coverage"]
 
 # --------------------------------------------------------------------------------------------
 # The figure
-
-
-_COLOURS = {
-    "gcul": "#000000",
-    "msp": "#E69F00",
-    "entropy": "#56B4E9",
-    "mahalanobis": "#009E73",
-    "knn": "#0072B2",
-    "selectivenet": "#D55E00",
-    "deep_gamblers": "#CC79A7",
-}  # Okabe & Ito (simulations.figures.OKABE_ITO)
 
 
 def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
@@ -49,11 +39,13 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
         if key.startswith("_"):
             continue
         label, coverage, risk = value
+        style = registry.method(key).style
         ax.plot(
             coverage,
             risk,
-            color=_COLOURS.get(key, "0.5"),
-            linewidth=2.2 if key == "gcul" else 1.2,
+            color=style.colour,
+            linestyle=style.linestyle,
+            linewidth=style.width,
             label=label,
             zorder=3 if key == "gcul" else 2,
         )
@@ -64,7 +56,7 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
         marker="o",
         markersize=7,
         markerfacecolor="white",
-        markeredgecolor="#000000",
+        markeredgecolor=registry.method("gcul").style.colour,
         linestyle="none",
         zorder=4,
         label="GCUL's operating point",

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 import gcul_theory
+from simulations import registry
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
 from simulations.compare.statistics import estimate, stratified_splits, verdict
 from simulations.validation import argument_namer, check_int, check_real
@@ -185,7 +186,7 @@ def compare(
             RejectorSummary(
                 name=entry.name,
                 label=label,
-                operating_point=_OPERATING_POINTS.get(entry.name, "own rule")
+                operating_point=(registry.method(entry.name).operating_point or "own rule")
                 if natural
                 else "GCUL's coverage",
                 natural=natural,
@@ -210,7 +211,7 @@ def compare(
         "eps in U and U_joint is phase 1's test error; eps_sel is the rejector's own error among "
         "the rows it accepts",
         f"SelectiveNet is trained for GCUL's test coverage of the split (as the sweep does); "
-        f"'{_OPERATING_POINTS['gcul']}' ignores lam",
+        f"'{registry.method('gcul').operating_point}' ignores lam",
     ]
     if not all(s["can_reject"] for s in per_split):
         count = sum(not s["can_reject"] for s in per_split)
@@ -242,11 +243,6 @@ def compare(
 
 _KEYS = ("coverage", "sel_risk", "aurc", "u", "u_joint")
 _MIN_TRAIN = 10  # simulations.rejectors.knn.N_NEIGHBORS
-_OPERATING_POINTS = {
-    "gcul": "own accept set",
-    "msp": "Chow: p_max >= 1 - lam",
-    "selectivenet": "g >= 0.5",
-}
 
 
 def _run_split(

@@ -55,10 +55,11 @@ To add a rejector
    ``name``, ``_score_predict(X)`` (``X`` already validated) and, if the method has a natural
    operating point, ``has_operating_point = True`` and ``_accept(X, lam)``; a function
    ``fit(context) -> FittedRejector`` that raises ``ValueError`` naming what the context lacks;
-   and ``REJECTOR = Rejector(...)``. If it draws random numbers, give it a new stream id
-   (``child_seed(context.seed, id)``; ids in use: 0 selectivenet, 1 deep_gamblers; never reuse
-   or renumber one).
-2. Append its ``REJECTOR`` to :data:`REJECTORS` here.
+   and ``REJECTOR = Rejector(...)`` with ``label=registry.method(name).label``. If it draws
+   random numbers, give it a new stream id (``child_seed(context.seed, id)``; ids in use:
+   0 selectivenet, 1 deep_gamblers; never reuse or renumber one).
+2. Append its ``REJECTOR`` to :data:`REJECTORS` here, and its entry (label and line style) to
+   :data:`simulations.registry.METHODS`, from which ``Rejector.label`` is read.
 3. Add ``tests/test_rejectors_<name>.py``: the method against an independent reference, its
    determinism and its input validation; the registry tests in ``tests/test_rejectors.py`` pick
    the new entry up.

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from simulations import registry
 from simulations.rejectors._base import (
     FittedRejector,
     Rejector,
@@ -138,7 +139,7 @@ def fit(context: RejectorContext) -> FittedBayes:
 
 REJECTOR = Rejector(
     name="bayes",
-    label="Bayes (oracle)",
+    label=registry.method("bayes").label,
     description=(
         "max of the exact posterior of the generator's mixture (as its log); prediction: its argmax"
     ),

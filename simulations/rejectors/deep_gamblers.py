@@ -59,6 +59,7 @@ from typing import Literal
 
 import numpy as np
 
+from simulations import registry
 from simulations.rejectors._base import (
     FittedRejector,
     Rejector,
@@ -294,7 +295,7 @@ def fit(context: RejectorContext) -> FittedDeepGamblers:
 
 REJECTOR = Rejector(
     name="deep_gamblers",
-    label="Deep Gamblers (linear)",
+    label=registry.method("deep_gamblers").label,
     description=(
         "-p_abstain of a linear (K + 1)-output model trained with the gambler's loss, "
         "o = (K + 1) / 2 (as log-odds); prediction: argmax over the K classes"

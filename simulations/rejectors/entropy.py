@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from simulations import registry
 from simulations.rejectors._base import Phase1Rejector, Rejector
 
 __all__ = ["FittedEntropy", "REJECTOR", "fit", "negative_entropy"]
@@ -64,7 +65,7 @@ fit = FittedEntropy.from_context
 
 REJECTOR = Rejector(
     name="entropy",
-    label="Entropy",
+    label=registry.method("entropy").label,
     description="negative softmax entropy of phase 1 (0 log 0 = 0); prediction: phase 1's",
     operating_point=None,
     reference="Shannon entropy of the phase-1 softmax (Geifman & El-Yaniv 2017)",

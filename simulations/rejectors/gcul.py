@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulations import registry
 from simulations.rejectors._base import FittedRejector, Rejector, RejectorContext
 
 __all__ = ["FittedGCULMargin", "REJECTOR", "fit"]
@@ -137,7 +138,7 @@ def fit(context: RejectorContext) -> FittedGCULMargin:
 
 REJECTOR = Rejector(
     name="gcul",
-    label="GCUL",
+    label=registry.method("gcul").label,
     description=(
         "phase 3's margin max_k P(k) - P(uncertain), as -log(1 - margin); prediction: phase 3's"
         " argmax over the K classes"

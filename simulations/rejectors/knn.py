@@ -24,6 +24,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
+from simulations import registry
 from simulations.rejectors._base import FittedRejector, Rejector, RejectorContext
 
 __all__ = ["LEAF_SIZE", "N_NEIGHBORS", "FittedKNN", "REJECTOR", "fit"]
@@ -118,7 +119,7 @@ def fit(context: RejectorContext) -> FittedKNN:
 
 REJECTOR = Rejector(
     name="knn",
-    label="kNN distance",
+    label=registry.method("knn").label,
     description="-distance to the 10th nearest training sample; prediction: phase 1's",
     operating_point=None,
     reference="Sun et al. 2022 (deep nearest neighbours), k = 10",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
+from simulations import registry
 from simulations.rejectors._base import FittedRejector, Rejector, RejectorContext
 
 __all__ = ["COVARIANCE_REGULARIZATION", "FittedMahalanobis", "REJECTOR", "fit"]
@@ -110,7 +111,7 @@ def fit(context: RejectorContext) -> FittedMahalanobis:
 
 REJECTOR = Rejector(
     name="mahalanobis",
-    label="Mahalanobis",
+    label=registry.method("mahalanobis").label,
     description=(
         "-min_k Mahalanobis distance to the class means (shared covariance + 1e-4 I, observed "
         "labels); prediction: the nearest mean's class"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulations import registry
 from simulations.rejectors._base import Phase1Rejector, Rejector, log_chow_threshold
 
 __all__ = ["FittedMSP", "REJECTOR", "fit", "log_max_softmax"]
@@ -78,7 +79,7 @@ fit = FittedMSP.from_context
 
 REJECTOR = Rejector(
     name="msp",
-    label="MSP",
+    label=registry.method("msp").label,
     description="phase 1's maximum softmax probability (as its log); prediction: phase 1's",
     operating_point="Chow's rule: accept iff max probability >= 1 - lam",
     reference="Hendrycks & Gimpel 2017 (MSP); Chow 1970 (the rule)",

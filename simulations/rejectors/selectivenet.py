@@ -62,6 +62,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import expit
 
+from simulations import registry
 from simulations.rejectors._base import (
     FittedRejector,
     Rejector,
@@ -360,7 +361,7 @@ def fit(context: RejectorContext) -> FittedSelectiveNet:
 
 REJECTOR = Rejector(
     name="selectivenet",
-    label="SelectiveNet (linear)",
+    label=registry.method("selectivenet").label,
     description=(
         "selection head logit of a linear SelectiveNet trained for the target coverage "
         "(alpha = 0.5, lambda = 32); prediction: its prediction head"
