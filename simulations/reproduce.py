@@ -192,7 +192,7 @@ def reproduce(
     backend: str = "loky",
     scheduler: str | None = None,
     lam: float = 0.15,
-    method: str = "union",
+    method: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
     error_pool: str = "observed",
@@ -225,9 +225,10 @@ def reproduce(
         Address of a running dask scheduler (needs ``backend="dask"``).
     lam : float, default 0.15
         Target rejection cost λ in [0, 1) of the violation counts and the figures.
-    method : str, default "union"
+    method : str, optional
         The λ*_PRE predictor drawn in the paper's figure (a name of
-        :data:`gcul_theory.METHODS`); the tables and the predictors figure show every one.
+        :data:`gcul_theory.METHODS`); default :data:`simulations.registry.PAPER_METHOD`, the
+        paper's ``"union"``. The tables and the predictors figure show every one.
     cache_dir : path, optional
         The per-cell cache folder (default ``out/cache``); a rerun resumes from it.
     progress : bool, default True
@@ -605,9 +606,12 @@ def _check_levels(levels: int, name: Callable[[str], str]) -> int:
         ) from None
 
 
-def _check_method(method: str, name: Callable[[str], str]) -> str:
+def _check_method(method: str | None, name: Callable[[str], str]) -> str:
     from gcul_theory import METHODS
+    from simulations.registry import PAPER_METHOD
 
+    if method is None:
+        return PAPER_METHOD
     if method not in METHODS:
         raise ValueError(f"{name('method')} must be one of {', '.join(METHODS)}; got {method!r}")
     return method
