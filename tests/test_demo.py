@@ -223,6 +223,13 @@ def test_demo_out_under_a_file_is_refused(tmp_path, capsys):
     blocker.write_text("")
     code, _, err = run(["demo", "--out", str(blocker / "figures")], capsys)
     assert code == 2
+    target = str(blocker / "figures")
+    assert err == (
+        f"gcul demo: error: --out: cannot create {target!r}: {str(blocker)!r} is a file, "
+        "not a folder\n"
+    )
+    code, _, err = run(["demo", "--out", str(blocker)], capsys)  # --out itself a file
+    assert code == 2
     assert err == f"gcul demo: error: --out: {str(blocker)!r} is a file, not a folder\n"
 
 

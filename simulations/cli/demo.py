@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -73,14 +72,13 @@ def run(args: argparse.Namespace) -> int:
         for spec in demo.FIGURES:
             print(f"{spec.name:<{width}}  notebook {spec.notebook}: {spec.description}")
         return 0
+    from simulations.outputs import check_folder
+
     out = Path(args.out)
-    ancestor = out
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise CommandError(f"--out: {str(ancestor)!r} is a file, not a folder")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise CommandError(f"--out: folder {str(ancestor)!r} is not writable")
+    try:
+        check_folder(out, "--out", writable=True)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
     names = list(dict.fromkeys(args.only)) if args.only else None
     progress = None if args.quiet else (lambda line: print(f"gcul demo: {line}", file=sys.stderr))
     start = time.perf_counter()
