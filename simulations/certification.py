@@ -137,8 +137,11 @@ class Certificate:
 
 
 @dataclasses.dataclass(frozen=True)
-class CrossFitCertificate:
+class CrossFitCertificate(Certificate):
     """Result of :func:`certify_cross_fit` (and :meth:`simulations.gcul.GCUL.certify_cross_fit`).
+
+    A :class:`Certificate` (its fields, in its order) of the fold models' *average* utility, with
+    the folds it averages.
 
     Attributes
     ----------
@@ -161,13 +164,6 @@ class CrossFitCertificate:
         Each fold model's own certificate on its held-out fold, at risk δ/K.
     """
 
-    lambda_cert: float
-    gain_lower: float
-    gain_upper: float
-    feasible: bool
-    n: int
-    lam: float
-    delta: float
     n_splits: int
     seed: int
     folds: tuple[Certificate, ...]

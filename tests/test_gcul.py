@@ -471,6 +471,26 @@ def test_cross_fit_is_reproducible_and_seeded():
     assert a.gain_lower != c.gain_lower
 
 
+def test_cross_fit_certificate_is_a_certificate_with_its_folds():
+    """A cross-fit result has a Certificate's fields, in its order, then n_splits, seed, folds."""
+    import dataclasses
+
+    from simulations.gcul import Certificate, CrossFitCertificate
+
+    names = [f.name for f in dataclasses.fields(Certificate)]
+    assert names == ["lambda_cert", "gain_lower", "gain_upper", "feasible", "n", "lam", "delta"]
+    assert [f.name for f in dataclasses.fields(CrossFitCertificate)] == [
+        *names,
+        "n_splits",
+        "seed",
+        "folds",
+    ]
+    X, y = _cross_fit_data(n=60)
+    cert = GCUL().certify_cross_fit(X, y, n_splits=3, seed=1)
+    assert isinstance(cert, Certificate)
+    assert all(type(fold) is Certificate for fold in cert.folds)
+
+
 def test_cross_fit_with_a_gcul_that_cannot_reject_certifies_nothing():
     rng = np.random.default_rng(3)
     X = np.vstack([rng.normal(-20.0, 1.0, (30, 2)), rng.normal(20.0, 1.0, (30, 2))])
