@@ -14,8 +14,9 @@ Where a change goes: the row schema and its CSV in ``results.py``; how files are
 writes, the folder lock) in ``outputs.py``; a run's outputs and manifest in ``reproduce.py``; the
 science of one cell in ``sweep/cell.py``; a judged method's label, style, validity wording and
 results columns in ``registry.py`` (a predictor: its theory in ``gcul_theory``, then one entry
-there; a rejector: one module and one entry in ``rejectors/``, then its style there); a table in
-``report/``; a figure in ``figures/``; a lesson in ``demo/``; a command of ``gcul`` in ``cli/``.
+there; a rejector: one module and one entry in ``rejectors/``, then its label and style there);
+a table in ``report/``; a figure in ``figures/``; a lesson in ``demo/``; a command of ``gcul`` in
+``cli/``; ``gcul compare``'s protocol in ``compare/``.
 
 :func:`reproduce` is imported with the package (it is light, and the name is also its module's:
 importing it here makes ``simulations.reproduce`` the function whatever was imported before). The
