@@ -94,7 +94,7 @@ def _sliced(get_msg, slice_seconds: float = POLL_SLICE):
     That is one ``zmq.asyncio`` poll, woken by the socket's edge-triggered file descriptor, and a
     wake-up can be missed when the reply lands while the kernel floods the IOPub socket (an
     ``ipywidgets.interact`` cell, 40-odd comm messages): the reply is then read only when the
-    poll's timeout expires and it looks once more. Measured before this wrapper: 8 of 13
+    poll's timeout expires and it looks once more. Measured before this wrapper: 8 of 15
     fresh-venv runs of the suite spent about 300 s (the whole ``CELL_TIMEOUT``) in one to three
     notebooks that then passed; with ``GCUL_NOTEBOOK_CELL_TIMEOUT=15``, 4 of 4 runs of these tests
     showed waits of the whole 15 s after the cell's last IOPub message. Waiting in short slices
