@@ -26,24 +26,9 @@ def brute_force(X_train, y_train, X, n_classes, regularization=COVARIANCE_REGULA
     return means, covariance, np.sqrt(squared.T)
 
 
-@pytest.mark.parametrize("noise", [0.0, 6.0, 16.0])
-def test_against_brute_force(noise):
-    data, _, _ = cell(18, noise, PAPER)
-    X_train, y_train = data.X_train[::4], data.y_train[::4]  # brute force is slow: a subsample
-    fitted = FittedMahalanobis(X_train, y_train, 5)
-    X = data.X_test[:300]
-    means, covariance, reference = brute_force(X_train, y_train, X, 5)
-    n, d = X_train.shape
-    # means: sums over the n rows (one-hot products: zeros add exactly) in any order, within
-    # gamma(n + 1) mean|x| each (Higham eq. 4.4, and the division); two routes: <= n EPS max|x|.
-    np.testing.assert_allclose(fitted.means_, means, rtol=0, atol=n * EPS * np.abs(X_train).max())
-    # covariance: centred by either route's means (a mean's error e moves a class's scatter by
-    # n_k e e^T only, the centred rows summing to 0), sums of n products and a division: within
-    # gamma(n + 2) of |centred|^T |centred| / n entrywise each; two routes: <= 2 n EPS scale.
-    centred = X_train - means[y_train]
-    scale = (np.abs(centred).T @ np.abs(centred)) / n
-    assert np.all(np.abs(fitted.covariance_ - covariance) <= 2 * n * EPS * scale)
-    distances = fitted.distances(X)
+def distance_tolerance(fitted, X, means, covariance, reference):
+    """Bound on |ours - brute force| for every d_k(x), shape (K, n): derivation in the comments."""
+    d = X.shape[1]
     # d_k(x) = |L^-1 (x - mu_k)| with Sigma = L L^T. Ours, against the exact value of its own
     # (float) means and covariance: Cholesky's backward error (Higham Thm 10.3, |dSigma|_2 <=
     # d gamma(d + 1) |Sigma|_2) moves d_k by kappa d gamma(d + 1) / 2 relative; the solves for
@@ -73,6 +58,28 @@ def test_against_brute_force(noise):
     squared_error += gamma(2 * d) * absolute_form
     theirs = np.minimum(squared_error / reference, np.sqrt(squared_error)) + U * reference
     tolerance = ours + shift_mu + shift_sigma + theirs
+    return tolerance
+
+
+@pytest.mark.parametrize("noise", [0.0, 6.0, 16.0])
+def test_against_brute_force(noise):
+    data, _, _ = cell(18, noise, PAPER)
+    X_train, y_train = data.X_train[::4], data.y_train[::4]  # brute force is slow: a subsample
+    fitted = FittedMahalanobis(X_train, y_train, 5)
+    X = data.X_test[:300]
+    means, covariance, reference = brute_force(X_train, y_train, X, 5)
+    n, d = X_train.shape
+    # means: sums over the n rows (one-hot products: zeros add exactly) in any order, within
+    # gamma(n + 1) mean|x| each (Higham eq. 4.4, and the division); two routes: <= n EPS max|x|.
+    np.testing.assert_allclose(fitted.means_, means, rtol=0, atol=n * EPS * np.abs(X_train).max())
+    # covariance: centred by either route's means (a mean's error e moves a class's scatter by
+    # n_k e e^T only, the centred rows summing to 0), sums of n products and a division: within
+    # gamma(n + 2) of |centred|^T |centred| / n entrywise each; two routes: <= 2 n EPS scale.
+    centred = X_train - means[y_train]
+    scale = (np.abs(centred).T @ np.abs(centred)) / n
+    assert np.all(np.abs(fitted.covariance_ - covariance) <= 2 * n * EPS * scale)
+    distances = fitted.distances(X)
+    tolerance = distance_tolerance(fitted, X, means, covariance, reference)
     assert np.all(np.abs(distances - reference) <= tolerance)
     scores, labels = fitted.score_predict(X)
     np.testing.assert_array_equal(scores, -distances.min(axis=0))
@@ -95,6 +102,12 @@ def test_registry_entry_fits_the_observed_labels():
 
 
 def test_regularisation_makes_a_singular_covariance_usable():
+    # A property that holds on every platform and BLAS/LAPACK: with the third column an exact
+    # linear combination of the first two, the unregularised covariance is singular in exact
+    # arithmetic, but whether Cholesky of its *rounded* value fails depends on rounding (it
+    # did not with numpy 2.4.6 / scipy-openblas 0.3.31: last pivot 2.1e-8). So the test checks
+    # what the regularisation is for: the regularised covariance is the one used (its smallest
+    # eigenvalue is the 1e-4 added), and the distances match a brute-force inverse of it.
     rng = np.random.default_rng(0)
     base = rng.standard_normal((200, 2))
     X = np.column_stack([base, base[:, 0] + base[:, 1]])  # rank 2 in 3 dimensions
@@ -109,11 +122,27 @@ def test_regularisation_makes_a_singular_covariance_usable():
     atol = gamma(X.shape[0] + 2) * np.linalg.norm(scale) + U**2 * np.abs(X).max() ** 2 * 4
     atol += gamma(9) * np.linalg.norm(fitted.covariance_, 2)
     np.testing.assert_allclose(np.linalg.eigvalsh(fitted.covariance_)[0], 1e-4, rtol=0, atol=atol)
+    queries = rng.standard_normal((50, 3)) * 3.0
+    means, covariance, reference = brute_force(X, y, queries, 3)
+    tolerance = distance_tolerance(fitted, queries, means, covariance, reference)
+    assert np.all(np.abs(fitted.distances(queries) - reference) <= tolerance)
     assert np.all(np.isfinite(fitted.score(X)))
-    with pytest.raises(ValueError, match="regularised shared covariance is not positive"):
-        FittedMahalanobis(X, y, 3, regularization=0.0)
     with pytest.raises(ValueError, match="regularization must be a finite number >= 0"):
         FittedMahalanobis(X, y, 3, regularization=-1.0)
+
+
+def test_a_feature_constant_within_classes_needs_the_regularisation():
+    # Exactly singular whatever the rounding: the third feature equals its class's value, so its
+    # centred column is exactly 0 (x - mean of equal numbers is 0 in floating point), the
+    # covariance's third row and column are exactly 0 and Cholesky meets a pivot of exactly 0.
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 120)
+    X = np.column_stack([rng.standard_normal((120, 2)), np.array([0.5, -1.25, 2.0])[y]])
+    with pytest.raises(ValueError, match="regularised shared covariance is not positive"):
+        FittedMahalanobis(X, y, 3, regularization=0.0)
+    fitted = FittedMahalanobis(X, y, 3)
+    assert fitted.covariance_[2, 2] == COVARIANCE_REGULARIZATION  # 0 + 1e-4, exactly
+    assert np.all(np.isfinite(fitted.distances(X)))
 
 
 def test_far_points_do_not_cancel():

@@ -80,8 +80,8 @@ class FittedMahalanobis(FittedRejector):
             cholesky = linalg.cholesky(covariance, lower=True)
         except linalg.LinAlgError as exc:
             raise ValueError(
-                "the regularised shared covariance is not positive definite: every feature "
-                "is constant within classes and the regularization is 0"
+                "the regularised shared covariance is not positive definite: a feature (or a "
+                "combination of features) is constant within classes; use a regularization > 0"
             ) from exc
         self.classes_ = classes
         self.means_ = means
