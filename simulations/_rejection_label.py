@@ -48,6 +48,10 @@ class UncertainLabel:
 
     __ne__ = __eq__
     __hash__ = object.__hash__
+    # ``ndarray == GCUL.UNCERTAIN`` then returns NotImplemented and Python calls __eq__ above.
+    # Without it, NumPy < 2 catches the TypeError, warns "elementwise comparison failed" and
+    # returns False: the all-False comparison this sentinel exists to prevent.
+    __array_ufunc__ = None
 
 
 def _is_number(value) -> bool:

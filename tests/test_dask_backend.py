@@ -463,8 +463,11 @@ def test_an_http_server_is_not_a_scheduler(tmp_path, capsys, monkeypatch, http_s
     )
     assert code == 2 and seconds < 30
     (line,) = err.splitlines()
-    assert line.startswith(f"gcul reproduce: error: --scheduler: {address!r} ")
-    assert "dask scheduler" in line
+    # How the HTTP reply fails depends on the stack: current releases time out waiting for a
+    # dask message; with numpy 1.24 the reply's bytes read as a frame length raise MemoryError
+    # ("no dask scheduler answered at ..."). Either way: one line naming the option and address.
+    assert line.startswith("gcul reproduce: error: --scheduler: ")
+    assert repr(address) in line and "dask scheduler" in line
 
 
 def test_a_fully_cached_run_names_no_scheduler(tmp_path, capsys) -> None:

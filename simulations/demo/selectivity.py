@@ -87,16 +87,11 @@ def figure_selectivity_contours(
         filled = ax.contourf(r1, r2, S, levels=levels, cmap="viridis")
         ax.contour(r1, r2, S, levels=levels, colors="white", linewidths=0.6, alpha=0.6)
         if np.nanmax(S) > lam:
-            ax.contour(
-                r1,
-                r2,
-                S,
-                levels=[lam],
-                colors="black",
-                linewidths=3.5,
-                linestyles="--",
-                path_effects=[withStroke(linewidth=7, foreground="white")],
+            edge = ax.contour(
+                r1, r2, S, levels=[lam], colors="black", linewidths=3.5, linestyles="--"
             )
+            # set after drawing: contour() ignores a path_effects keyword before matplotlib 3.9
+            edge.set_path_effects([withStroke(linewidth=7, foreground="white")])
         ax.plot([0, 1], [0, 1], color="black", linewidth=1.2)
         ax.set_aspect("equal")
         style_axes(ax, grid=False)

@@ -299,7 +299,9 @@ def _dask_client(n_workers: int, scheduler: str | None):
             stack.enter_context(client)
             try:
                 client.wait_for_workers(1, timeout=SCHEDULER_TIMEOUT)
-            except (OSError, ValueError) as error:
+            # distributed's WorkerStartTimeoutError is an asyncio.TimeoutError, which is an
+            # OSError (TimeoutError) from Python 3.11 on but not on 3.10
+            except (OSError, ValueError, asyncio.TimeoutError) as error:
                 raise ConnectionError(
                     f"the dask scheduler at {scheduler!r} has no worker after "
                     f"{SCHEDULER_TIMEOUT:g} s ({first_line(error)}); start one with "
