@@ -7,13 +7,22 @@ pool that GCUL clusters. Public through :mod:`simulations.gcul`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from simulations.models import LogisticRegression, single_threaded_blas
 from simulations.models._design import scaled_design
 from simulations.models._logistic import fit_design
 
-__all__ = ["ERROR_POOLS", "few_errors", "stratified_folds", "out_of_fold_predictions"]
+__all__ = [
+    "ERROR_POOLS",
+    "few_errors",
+    "out_of_fold_predictions",
+    "phase1_regime",
+    "regime_suggestions",
+    "stratified_folds",
+]
 
 ERROR_POOLS = ("in_sample", "out_of_fold")
 """The two error pools of phase 1: its training errors (the paper's), or its out-of-fold errors."""
@@ -123,3 +132,93 @@ def out_of_fold_predictions(
             )
             y_pred[held] = model.predict(X[held])
     return y_pred
+
+
+def regime_suggestions(
+    error_pool: str, standardize: bool, name: Callable[[str], str]
+) -> list[str]:
+    """The options not yet used that give phase 1 errors to learn from, as the caller spells
+    them: ``name("error_pool")`` starting with ``--`` means the command line
+    (``--error-pool out_of_fold``, ``--standardize``), else Python (``error_pool='out_of_fold'``,
+    ``standardize=True``). ``error_pool="given"`` (predictions supplied) suggests no pool.
+
+    Examples
+    --------
+    >>> regime_suggestions("in_sample", False, {"error_pool": "--error-pool",
+    ...                                         "standardize": "--standardize"}.get)
+    ['--error-pool out_of_fold', '--standardize']
+    >>> regime_suggestions("out_of_fold", False, str)
+    ['standardize=True']
+    """
+    cli = name("error_pool").startswith("--")
+    out = []
+    if error_pool == "in_sample":
+        out.append(f"{name('error_pool')} out_of_fold" if cli else "error_pool='out_of_fold'")
+    if not standardize:
+        out.append(name("standardize") if cli else "standardize=True")
+    return out
+
+
+def phase1_regime(
+    n_errors: list[int],
+    n_classes: int,
+    error_pool: str,
+    suggestions: list[str],
+    unit: str = "splits",
+) -> str | None:
+    """One line saying that phase 1 left GCUL no (or too few) errors to reject by; else ``None``.
+
+    Parameters
+    ----------
+    n_errors : list of int
+        Size of the error pool of each fit (one per split of ``gcul compare``; one for ``gcul
+        feasibility``).
+    n_classes : int
+        Number of classes ``K``; a pool of at most ``K`` errors is too few (:func:`few_errors`).
+    error_pool : {"in_sample", "out_of_fold"}
+        Which pool the sizes are of.
+    suggestions : list of str
+        What to try, as the caller's interface spells it (``"--error-pool out_of_fold"``,
+        ``"standardize=True"``, ...); none left means the classes look separable.
+    unit : str, default "splits"
+        What the fits are, when there are several.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> print(phase1_regime([0, 0, 5], 10, "in_sample", ["--error-pool out_of_fold"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    phase 1 makes no training error (in-sample pool) in 2 of 3 splits, and at most K = 10 errors,
+    fewer than phase 2's 11 clusters, in 1 more of 3 splits, so GCUL cannot reject, or not from
+    a confusion region: try --error-pool out_of_fold
+    >>> phase1_regime([12, 40], 10, "in_sample", []) is None
+    True
+    """
+    total = len(n_errors)
+    empty = sum(n == 0 for n in n_errors)
+    few = sum(n > 0 and few_errors(n, n_classes) for n in n_errors)
+    if not empty and not few:
+        return None
+    noun = "training error" if error_pool == "in_sample" else "out-of-fold error"
+    pool = "in-sample pool" if error_pool == "in_sample" else "out-of-fold pool"
+    scarce = f"at most K = {n_classes} errors, fewer than phase 2's {n_classes + 1} clusters"
+    if total == 1:
+        if empty:
+            head = f"phase 1 makes no {noun} ({pool})"
+        else:
+            head = f"phase 1 makes only {n_errors[0]} {noun}s ({pool}; {scarce})"
+    else:
+        parts = [f"no {noun} ({pool}) in {empty} of {total} {unit}"] if empty else []
+        if few:
+            parts.append(f"{scarce}, in {few}{' more' if empty else ''} of {total} {unit}")
+        head = "phase 1 makes " + ", and ".join(parts)
+    consequence = "so GCUL cannot reject" + ("" if not few else ", or not from a confusion region")
+    advice = (
+        "try " + " or ".join(suggestions)
+        if suggestions
+        else "the classes look separable here; rejecting has little to catch"
+    )
+    return f"{head}, {consequence}: {advice}"
