@@ -345,6 +345,11 @@ def assess(
                 f"({folds_model.n_folds} stratified folds, seed {folds_model.random_state}), "
                 "i.e. the error pool of GCUL(error_pool='out_of_fold')"
             )
+            notes.append(
+                "lambda*_PRE of an out-of-fold pool is not a validated predictor (on "
+                "scikit-learn's unscaled digits it said feasible where rejecting did not pay): "
+                f"certify before trusting it ({name('certify')})"
+            )
             predictions = "fitted out-of-fold"
         else:
             with single_threaded_blas():

@@ -159,6 +159,8 @@ def test_feasibility_says_it_in_one_line_and_its_pool_is_gculs(files, capsys):
     assert data["error_pool"]["n_errors"] == model.n_error_pool_ > 0
     assert data["eps"] == pytest.approx(model.n_error_pool_ / y.size, rel=0, abs=0)
     assert data["predictions"] == "fitted out-of-fold" and data["error_pool"]["message"] is None
+    # ... and says that this pairing is not validated, and how to make sure
+    assert any("not a validated predictor" in n and "(--certify)" in n for n in data["notes"])
 
 
 def test_the_python_functions_spell_the_python_arguments():
