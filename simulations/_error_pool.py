@@ -191,9 +191,9 @@ def phase1_regime(
     --------
     >>> print(phase1_regime([0, 0, 5], 10, "in_sample", ["--error-pool out_of_fold"]))
     ... # doctest: +NORMALIZE_WHITESPACE
-    phase 1 makes no training error (in-sample pool) in 2 of 3 splits, and at most K = 10 errors,
-    fewer than phase 2's 11 clusters, in 1 more of 3 splits, so GCUL cannot reject, or not from
-    a confusion region: try --error-pool out_of_fold
+    phase 1 makes no training error (in-sample pool: it separates its training rows) in 2 of 3
+    splits, and at most K = 10 errors, fewer than phase 2's 11 clusters, in 1 more of 3 splits,
+    so GCUL cannot reject, or not from a confusion region: try --error-pool out_of_fold
     >>> phase1_regime([12, 40], 10, "in_sample", []) is None
     True
     """
@@ -204,14 +204,16 @@ def phase1_regime(
         return None
     noun = "training error" if error_pool == "in_sample" else "out-of-fold error"
     pool = "in-sample pool" if error_pool == "in_sample" else "out-of-fold pool"
+    # no in-sample error at all: phase 1 separates its training rows, say it
+    separated = f"{pool}: it separates its training rows" if error_pool == "in_sample" else pool
     scarce = f"at most K = {n_classes} errors, fewer than phase 2's {n_classes + 1} clusters"
     if total == 1:
         if empty:
-            head = f"phase 1 makes no {noun} ({pool})"
+            head = f"phase 1 makes no {noun} ({separated})"
         else:
             head = f"phase 1 makes only {n_errors[0]} {noun}s ({pool}; {scarce})"
     else:
-        parts = [f"no {noun} ({pool}) in {empty} of {total} {unit}"] if empty else []
+        parts = [f"no {noun} ({separated}) in {empty} of {total} {unit}"] if empty else []
         if few:
             parts.append(f"{scarce}, in {few}{' more' if empty else ''} of {total} {unit}")
         head = "phase 1 makes " + ", and ".join(parts)

@@ -39,6 +39,7 @@ from simulations._error_pool import (
     ERROR_POOLS,
     few_errors,
     out_of_fold_predictions,
+    phase1_regime,
     stratified_folds,
 )
 from simulations._guided_clustering import guided_clustering
@@ -73,13 +74,21 @@ __all__ = [
     "Certificate",
     "CrossFitCertificate",
     "SelectiveOutcomes",
-    "error_pool_note",
     "few_errors",
     "out_of_fold_predictions",
     "random_folds",
     "stratified_folds",
     "stratified_split",
 ]
+
+
+_SUGGESTIONS = {
+    "in_sample": [
+        "error_pool='out_of_fold'",
+        "standardised features (make_pipeline(StandardScaler(), GCUL()))",
+    ],
+    "out_of_fold": [],  # no out-of-fold error: the classes are separable, nothing to reject
+}  # what GCUL.error_pool_note_ offers, by pool
 
 
 class GCUL(ClassifierMixin, BaseEstimator):
@@ -165,8 +174,9 @@ class GCUL(ClassifierMixin, BaseEstimator):
         (:func:`stratified_folds`); ``None`` with ``"in_sample"``.
     error_pool_note_ : str or None
         Why the pool leaves GCUL unable to reject, or leaves it too few errors to reject by
-        (:func:`few_errors`: at most ``K`` errors), in one sentence that suggests what to try;
-        ``None`` when the pool holds more than ``K`` errors. ``fit`` warns of nothing: read this.
+        (:func:`few_errors`: at most ``K`` errors), in one sentence that suggests what to try
+        (the line ``gcul compare`` and ``gcul feasibility`` print); ``None`` when the pool
+        holds more than ``K`` errors. ``fit`` warns of nothing: read this.
     reducer_ : LinearProjection or None
         Projection used in phase 2 (``None`` without reduction).
     init_centers_ : ndarray of shape (n_clusters, n_components)
@@ -414,8 +424,8 @@ class GCUL(ClassifierMixin, BaseEstimator):
         self.error_mask_ = error_mask
         self.n_error_pool_ = int(np.count_nonzero(error_mask))
         self.error_pool_folds_ = folds
-        self.error_pool_note_ = error_pool_note(
-            self.n_error_pool_, y.size, n_classes, self.error_pool, self.n_folds
+        self.error_pool_note_ = phase1_regime(
+            [self.n_error_pool_], n_classes, self.error_pool, _SUGGESTIONS[self.error_pool]
         )
         self.reducer_ = phase2.reducer
         self.init_centers_ = phase2.init_centers
@@ -689,36 +699,3 @@ class GCUL(ClassifierMixin, BaseEstimator):
         """
         return certify_cross_fit(self, X, y, lam=lam, delta=delta, n_splits=n_splits, seed=seed)
 
-
-def error_pool_note(
-    n_errors: int, n_rows: int, n_classes: int, error_pool: str, n_folds: int = 5
-) -> str | None:
-    """Why an error pool leaves GCUL unable to reject, in one sentence; ``None`` if it does not.
-
-    ``None`` when the pool holds more than ``K = n_classes`` errors (:func:`few_errors`).
-
-    Examples
-    --------
-    >>> error_pool_note(0, 1000, 10, "in_sample")[:60]
-    'phase 1 makes no error on its 1000 training rows (in-sample '
-    >>> error_pool_note(11, 1000, 10, "in_sample") is None
-    True
-    """
-    if not few_errors(n_errors, n_classes):
-        return None
-    if error_pool == "in_sample":
-        where = f"on its {n_rows} training rows (in-sample error pool)"
-        advice = (
-            "it separates its training set; use the out-of-fold pool "
-            "(error_pool='out_of_fold') or standardised features"
-        )
-    else:
-        where = f"on its {n_rows} training rows out of fold ({n_folds} folds)"
-        advice = "the classes are separable here; rejecting has nothing to catch"
-    if n_errors == 0:
-        return f"phase 1 makes no error {where}, so GCUL cannot reject: {advice}"
-    return (
-        f"phase 1 makes only {n_errors} error{'s' if n_errors > 1 else ''} {where}, fewer than "
-        f"phase 2's {n_classes + 1} clusters, so GCUL's rejection cannot come from a confusion "
-        f"region: {advice}"
-    )

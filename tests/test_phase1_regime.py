@@ -57,7 +57,7 @@ def command(name, folder, embeddings="Z.npy", *extra):
     return [name, "--embeddings", str(folder / embeddings), "--labels", labels, *extra]
 
 
-REGIME = "phase 1 makes no training error (in-sample pool)"
+REGIME = "phase 1 makes no training error (in-sample pool: it separates its training rows)"
 
 
 def regime_lines(text):
