@@ -250,3 +250,14 @@ def test_feasibility_standardizes_the_geometry_and_certifies_a_pipeline(files, c
     assert scaled["error_pool"]["standardize"] is True
     certified = assess(Z, y, standardize=True, certify=True, calibration=0.3)
     assert certified.certificate["n"] == 54 and certified.certificate["can_reject"]
+
+
+def test_feasibility_standardize_on_the_command_line(files, capsys):
+    # random labels in 200 dimensions stay separable once standardised: the line now offers only
+    # the out-of-fold pool, and the JSON records the option
+    code, out, _ = run(command("feasibility", files, "Z.npy", "--standardize", "--json"), capsys)
+    data = json.loads(out)
+    assert code == 0 and data["error_pool"]["standardize"] is True
+    assert data["error_pool"]["message"] == (
+        f"{REGIME}, so GCUL cannot reject: try --error-pool out_of_fold"
+    )
