@@ -11,10 +11,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from simulations.models import LogisticRegression, single_threaded_blas
-from simulations.models._design import scaled_design
-from simulations.models._logistic import fit_design
-
 __all__ = [
     "ERROR_POOLS",
     "few_errors",
@@ -115,6 +111,12 @@ def out_of_fold_predictions(
     ndarray of shape (n_samples,)
         The prediction of every row, a label of ``y``.
     """
+    # imported here: this module is light (``gcul feasibility``'s parser imports it), the models
+    # bring scikit-learn
+    from simulations.models import LogisticRegression, single_threaded_blas
+    from simulations.models._design import scaled_design
+    from simulations.models._logistic import fit_design
+
     y = np.asarray(y)
     y_pred = np.empty_like(y)
     with single_threaded_blas():
