@@ -27,6 +27,8 @@ import numpy as np
 
 import gcul_theory
 from simulations import registry
+from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
+from simulations.validation import check_embeddings
 
 __all__ = ["VERDICT_DEFAULT", "Assessment", "assess", "requested_methods"]
 
@@ -58,7 +60,7 @@ class Assessment:
         The predictors reported, the verdict's first.
     n : int
         Number of rows.
-    predictions : {"fitted in-sample", "given"}
+    predictions : {"fitted in-sample", "fitted out-of-fold", "given"}
         Where the phase-1 predictions came from.
     notes : tuple of str
         What the verdict rests on (where the predictions came from, degenerate geometry).
@@ -73,6 +75,10 @@ class Assessment:
         The geometric verdict in words (the certificate's, if any, is ``certificate["verdict"]``).
     names : mapping
         How the text names the options (``{"calibration": "--calibration", ...}``).
+    error_pool : dict
+        Phase 1's regime: ``pool`` (``"in_sample"``, ``"out_of_fold"`` or ``"given"``),
+        ``standardize``, ``n_errors`` (the pool's size) and ``message``, one line when phase 1
+        left GCUL no (or at most ``K``) errors, else ``None``.
     """
 
     report: Any
@@ -84,6 +90,7 @@ class Assessment:
     feasible: bool
     verdict: str
     names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    error_pool: dict = dataclasses.field(default_factory=dict)
 
     def _name(self, argument: str) -> str:
         return self.names.get(argument, _PYTHON_NAMES.get(argument, argument))
@@ -95,6 +102,8 @@ class Assessment:
         text = self.report.format(list(self.methods)).splitlines()
         text = [line for line in text if not line.startswith(("  note: ", "verdict: "))]
         text.extend(f"  note: {note}" for note in self.notes)
+        if self.error_pool.get("message"):
+            text.append(self.error_pool["message"])
         certificate = self.certificate
         if certificate is None:
             text.append(f"verdict: {self.verdict}")
@@ -163,6 +172,7 @@ class Assessment:
                 if row["pi"] > 0.0
             ],
             "notes": list(self.notes),
+            "error_pool": dict(self.error_pool),
         }
 
 
@@ -196,6 +206,8 @@ def assess(
     calibration: float | None = None,
     delta: float | None = None,
     seed: int = 0,
+    error_pool: str = "in_sample",
+    standardize: bool = False,
     names: Mapping[str, str] | None = None,
 ) -> Assessment:
     """Assess whether rejecting pays at cost ``lam`` on these embeddings, before running GCUL.
@@ -227,6 +239,15 @@ def assess(
         ``certify``.
     seed : int, default 0
         Seed of the calibration split, in ``[0, 2**32)``.
+    error_pool : {"in_sample", "out_of_fold"}, default "in_sample"
+        Without ``y_pred``: phase 1's in-sample predictions (GCUL's default pool) or the
+        out-of-fold ones of ``GCUL(error_pool="out_of_fold")`` (its default folds: 5, seed 0),
+        so that λ*_PRE describes the pool that GCUL clusters; the certified GCUL uses the same
+        pool. With ``y_pred`` only ``"in_sample"`` (the predictions are then what is given).
+    standardize : bool, default False
+        Standardise the features first (z-scores over all rows for the geometry; with
+        ``certify``, fitted on the fit part only: ``make_pipeline(StandardScaler(), GCUL())``
+        is the GCUL certified).
     names : mapping, optional
         How messages name the arguments, e.g. ``{"y": "--labels y.npy"}`` (the command line
         passes its options and files); by default their Python names.
@@ -282,12 +303,24 @@ def assess(
             raise ValueError(f"{name('seed')} must be an integer in [0, 2**32); got {seed!r}")
         seed = int(seed)
     methods = requested_methods(list(methods) if methods is not None else [VERDICT_DEFAULT])
-    Z = np.asarray(Z)
+    Z = check_embeddings(Z, name("Z"))
     y = np.asarray(y)
-    if Z.ndim != 2:
+    if not isinstance(error_pool, str) or error_pool not in ERROR_POOLS:
         raise ValueError(
-            f"{name('Z')}: expected a 2-D array (N rows x d columns); got shape {Z.shape}"
+            f"{name('error_pool')} must be one of {', '.join(ERROR_POOLS)}; got {error_pool!r}"
         )
+    if not isinstance(standardize, (bool, np.bool_)):
+        raise TypeError(f"{name('standardize')} must be True or False; got {standardize!r}")
+    if y_pred is not None and error_pool != "in_sample":
+        raise ValueError(
+            f"{name('error_pool')} {error_pool} computes phase 1's predictions; it cannot be "
+            f"combined with {name('predictions')}"
+        )
+    Z_given = Z
+    if standardize:
+        from sklearn.preprocessing import StandardScaler
+
+        Z = StandardScaler().fit_transform(Z)
     if y.ndim != 1 or (y.size and y.dtype.kind not in "iu"):
         raise ValueError(
             f"{name('y')}: expected one integer label per row; got {y.dtype} of shape {y.shape}"
@@ -299,14 +332,34 @@ def assess(
         _check_classes(y, None, name)
         from simulations.models import LogisticRegression, single_threaded_blas
 
-        with single_threaded_blas():
-            y_pred = LogisticRegression(C=1.0, max_iter=500).fit(Z, y).predict(Z)
-        notes.append(
-            "phase-1 predictions: fitted here (GCUL's phase 1, a multinomial logistic "
-            "regression, C = 1, on the embeddings) and taken in-sample, i.e. GCUL's own "
-            "training error pool"
-        )
-        predictions = "fitted in-sample"
+        scaled = " (standardised)" if standardize else ""
+        if error_pool == "out_of_fold":
+            from simulations.gcul import GCUL, out_of_fold_predictions, stratified_folds
+
+            folds_model = GCUL(error_pool="out_of_fold")
+            folds = stratified_folds(y, folds_model.n_folds, folds_model.random_state)
+            y_pred = out_of_fold_predictions(Z, y, folds, C=1.0, max_iter=500)
+            notes.append(
+                "phase-1 predictions: fitted here (GCUL's phase 1, a multinomial logistic "
+                f"regression, C = 1, on the embeddings{scaled}) and taken out of fold "
+                f"({folds_model.n_folds} stratified folds, seed {folds_model.random_state}), "
+                "i.e. the error pool of GCUL(error_pool='out_of_fold')"
+            )
+            notes.append(
+                "lambda*_PRE of an out-of-fold pool is not a validated predictor (on "
+                "scikit-learn's unscaled digits it said feasible where rejecting did not pay): "
+                f"certify before trusting it ({name('certify')})"
+            )
+            predictions = "fitted out-of-fold"
+        else:
+            with single_threaded_blas():
+                y_pred = LogisticRegression(C=1.0, max_iter=500).fit(Z, y).predict(Z)
+            notes.append(
+                "phase-1 predictions: fitted here (GCUL's phase 1, a multinomial logistic "
+                f"regression, C = 1, on the embeddings{scaled}) and taken in-sample, i.e. "
+                "GCUL's own training error pool"
+            )
+            predictions = "fitted in-sample"
     else:
         y_pred = np.asarray(y_pred)
         if y_pred.ndim != 1 or (y_pred.size and y_pred.dtype.kind not in "iu"):
@@ -326,7 +379,11 @@ def assess(
         )
         predictions = "given"
     report = gcul_theory.feasibility_report(Z, y, y_pred, lam=lam, method=methods[0])
-    certificate = _certify(Z, y, lam, calibration, delta, seed, name) if certify else None
+    certificate = (
+        _certify(Z_given, y, lam, calibration, delta, seed, name, error_pool, bool(standardize))
+        if certify
+        else None
+    )
     feasible, verdict = report.feasible, report.verdict
     if certificate is not None and feasible and not certificate["can_reject"]:
         feasible = False
@@ -335,6 +392,14 @@ def assess(
             f"geometry alone said: {report.verdict})"
         )
     notes.extend(report.geometry.notes)
+    n_errors = int(np.count_nonzero(y_pred != y))
+    pool = "given" if predictions == "given" else error_pool
+    regime = phase1_regime(
+        [n_errors],
+        int(report.geometry.n_classes),
+        error_pool,
+        regime_suggestions(pool, bool(standardize), name),
+    )
     return Assessment(
         report=report,
         methods=tuple(methods),
@@ -345,6 +410,12 @@ def assess(
         feasible=bool(feasible),
         verdict=verdict,
         names=dict(names or {}),
+        error_pool={
+            "pool": pool,
+            "standardize": bool(standardize),
+            "n_errors": n_errors,
+            "message": regime,
+        },
     )
 
 
@@ -391,9 +462,12 @@ def _certify(
     delta: float,
     seed: int,
     name: Callable[[str], str],
+    error_pool: str = "in_sample",
+    standardize: bool = False,
 ) -> dict:
     """Split at random (seeded, not stratified), fit GCUL on the rest, certify on the held-out
-    part.
+    part (GCUL with ``error_pool``; behind a ``StandardScaler`` fitted on the fit part when
+    ``standardize``).
 
     The split is :func:`simulations.sweep.cell.calibration_split`: a uniformly random subset of
     ``round(calibration * N)`` rows (at least 1, leaving at least 1), chosen independently of the
@@ -403,6 +477,7 @@ def _certify(
     of each class are held out, so whether a row is held out depends on the other rows' labels.
     A split whose fit part lacks a class is refused (GCUL is fitted on every class).
     """
+    from simulations.certification import certify as certify_model
     from simulations.gcul import GCUL
     from simulations.sweep.cell import calibration_split
 
@@ -418,9 +493,17 @@ def _certify(
             f"it; lower {name('calibration')}, choose another {name('seed')} or pass more rows of "
             "that class"
         )
-    model = GCUL().fit(Z[fit], y[fit])
-    certificate = model.certify(Z[held_out], y[held_out], lam=lam, delta=delta)
-    n_rejected = int(np.count_nonzero(model.predict(Z[held_out]) == model.uncertain_label_))
+    gcul = GCUL(error_pool=error_pool)
+    if standardize:
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        pipeline = make_pipeline(StandardScaler(), gcul).fit(Z[fit], y[fit])
+        model = pipeline[-1]
+    else:
+        pipeline = model = gcul.fit(Z[fit], y[fit])
+    certificate = certify_model(pipeline, Z[held_out], y[held_out], lam=lam, delta=delta)
+    n_rejected = int(np.count_nonzero(pipeline.predict(Z[held_out]) == model.uncertain_label_))
     guarantee = (
         f"finite-sample valid: P(certified and U(lambda) <= 0) <= delta = {delta:g} over "
         f"the calibration split, for this GCUL fitted on {n_fit} rows; not for a GCUL refitted "
@@ -428,8 +511,8 @@ def _certify(
     )
     if not model.can_reject_:
         reason = (
-            f"the GCUL fitted on {n_fit} rows has no training error, hence no uncertain cluster, "
-            "and cannot reject"
+            f"the GCUL fitted on {n_fit} rows has an empty error pool, hence no uncertain "
+            "cluster, and cannot reject"
         )
     elif n_rejected == 0:
         reason = f"the fitted GCUL rejects none of the {n_cal} calibration rows"

@@ -5,6 +5,10 @@ not grow its own ``_check_real``/``_check_int``. Validation happens once, where 
 receives its arguments; private helpers assume valid input. Every message names the argument, the
 allowed range and the bad value (scikit-learn's convention).
 
+:func:`check_embeddings` is the one check of an embedding matrix, shared by
+:func:`simulations.compare.compare`, :func:`simulations.feasibility.assess` and the loaders of
+``gcul compare`` and ``gcul feasibility``, so that each refuses a bad ``Z`` in the same words.
+
 Used by :mod:`simulations.demo`, :mod:`simulations.compare`, :mod:`simulations.synthetic`,
 :mod:`simulations.sweep` and :mod:`simulations.reproduce`; a new check of a scalar goes here, not
 into a private ``_check_*`` of its module.
@@ -17,7 +21,7 @@ import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["argument_namer", "check_int", "check_real", "first_line"]
+__all__ = ["argument_namer", "check_embeddings", "check_int", "check_real", "first_line"]
 
 
 def _interval(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
@@ -186,3 +190,64 @@ def first_line(error: BaseException) -> str:
     """
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def check_embeddings(Z: Any, name: str = "Z") -> Any:
+    """Return ``Z`` as a C-contiguous float64 ``(N, d)`` array after checking it.
+
+    The one check of an embedding matrix: :func:`simulations.compare.compare`,
+    :func:`simulations.feasibility.assess` and the ``--embeddings`` loader of ``gcul compare``
+    and ``gcul feasibility`` all call it, so a bad ``Z`` is refused in the same words by each.
+
+    Parameters
+    ----------
+    Z : array_like
+        Embeddings: real numbers, ``N >= 1`` rows of ``d >= 1`` columns, all finite.
+    name : str, default "Z"
+        How the message names it (``"--embeddings Z.npy"`` on the command line).
+
+    Returns
+    -------
+    numpy.ndarray of shape (N, d), float64
+
+    Raises
+    ------
+    TypeError
+        Not real numbers (strings, objects, complex).
+    ValueError
+        Not 2-D (a 1-D array too: one feature per row is ``Z.reshape(-1, 1)``, said in the
+        message, never guessed), no rows or no columns, a row holding NaN or inf (the first
+        such row is named).
+
+    Examples
+    --------
+    >>> check_embeddings([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    >>> check_embeddings([1.0, 2.0, 3.0], "--embeddings z.npy")
+    Traceback (most recent call last):
+    ...
+    ValueError: --embeddings z.npy: expected a 2-D array (N rows x d columns); got shape (3,) \
+(for one feature per row, save Z.reshape(-1, 1))
+    """
+    import numpy as np
+
+    try:
+        array = np.asarray(Z)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name}: expected an array of real numbers ({first_line(exc)})") from None
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected real numbers; got dtype {array.dtype}")
+    if array.ndim != 2:
+        hint = " (for one feature per row, save Z.reshape(-1, 1))" if array.ndim == 1 else ""
+        raise ValueError(
+            f"{name}: expected a 2-D array (N rows x d columns); got shape {array.shape}{hint}"
+        )
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"{name}: has no values (shape {array.shape})")
+    with np.errstate(over="ignore"):  # long double beyond float64: caught as inf just below
+        array = np.ascontiguousarray(array, dtype=np.float64)
+    finite = np.isfinite(array).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise ValueError(f"{name}: row {row} holds NaN or inf; the values must be finite")
+    return array

@@ -365,7 +365,11 @@ def test_bad_arguments(kwargs, message):
         (np.zeros((6, 2)), np.array([0, 0, 0, 2, 2, 2]), "y: class 1 has 0 rows"),
         (np.zeros((6, 2)), np.array([0, 1, 0]), "y: holds 3 labels for 6 rows of Z"),
         (np.array([[0.0, np.nan]] * 6), np.array([0, 1] * 3), "Z: row 0 holds NaN"),
-        (np.zeros(6), np.array([0, 1] * 3), "Z: expected a non-empty 2-D array"),
+        (
+            np.zeros(6),
+            np.array([0, 1] * 3),
+            "Z: expected a 2-D array (N rows x d columns); got shape (6,)",
+        ),
         (np.zeros((12, 2)), np.array([0, 1] * 6), "at least 10 are needed"),
     ],
 )

@@ -384,6 +384,7 @@ TOP_KEYS = [
     "certificate",
     "per_class",
     "notes",
+    "error_pool",
 ]
 PREDICTOR_KEYS = [
     "name",
@@ -431,6 +432,13 @@ def test_json_schema(files, capsys, certify):
             assert isinstance(entry[key], float) and 0.0 <= entry[key] <= 1.0
     assert list(result["verdict"]) == ["method", "kind", "guarantee", "feasible", "text"]
     assert result["verdict"]["method"] == "hunter_worsley"
+    # the given predictions' pool: 200 errors of 600 rows, enough (more than K = 2)
+    assert result["error_pool"] == {
+        "pool": "given",
+        "standardize": False,
+        "n_errors": 200,
+        "message": None,
+    }
     assert isinstance(result["lam"], float) and isinstance(result["eps"], float)
     assert all(isinstance(row["class"], int) for row in result["per_class"])
     if certify:

@@ -7,7 +7,14 @@ import json
 import sys
 
 from simulations.cli.common import CommandError, cost, open_unit, positive_int, seed, shown
-from simulations.cli.loaders import FORMATS, add_data_arguments, load_embeddings, load_labels
+from simulations.cli.loaders import (
+    FORMATS,
+    REGIME_NAMES,
+    add_data_arguments,
+    add_regime_arguments,
+    load_embeddings,
+    load_labels,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -79,6 +86,7 @@ def add_parser(commands) -> None:
         help="SGR's target selective risk for MSP, in (0, 1) (default: GCUL's selective risk "
         "on the tuning rows)",
     )
+    add_regime_arguments(compare)
     compare.add_argument(
         "--json",
         action="store_true",
@@ -119,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         "delta": "--delta",
         "calibration": "--calibration",
         "target_risk": "--target-risk",
+        **REGIME_NAMES,
     }
 
     def progress(message: str) -> None:
@@ -134,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         delta=args.delta,
         calibration=args.calibration,
         target_risk=args.target_risk,
+        error_pool=args.error_pool,
+        standardize=args.standardize,
         progress=None if args.quiet else progress,
         names=names,
     )

@@ -7,7 +7,14 @@ import json
 
 from simulations import registry
 from simulations.cli.common import cost, open_unit, seed, shown
-from simulations.cli.loaders import FORMATS, add_data_arguments, load_embeddings, load_labels
+from simulations.cli.loaders import (
+    FORMATS,
+    REGIME_NAMES,
+    add_data_arguments,
+    add_regime_arguments,
+    load_embeddings,
+    load_labels,
+)
 from simulations.feasibility import VERDICT_DEFAULT
 
 __all__ = ["VERDICT_DEFAULT", "add_parser", "method_name", "run"]
@@ -53,7 +60,8 @@ def add_parser(commands) -> None:
         help="N phase-1 predictions, integers 0..C-1: phase 1's IN-SAMPLE predictions on these "
         "rows (GCUL's own error pool), not cross-validated ones, which made every predictor "
         "less safe on real data. Without it gcul fits phase 1 itself (GCUL's multinomial "
-        "logistic regression on the embeddings) and uses its in-sample predictions",
+        "logistic regression on the embeddings) and uses its in-sample predictions (or its "
+        "out-of-fold ones with --error-pool out_of_fold, which excludes --predictions)",
     )
     feasibility.add_argument(
         "--lam",
@@ -101,6 +109,7 @@ def add_parser(commands) -> None:
         default=0,
         help="seed of the calibration split, an integer in [0, 2**32) (default: %(default)s)",
     )
+    add_regime_arguments(feasibility)
     feasibility.add_argument(
         "--json",
         action="store_true",
@@ -125,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         "calibration": "--calibration",
         "delta": "--delta",
         "seed": "--seed",
+        **REGIME_NAMES,
     }
     result = assess(
         Z,
@@ -136,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         delta=args.delta,
         seed=args.seed,
+        error_pool=args.error_pool,
+        standardize=args.standardize,
         names=names,
     )
     print(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())

@@ -14,9 +14,17 @@ from pathlib import Path
 import numpy as np
 
 from simulations.cli.common import CommandError, shown
-from simulations.validation import first_line
+from simulations.validation import check_embeddings, first_line
 
-__all__ = ["FORMATS", "add_data_arguments", "load_embeddings", "load_labels", "read_array"]
+__all__ = [
+    "FORMATS",
+    "REGIME_NAMES",
+    "add_data_arguments",
+    "add_regime_arguments",
+    "load_embeddings",
+    "load_labels",
+    "read_array",
+]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -33,6 +41,31 @@ def add_data_arguments(parser) -> None:
     )
     parser.add_argument(
         "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
+    )
+
+
+REGIME_NAMES = {"error_pool": "--error-pool", "standardize": "--standardize"}
+"""How messages name the options of :func:`add_regime_arguments`."""
+
+
+def add_regime_arguments(parser) -> None:
+    """Add ``--error-pool`` and ``--standardize``: which phase 1 GCUL runs on the user's data."""
+    parser.add_argument(
+        "--error-pool",
+        choices=("in_sample", "out_of_fold"),
+        default="in_sample",
+        help="GCUL's phase-1 error pool: in_sample (the paper's: phase 1's errors on its own "
+        "training rows) or out_of_fold (its errors on held-out folds, 5 stratified folds, seed "
+        "0; phase 1 itself is still fitted on every training row): use it when phase 1 "
+        "separates its training rows, which leaves GCUL nothing to reject (default: "
+        "%(default)s)",
+    )
+    parser.add_argument(
+        "--standardize",
+        action="store_true",
+        help="standardise every feature (z-scores: mean and standard deviation fitted on the "
+        "training rows only, then applied to the held-out ones) before GCUL and every other "
+        "model; off by default (in Python: make_pipeline(StandardScaler(), GCUL()))",
     )
 
 
@@ -185,24 +218,16 @@ def read_array(path: str, option: str) -> np.ndarray:
 
 
 def load_embeddings(path: str) -> np.ndarray:
-    """The ``(N, d)`` float64 embeddings; a 1-D array is one feature per row."""
+    """The ``(N, d)`` float64 embeddings, checked by :func:`simulations.validation.check_embeddings`
+    (the check of the Python functions too): a 1-D ``.npy`` is refused, naming its shape, as
+    ``compare`` and ``assess`` refuse a 1-D ``Z`` (a text file of one number per line is one
+    column, ``N x 1``)."""
     where = f"--embeddings {path}"
     array = read_array(path, "--embeddings")
-    if array.ndim == 1:
-        array = array[:, None]
-    if array.ndim != 2:
-        raise CommandError(
-            f"{where}: expected a 2-D array (N rows x d columns); got shape {array.shape}"
-        )
-    if array.shape[0] == 0 or array.shape[1] == 0:
-        raise CommandError(f"{where}: has no values (shape {array.shape})")
-    with np.errstate(over="ignore"):  # long double beyond float64: caught as inf just below
-        Z = array.astype(np.float64)
-    finite = np.isfinite(Z).all(axis=1)
-    if not finite.all():
-        row = int(np.argmin(finite))
-        raise CommandError(f"{where}: row {row} holds NaN or inf; the embeddings must be finite")
-    return Z
+    try:
+        return check_embeddings(array, where)
+    except (TypeError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
 
 
 def load_labels(path: str, option: str) -> np.ndarray:

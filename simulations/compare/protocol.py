@@ -13,7 +13,8 @@ import gcul_theory
 from simulations import registry
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
 from simulations.compare.statistics import estimate, stratified_splits, verdict
-from simulations.validation import argument_namer, check_int, check_real
+from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
+from simulations.validation import argument_namer, check_embeddings, check_int, check_real
 
 __all__ = ["DEFAULT_CALIBRATION", "DEFAULT_TEST_SIZE", "MAX_SPLITS", "compare"]
 
@@ -43,6 +44,8 @@ def compare(
     calibration: float = DEFAULT_CALIBRATION,
     target_risk: float | None = None,
     y_fit: Any = None,
+    error_pool: str = "in_sample",
+    standardize: bool = False,
     progress: Callable[[str], None] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> CompareResult:
@@ -75,6 +78,14 @@ def compare(
         labels ``y`` that the test, tuning and calibration rows are scored against (e.g. noisy
         observed labels and the clean truth, as in ``benchmarks/real_data.py``); the same
         classes 0..C-1 as ``y``. Default: ``y``.
+    error_pool : {"in_sample", "out_of_fold"}, default "in_sample"
+        GCUL's phase-1 error pool (:class:`~simulations.gcul.GCUL`'s ``error_pool``, with its
+        default folds) in every split and in the guarantee.
+    standardize : bool, default False
+        Standardise the features (z-scores, scikit-learn's ``StandardScaler``) fitted on the
+        training part of each split only (the guarantee's fit rows), then applied to its test,
+        tuning and calibration rows; every rejector sees the same standardised features. With
+        the Python API the same is a pipeline: ``make_pipeline(StandardScaler(), GCUL())``.
     progress : callable, optional
         Called with a short message as each split and the guarantee finish.
     names : mapping, optional
@@ -135,6 +146,12 @@ def compare(
         target_risk = check_real(
             name("target_risk"), target_risk, 0.0, 1.0, open_low=True, open_high=True
         )
+    if not isinstance(error_pool, str) or error_pool not in ERROR_POOLS:
+        raise ValueError(
+            f"{name('error_pool')} must be one of {', '.join(ERROR_POOLS)}; got {error_pool!r}"
+        )
+    if not isinstance(standardize, (bool, np.bool_)):
+        raise TypeError(f"{name('standardize')} must be True or False; got {standardize!r}")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable or None; got {progress!r}")
     Z, y = _check_data(Z, y, name)
@@ -163,8 +180,11 @@ def compare(
         )
     per_split = []
     curves: dict = {}
+    options = {"error_pool": error_pool, "standardize": bool(standardize)}
     for i, (train, test) in enumerate(split_list):
-        measured = _run_split(Z, y_fit, y, train, test, lam, seed, i, entries, want_curves=i == 0)
+        measured = _run_split(
+            Z, y_fit, y, train, test, lam, seed, i, entries, want_curves=i == 0, options=options
+        )
         if i == 0:
             curves = measured.pop("curves")
         per_split.append(measured)
@@ -202,7 +222,9 @@ def compare(
             )
         )
     best = min(summaries, key=lambda s: s.sel_risk.mean).label
-    guarantee = _guarantee(Z, y_fit, y, lam, delta, calibration, test_size, target_risk, seed, name)
+    guarantee = _guarantee(
+        Z, y_fit, y, lam, delta, calibration, test_size, target_risk, seed, name, options=options
+    )
     if progress is not None:
         progress("guarantee: done")
     notes = [
@@ -216,9 +238,16 @@ def compare(
     if not all(s["can_reject"] for s in per_split):
         count = sum(not s["can_reject"] for s in per_split)
         notes.append(
-            f"in {count} of {splits} splits GCUL had no training error and rejects nothing "
+            f"in {count} of {splits} splits GCUL's error pool was empty and it rejects nothing "
             "(its coverage is then 1)"
         )
+    pool_sizes = [s["n_error_pool"] for s in per_split]
+    regime = phase1_regime(
+        pool_sizes,
+        int(y.max()) + 1,
+        error_pool,
+        regime_suggestions(error_pool, bool(standardize), name),
+    )
     base = estimate([s["base_error"] for s in per_split], ratio)
     return CompareResult(
         n=int(y.size),
@@ -238,6 +267,12 @@ def compare(
         guarantee=guarantee,
         notes=tuple(notes),
         curves=curves,
+        error_pool={
+            "pool": error_pool,
+            "standardize": bool(standardize),
+            "n_errors": pool_sizes,
+            "message": regime,
+        },
     )
 
 
@@ -257,14 +292,17 @@ def _run_split(
     entries: list,
     *,
     want_curves: bool,
+    options: Mapping[str, Any],
 ) -> dict:
     """Fit GCUL and every rejector on ``train`` (labels ``y_fit``); measure them on ``test``
-    (labels ``y``)."""
+    (labels ``y``). ``options``: GCUL's ``error_pool``, and whether to ``standardize``."""
     from simulations.gcul import GCUL
     from simulations.rejectors import RejectorContext
 
     X_train, y_train, X_test, y_test = Z[train], y_fit[train], Z[test], y[test]
-    model = GCUL().fit(X_train, y_train)
+    if options["standardize"]:
+        X_train, X_test = _standardized(X_train, X_test)
+    model = GCUL(error_pool=options["error_pool"]).fit(X_train, y_train)
     outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
     n_accept = int(np.count_nonzero(~outcomes.rejected))
@@ -276,7 +314,11 @@ def _run_split(
         seed=np.random.SeedSequence(seed, spawn_key=(1, index)),
         target_coverage=max(n_accept, 1) / n_test,
     )
-    out: dict[str, Any] = {"base_error": base_error, "can_reject": bool(model.can_reject_)}
+    out: dict[str, Any] = {
+        "base_error": base_error,
+        "can_reject": bool(model.can_reject_),
+        "n_error_pool": model.n_error_pool_,
+    }
     curves: dict[str, Any] = {}
     for entry in entries:
         fitted = entry.fit(context)
@@ -320,6 +362,8 @@ def _guarantee(
     target_risk: float | None,
     seed: int,
     name: Callable[[str], str],
+    *,
+    options: Mapping[str, Any],
 ) -> Guarantee:
     """Split once at random into fit and calibration parts; bound GCUL and MSP; run SGR."""
     from simulations.gcul import GCUL
@@ -340,7 +384,9 @@ def _guarantee(
         )
     (train, tune), *_ = stratified_splits(y_fit[fit], 1, test_size, seed=_derived(seed))
     train, tune = fit[train], fit[tune]
-    model = GCUL().fit(Z[train], y_fit[train])
+    if options["standardize"]:  # z-scores of GCUL's fit rows, for every row
+        (Z,) = _standardized(Z[train], Z)[1:]
+    model = GCUL(error_pool=options["error_pool"]).fit(Z[train], y_fit[train])
     context = RejectorContext(Z[train], y_fit[train], model, seed=np.random.SeedSequence(seed))
     gcul = get_rejector("gcul").fit(context)
     msp = get_rejector("msp").fit(context)
@@ -410,6 +456,14 @@ def _guarantee(
     )
 
 
+def _standardized(X_fit: np.ndarray, *others: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``X_fit`` and ``others`` in the z-scores of ``X_fit`` (``StandardScaler`` fitted on it)."""
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(X_fit)
+    return tuple(scaler.transform(X) for X in (X_fit, *others))
+
+
 def _derived(seed: int) -> int:
     """An int seed for the guarantee's train/tune split, from its own stream of ``seed``."""
     state = np.random.SeedSequence(seed, spawn_key=(3,)).generate_state(1, np.uint32)
@@ -417,22 +471,11 @@ def _derived(seed: int) -> int:
 
 
 def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray, np.ndarray]:
+    Z = check_embeddings(Z, name("Z"))
     try:
-        Z = np.asarray(Z)
         y = np.asarray(y)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name('Z')} and {name('y')} must be numeric arrays ({exc})") from None
-    if Z.dtype.kind not in "biuf":
-        raise TypeError(f"{name('Z')}: expected real numbers; got dtype {Z.dtype}")
-    if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] == 0:
-        raise ValueError(
-            f"{name('Z')}: expected a non-empty 2-D array (N rows x d columns); got shape {Z.shape}"
-        )
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
-    finite = np.isfinite(Z).all(axis=1)
-    if not finite.all():
-        row = int(np.argmin(finite))
-        raise ValueError(f"{name('Z')}: row {row} holds NaN or inf; the values must be finite")
+        raise TypeError(f"{name('y')} must be a numeric array ({exc})") from None
     if y.ndim != 1 or (y.size and y.dtype.kind not in "iu"):
         raise ValueError(
             f"{name('y')}: expected one integer label per row; got {y.dtype} of shape {y.shape}"

@@ -189,6 +189,10 @@ class CompareResult:
     curves : dict
         Risk–coverage curve of every rejector on the first split, and GCUL's operating point
         (for :func:`plot_risk_coverage`; not in ``to_dict``).
+    error_pool : dict
+        GCUL's phase-1 regime: ``pool`` (``"in_sample"`` or ``"out_of_fold"``),
+        ``standardize``, ``n_errors`` (the pool's size in each split) and ``message``, one line
+        when phase 1 left GCUL no (or at most ``K``) errors in some split, else ``None``.
     """
 
     n: int
@@ -208,6 +212,7 @@ class CompareResult:
     guarantee: Guarantee
     notes: tuple[str, ...]
     curves: dict = dataclasses.field(repr=False, compare=False)
+    error_pool: dict = dataclasses.field(default_factory=dict)
 
     def rejector(self, name: str) -> RejectorSummary:
         """The summary of the rejector called ``name``."""
@@ -262,7 +267,10 @@ class CompareResult:
             ).rstrip()
             for row in rows
         ]
-        text = [self._header(), f"base error of phase 1: {_pm(self.base_error, 4)}", ""]
+        text = [self._header(), f"base error of phase 1: {_pm(self.base_error, 4)}"]
+        if self.error_pool.get("message"):
+            text.append(self.error_pool["message"])
+        text.append("")
         text += table
         text += ["", "verdicts (mean ± SE over splits; SE corrected for shared rows):"]
         text += [f"  {r.label}: {r.verdict}" for r in self.rejectors if r.name != "gcul"]
@@ -277,6 +285,7 @@ class CompareResult:
         lines = [
             f"{self._header()}; base error of phase 1: {_pm(self.base_error, 4)}",
             "",
+            *([f"**{self.error_pool['message']}**", ""] if self.error_pool.get("message") else []),
             "| " + " | ".join(self._COLUMNS) + " |",
             "|" + "|".join("---" if j < 2 else "--:" for j in range(len(self._COLUMNS))) + "|",
         ]
@@ -308,6 +317,7 @@ class CompareResult:
             "best": self.best,
             "guarantee": self.guarantee.to_dict(),
             "notes": list(self.notes),
+            "error_pool": dict(self.error_pool),
         }
 
 
