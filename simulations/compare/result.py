@@ -257,7 +257,7 @@ class CompareResult:
             else "the test needs at least 2 splits"
         )
         return (
-            f"verdicts: {TEST_NAME} of the per-split differences, two-sided level "
+            f"verdicts: {TEST_NAME} of the per-split differences with GCUL's, two-sided level "
             f"{self.level:g}, {df} df ({cut}); mean ± SE over splits, SE corrected for shared rows"
         )
 
