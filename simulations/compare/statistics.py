@@ -181,11 +181,11 @@ class Verdict:
     level : float
         Two-sided level α of the test.
     t : float
-        :math:`t = ar d / \mathrm{SE}` (NaN when the test does not run).
+        :math:`t = \bar d / \mathrm{SE}` (NaN when the test does not run).
     df : int
         Degrees of freedom, :math:`J - 1`.
     critical : float
-        :math:`t_{1-lpha/2,\,J-1}`, the quantile :math:`|t|` must exceed (NaN for one split).
+        :math:`t_{1-\alpha/2,\,J-1}`, the quantile :math:`|t|` must exceed (NaN for one split).
     p_value : float
         Two-sided p-value :math:`2\,P(T_{J-1} > |t|)` (NaN when the test does not run).
     reason : str
@@ -302,8 +302,8 @@ def verdict(label: str, difference: Estimate, level: float = DEFAULT_LEVEL) -> V
     The corrected resampled t test of Nadeau & Bengio (module reference [2]) on the :math:`J`
     per-split differences :math:`d_j`:
 
-    .. math:: t = rac{ar d}{\sqrt{(1/J + n_{test}/n_{train})\, s^2}}, \qquad
-              	ext{"lower"/"higher" iff } |t| > t_{1-lpha/2,\,J-1},
+    .. math:: t = \frac{\bar d}{\sqrt{(1/J + n_{test}/n_{train})\, s^2}}, \qquad
+              \text{"lower"/"higher" iff } |t| > t_{1-\alpha/2,\,J-1},
 
     :math:`s^2` the sample variance of the :math:`d_j`; the cut is exactly the quantile (at
     equality: no difference). The correction inflates the naive variance for the rows the
