@@ -1,20 +1,20 @@
-"""How often does ``gcul compare``'s verdict call a difference where there is none (issue 25, item 5)?
+"""How often does ``gcul compare``'s verdict call a difference where there is none (issue 25)?
 
 A Monte Carlo of the false-"lower/higher" rate of :func:`simulations.compare.verdict` (the
 corrected resampled t test of Nadeau & Bengio with J - 1 degrees of freedom) under a null, at
 J = 2, 3, 5, 10 splits, and of its power at a real difference.
 
 The null: two rejectors with the same score law. Every replicate draws a fresh data set of N rows
-from a population with two *views*: three classes with means on a triangle (radius 1.5) in the
+from a population with two *views*: three classes with means on a triangle (radius 1.0) in the
 plane, and each row's two views ``V1 = mu_y + e1`` and ``V2 = mu_y + e2`` (``e1, e2`` independent
-standard normal; the classifier below errs on about 19% of the rows). The classifier is the nearest class mean on both views
-together (fitted on the training part); rejector A scores a row from view 1 only, rejector B from
-view 2 only, by the same rule ("margin": the second smallest squared distance to a class mean
-minus the smallest, the log-odds of the two likeliest classes under isotropic Gaussian classes,
-a confidence score like MSP; "knn": minus the distance to the 10th nearest training row, as the
-kNN rejector). Swapping the views maps the population onto itself, leaves
-the classifier and the splits unchanged and exchanges A and B: the per-split differences ``d_j``
-(A's selective risk minus B's at the same accepted count) have a law symmetric about 0, so every
+standard normal). The classifier is the nearest class mean on both views together (fitted on the
+training part; it errs on about 19% of the rows); rejector A scores a row from view 1 only,
+rejector B from view 2 only, by the same rule ("margin": the second smallest squared distance to a
+class mean minus the smallest, the log-odds of the two likeliest classes under isotropic Gaussian
+classes, a confidence score like MSP; "knn": minus the distance to the 10th nearest training row,
+as the kNN rejector). Swapping the views maps the population onto itself, leaves the classifier
+and the splits unchanged and exchanges A and B: the per-split differences ``d_j`` (A's selective
+risk minus B's at the same accepted count) have a law symmetric about 0, so every
 "lower"/"higher" is false. The power: A and B both score from both views (the classifier's own
 features), and B's scores get independent normal noise of ``tau`` times their standard deviation
 (a worse ranking by the same rule), so B's selective risk is higher.
@@ -30,7 +30,7 @@ verdict fed independent splits (or a fixed data set with resampled splits) would
 
 Writes ``benchmarks/compare_null.md``. Run from the repository root::
 
-    PYTHONPATH=$PWD python benchmarks/compare_null.py [--replicates 4000] [--out ...]
+    PYTHONPATH=$PWD python benchmarks/compare_null.py [--replicates 2000] [--power-replicates 500]
 """
 
 from __future__ import annotations
@@ -269,7 +269,8 @@ def main() -> int:
             f"a triangle of radius {RADIUS}, two 2-D views each with noise sigma = {SIGMA}); the "
             "classifier is the nearest class mean on both views; rejector A scores from view 1, "
             "rejector B from view 2, by the same rule ('margin': the second smallest squared "
-            "distance to a class mean minus the smallest; 'knn': minus the distance to the 10th nearest training row). "
+            "distance to a class mean minus the smallest; 'knn': minus the distance to the 10th "
+            "nearest training row). "
             "Swapping the views exchanges A and B and leaves the population, the classifier and "
             "the splits unchanged, so A and B have the same score law and every 'lower'/'higher' "
             "is false. The splits are compare's own (stratified, 30% test); both rejectors "
@@ -321,7 +322,8 @@ def main() -> int:
             "A and B both score from both views (the classifier's own features) by the same "
             "rule; B's scores get independent normal noise of tau times their standard deviation, "
             "so B ranks worse and its selective risk is higher (the 'margin' rule only: the kNN "
-            "distance barely ranks this classifier's errors, and noise on it can help). 'mean A - B' is the mean over "
+            "distance barely ranks this classifier's errors, and noise on it can help). "
+            "'mean A - B' is the mean over "
             "replicates of the mean per-split difference, in percentage points (negative: A, the "
             "better rejector, has the lower risk).",
             "",
