@@ -24,7 +24,7 @@ import numpy as np
 from sklearn import datasets
 
 import simulations
-from simulations.compare import compare
+from simulations.compare import compare, t_critical
 from simulations.outputs import atomic_write_text
 
 DATASETS = {
@@ -35,6 +35,7 @@ DATASETS = {
 }
 NOISE = (0.0, 0.2)
 LAM = 0.15
+LEVEL = 0.05  # two-sided level of compare's verdicts
 SEED = 0
 NOISE_SEED = 2024
 
@@ -69,7 +70,9 @@ def main() -> int:
         for noise in NOISE:
             y_fit = flip_labels(y, noise, NOISE_SEED) if noise else y
             t0 = time.perf_counter()
-            result = compare(Z, y, lam=LAM, splits=args.splits, seed=SEED, y_fit=y_fit)
+            result = compare(
+                Z, y, lam=LAM, splits=args.splits, seed=SEED, level=LEVEL, y_fit=y_fit
+            )
             seconds = time.perf_counter() - t0
             print(f"{name} noise {noise:g}: {seconds:.1f} s", file=sys.stderr, flush=True)
             gcul, msp = result.rejector("gcul"), result.rejector("msp")
@@ -77,8 +80,8 @@ def main() -> int:
             summary.append(
                 f"| {name} | {noise:.0%} | {_pm(result.gcul_coverage, 3)} | "
                 f"{_pm(gcul.sel_risk, 4)} | {_pm(msp.sel_risk, 4)} | "
-                f"{100 * d.mean:+.2f} ± {100 * d.se:.2f} | {_word(d.mean, d.se)} | "
-                f"{result.best} |"
+                f"{100 * d.mean:+.2f} ± {100 * d.se:.2f} | {_WORDS[msp.test.outcome]} | "
+                f"{_lowest(result)} |"
             )
             sections.append(
                 f"### {name}, {noise:.0%} training-label noise ({seconds:.1f} s)\n\n"
@@ -98,13 +101,20 @@ def main() -> int:
             f"to another class (seed {NOISE_SEED}), test and calibration rows scored against the "
             "clean labels. ± is Nadeau & Bengio's corrected standard error over splits. "
             "'MSP minus GCUL' is MSP's selective risk minus GCUL's at GCUL's coverage (the same "
-            "accepted count), in percentage points: negative means MSP is better; the verdict "
-            "says 'better'/'worse' (for MSP) only beyond 2 SE.",
+            "accepted count), in percentage points: negative means MSP is better. 'MSP vs GCUL' "
+            "is compare's verdict, the corrected resampled t test of Nadeau & Bengio on the "
+            f"per-split differences, {args.splits - 1} degrees of freedom, two-sided level "
+            f"{LEVEL:g}: 'MSP better'/'GCUL better' only when |t| > t_(1-{LEVEL:g}/2, "
+            f"{args.splits - 1}) = {t_critical(LEVEL, args.splits - 1):.2f}, 'tie' when the "
+            "selective risks are the same in every split. 'lowest sel. risk' is the rejector "
+            "with the lowest mean (not a test; 'tie:' lists the rejectors that share it "
+            "exactly).",
             "",
             "## Summary",
             "",
             "| dataset | noise | GCUL coverage | GCUL sel. risk | MSP sel. risk at GCUL's "
-            "coverage | MSP minus GCUL (points) | MSP vs GCUL | lowest sel. risk |",
+            f"coverage | MSP minus GCUL (points) | MSP vs GCUL (level {LEVEL:g}) | lowest sel. "
+            "risk |",
             "|---|--:|--:|--:|--:|--:|---|---|",
             *summary,
             "",
@@ -124,10 +134,17 @@ def _pm(e, digits: int) -> str:
     return f"{e.mean:.{digits}f} ± {e.se:.{digits}f}"
 
 
-def _word(difference: float, se: float) -> str:
-    if abs(difference) <= 2 * se:
-        return "tied (within 2 SE)"
-    return "MSP better" if difference < 0 else "GCUL better"
+_WORDS = {
+    "lower": "MSP better",
+    "higher": "GCUL better",
+    "no difference": "no difference",
+    "tie": "tie",
+    "no verdict": "no verdict",
+}
+
+
+def _lowest(result) -> str:
+    return result.best if result.best is not None else "tie: " + ", ".join(result.lowest)
 
 
 if __name__ == "__main__":

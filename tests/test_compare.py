@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from gcul_theory import selective_risk_upper_bound
 from simulations.cli import main
@@ -90,33 +91,35 @@ def test_estimate_formula():
 
 
 @pytest.mark.parametrize(
-    ("difference", "se", "word"),
+    ("values", "word"),
     [
-        (-0.03, 0.01, "lower by 3.00 ± 1.00 points"),
-        (0.03, 0.01, "higher by 3.00 ± 1.00 points"),
-        (-0.02, 0.01, "no difference"),  # exactly 2 SE: not beyond
-        (0.02, 0.01, "no difference"),
-        (0.0, 0.0, "no difference"),
-        (1e-9, 0.0, "higher by"),  # constant over splits, but not zero
-        (-1e-9, 0.0, "lower by"),
+        ([-0.03, -0.02, -0.025, -0.028], "lower by 2.58 ± "),
+        ([0.03, 0.02, 0.025, 0.028], "higher by 2.58 ± "),
+        ([0.0, 0.0, 0.0, 0.0], "the same as GCUL's in every split: a tie"),
+        ([0.01, -0.01, 0.005, 0.0], "no difference at level 0.05"),
+        ([1e-9] * 4, "no verdict"),  # constant over splits, but not zero: no spread to test
+        ([-1e-9] * 4, "no verdict"),
     ],
 )
-def test_verdict_sign(difference, se, word):
-    text = verdict("MSP", difference, se)
+def test_verdict_sign(values, word):
+    text = verdict("MSP", estimate(values, 0.4)).text()
     assert text.startswith("at GCUL's coverage, MSP's selective risk is")
     assert word in text
 
 
 def test_verdict_one_split():
-    assert "one split: no standard error" in verdict("MSP", 0.01, math.nan)
+    v = verdict("MSP", estimate([0.01], 0.4))
+    assert v.outcome == "no verdict" and "one split: the t test needs at least 2" in v.text()
 
 
 def test_compare_verdicts_follow_the_differences(small):
     _, _, result = small
+    critical = stats.t.ppf(1 - 0.05 / 2, result.splits - 1)
     for r in result.rejectors[1:]:
         d, se = r.difference.mean, r.difference.se
-        if abs(d) <= 2 * se:
-            assert r.verdict.endswith("no difference")
+        assert r.verdict == r.test.text() and r.test.level == 0.05
+        if abs(d / se) <= critical:
+            assert "no difference at level 0.05" in r.verdict
         else:
             assert ("lower by" if d < 0 else "higher by") in r.verdict
         # the difference is the paired difference of the selective risks, split by split
@@ -125,7 +128,7 @@ def test_compare_verdicts_follow_the_differences(small):
             a - b for a, b in zip(r.sel_risk.values, gcul, strict=True)
         )
     best = min(result.rejectors, key=lambda r: r.sel_risk.mean)
-    assert result.best == best.label
+    assert result.best == best.label and result.lowest == (best.label,)
 
 
 # --------------------------------------------------------------------------------------------
@@ -466,7 +469,7 @@ def test_cli_json_plot_and_progress(files, capsys, tmp_path):
     assert "split 2/2" in err
     code, out, err = run(argv(files, "Z.npy", "y.npy", "--splits", "1", "--quiet"), capsys)
     assert code == 0 and err == ""
-    assert "one split: no standard error" in out
+    assert "one split: the t test needs at least 2" in out
 
 
 def test_fit_labels_train_and_truth_scores(small):

@@ -31,9 +31,11 @@ def add_parser(commands) -> None:
         "operating point (GCUL: its accept set; MSP: Chow's rule; SelectiveNet: g >= 0.5; the "
         "others: GCUL's coverage), its selective risk at GCUL's coverage (mean +- SE over the "
         "splits, SE corrected for rows shared by splits), AURC, the paper's U and Chow's "
-        "U_joint, and a verdict against GCUL. Then a guarantee from a random calibration split: "
-        "(1 - delta) Clopper-Pearson bounds on the selective risk of GCUL and of MSP at the "
-        "same coverage, and SGR's MSP threshold for a target risk. "
+        "U_joint, and a verdict against GCUL (a two-sided corrected resampled t test at "
+        "--level; a tie when the selective risks are the same in every split). Then a "
+        "guarantee from a random calibration split: (1 - delta) Clopper-Pearson bounds on the "
+        "selective risk of GCUL and of MSP at the same coverage, and SGR's MSP threshold for a "
+        "target risk. "
         f"Files: {FORMATS}, with no header row. Pickles and .npz archives are refused.",
     )
     add_data_arguments(compare)
@@ -69,6 +71,15 @@ def add_parser(commands) -> None:
         type=open_unit,
         default=0.05,
         help="risk of the guarantee's bounds, in (0, 1) (default: %(default)s)",
+    )
+    compare.add_argument(
+        "--level",
+        type=open_unit,
+        default=0.05,
+        metavar="ALPHA",
+        help="two-sided level of the verdicts' test (the corrected resampled t test of Nadeau "
+        "& Bengio on the per-split differences, splits - 1 degrees of freedom), in (0, 1) "
+        "(default: %(default)s)",
     )
     compare.add_argument(
         "--calibration",
@@ -125,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         "seed": "--seed",
         "test_size": "--test-size",
         "delta": "--delta",
+        "level": "--level",
         "calibration": "--calibration",
         "target_risk": "--target-risk",
         **REGIME_NAMES,
@@ -141,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         test_size=args.test_size,
         delta=args.delta,
+        level=args.level,
         calibration=args.calibration,
         target_risk=args.target_risk,
         error_pool=args.error_pool,

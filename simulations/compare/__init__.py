@@ -17,7 +17,9 @@ error over the splits:
   test error of phase 1 (the classifier every rejector starts from), :math:`\varepsilon_{sel}`
   the error of the rejector's own predictions among the rows it accepts, :math:`\rho` the
   share it rejects;
-- a one-line verdict (:func:`verdict`).
+- a one-line verdict (:func:`verdict`): Nadeau & Bengio's corrected resampled t test of the
+  per-split differences with GCUL's, at a stated two-sided level; a tie when the selective
+  risks are the same in every split.
 
 It then gives the guarantee practitioners ask for (:class:`Guarantee`): a (1 − δ)
 Clopper–Pearson upper bound on the selective risk of GCUL's accept set, and of MSP thresholded
@@ -44,10 +46,19 @@ from __future__ import annotations
 from simulations.compare.figure import plot_risk_coverage
 from simulations.compare.protocol import DEFAULT_CALIBRATION, DEFAULT_TEST_SIZE, MAX_SPLITS, compare
 from simulations.compare.result import ASSUMPTION, CompareResult, Guarantee, RejectorSummary
-from simulations.compare.statistics import Estimate, estimate, stratified_splits, verdict
+from simulations.compare.statistics import (
+    DEFAULT_LEVEL,
+    Estimate,
+    Verdict,
+    estimate,
+    stratified_splits,
+    t_critical,
+    verdict,
+)
 
 __all__ = [
     "ASSUMPTION",
+    "DEFAULT_LEVEL",
     "DEFAULT_CALIBRATION",
     "DEFAULT_TEST_SIZE",
     "MAX_SPLITS",
@@ -55,9 +66,11 @@ __all__ = [
     "Estimate",
     "Guarantee",
     "RejectorSummary",
+    "Verdict",
     "compare",
     "estimate",
     "plot_risk_coverage",
     "stratified_splits",
+    "t_critical",
     "verdict",
 ]

@@ -12,8 +12,8 @@ import numpy as np
 import gcul_theory
 from simulations import registry
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
-from simulations.compare.statistics import estimate, stratified_splits, verdict
 from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
+from simulations.compare.statistics import DEFAULT_LEVEL, estimate, stratified_splits, verdict
 from simulations.validation import argument_namer, check_embeddings, check_int, check_real
 
 __all__ = ["DEFAULT_CALIBRATION", "DEFAULT_TEST_SIZE", "MAX_SPLITS", "compare"]
@@ -43,6 +43,7 @@ def compare(
     *,
     calibration: float = DEFAULT_CALIBRATION,
     target_risk: float | None = None,
+    level: float = DEFAULT_LEVEL,
     y_fit: Any = None,
     error_pool: str = "in_sample",
     standardize: bool = False,
@@ -73,6 +74,8 @@ def compare(
     target_risk : float, optional
         SGR's target selective risk for MSP, in (0, 1). Default: GCUL's selective risk on the
         tuning rows (chosen before the calibration rows are seen, so SGR's guarantee holds).
+    level : float, default 0.05
+        Two-sided level of the verdicts' test (:func:`verdict`), in (0, 1).
     y_fit : array_like of shape (N,), optional
         Labels the models are fitted on and the splits stratified by, when they differ from the
         labels ``y`` that the test, tuning and calibration rows are scored against (e.g. noisy
@@ -118,7 +121,11 @@ def compare(
 
     the paper's utility (``subsec:selectivity_score``) and Chow's gain. Means over the splits
     carry Nadeau & Bengio's corrected standard error (:func:`estimate`); a verdict says
-    "lower"/"higher" only beyond 2 SE (:func:`verdict`).
+    "lower"/"higher" only when their corrected resampled t test of the per-split differences,
+    with :math:`J - 1` degrees of freedom, rejects at the two-sided ``level``
+    (:func:`verdict`). The lowest mean selective risk at GCUL's coverage is named only when one
+    rejector holds it alone; rejectors with exactly the same mean (e.g. the same selective risk
+    in every split) are reported as a tie.
 
     Examples
     --------
@@ -139,6 +146,7 @@ def compare(
     seed = check_int(name("seed"), seed, 0, 2**32 - 1)
     test_size = check_real(name("test_size"), test_size, 0.0, 1.0, open_low=True, open_high=True)
     delta = check_real(name("delta"), delta, 0.0, 1.0, open_low=True, open_high=True)
+    level = check_real(name("level"), level, 0.0, 1.0, open_low=True, open_high=True)
     calibration = check_real(
         name("calibration"), calibration, 0.0, 1.0, open_low=True, open_high=True
     )
@@ -201,6 +209,7 @@ def compare(
             [s[entry.name]["sel_risk"] - s["gcul"]["sel_risk"] for s in per_split], ratio
         )
         label = entry.label
+        test = None if entry.name == "gcul" else verdict(label, difference, level)
         natural = per_split[0][entry.name]["natural"]
         summaries.append(
             RejectorSummary(
@@ -216,12 +225,14 @@ def compare(
                 aurc=estimate(values["aurc"], ratio),
                 u=estimate(values["u"], ratio),
                 u_joint=estimate(values["u_joint"], ratio),
-                verdict="the reference"
-                if entry.name == "gcul"
-                else verdict(label, difference.mean, difference.se),
+                verdict="the reference" if test is None else test.text(),
+                test=test,
             )
         )
-    best = min(summaries, key=lambda s: s.sel_risk.mean).label
+    # ties by exact equality of the means (rejectors with the same selective risk in every
+    # split have bit-identical means: estimate sums with math.fsum, which is exact)
+    lowest_mean = min(s.sel_risk.mean for s in summaries)
+    lowest = tuple(s.label for s in summaries if s.sel_risk.mean == lowest_mean)
     guarantee = _guarantee(
         Z, y_fit, y, lam, delta, calibration, test_size, target_risk, seed, name, options=options
     )
@@ -263,7 +274,7 @@ def compare(
         base_error=base,
         gcul_coverage=summaries[0].coverage,
         rejectors=tuple(summaries),
-        best=best,
+        best=lowest[0] if len(lowest) == 1 else None,
         guarantee=guarantee,
         notes=tuple(notes),
         curves=curves,
@@ -273,6 +284,8 @@ def compare(
             "n_errors": pool_sizes,
             "message": regime,
         },
+        level=level,
+        lowest=lowest,
     )
 
 

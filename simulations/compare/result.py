@@ -7,7 +7,14 @@ import dataclasses
 import math
 from typing import Any
 
-from simulations.compare.statistics import Estimate, finite_or_none
+from simulations.compare.statistics import (
+    DEFAULT_LEVEL,
+    TEST_NAME,
+    Estimate,
+    Verdict,
+    finite_or_none,
+    t_critical,
+)
 
 __all__ = ["ASSUMPTION", "CompareResult", "Guarantee", "RejectorSummary"]
 
@@ -39,7 +46,9 @@ class RejectorSummary:
     u, u_joint : Estimate
         The paper's U and Chow's U_joint at ``operating_point``.
     verdict : str
-        :func:`verdict` of ``difference`` (for GCUL: "the reference").
+        The line of :func:`verdict` on ``difference`` (for GCUL: "the reference").
+    test : Verdict or None
+        The test behind ``verdict`` (None for GCUL).
     """
 
     name: str
@@ -53,6 +62,7 @@ class RejectorSummary:
     u: Estimate
     u_joint: Estimate
     verdict: str
+    test: Verdict | None = None
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
@@ -64,6 +74,7 @@ class RejectorSummary:
         for key in ("coverage", "sel_risk", "difference", "aurc", "u", "u_joint"):
             out[key] = getattr(self, key).to_dict()
         out["verdict"] = self.verdict
+        out["test"] = None if self.test is None else self.test.to_dict()
         return out
 
 
@@ -180,8 +191,10 @@ class CompareResult:
         GCUL's coverage on the test part.
     rejectors : tuple of RejectorSummary
         GCUL first, then the others in registry order.
-    best : str
-        The label of the rejector with the lowest mean selective risk at GCUL's coverage.
+    best : str or None
+        The label of the rejector with the lowest mean selective risk at GCUL's coverage, or
+        None when several share it exactly (a tie: see ``lowest``). The lowest mean, not a
+        significant win: ``verdict`` of each rejector says whether its difference is one.
     guarantee : Guarantee
         The Clopper–Pearson and SGR guarantees.
     notes : tuple of str
@@ -193,6 +206,11 @@ class CompareResult:
         GCUL's phase-1 regime: ``pool`` (``"in_sample"`` or ``"out_of_fold"``),
         ``standardize``, ``n_errors`` (the pool's size in each split) and ``message``, one line
         when phase 1 left GCUL no (or at most ``K``) errors in some split, else ``None``.
+    level : float
+        Two-sided level of the verdicts' test.
+    lowest : tuple of str
+        The labels of every rejector whose mean selective risk at GCUL's coverage equals the
+        lowest exactly (one label unless there is a tie), in registry order.
     """
 
     n: int
@@ -208,11 +226,13 @@ class CompareResult:
     base_error: Estimate
     gcul_coverage: Estimate
     rejectors: tuple[RejectorSummary, ...]
-    best: str
+    best: str | None
     guarantee: Guarantee
     notes: tuple[str, ...]
     curves: dict = dataclasses.field(repr=False, compare=False)
     error_pool: dict = dataclasses.field(default_factory=dict)
+    level: float = DEFAULT_LEVEL
+    lowest: tuple[str, ...] = ()
 
     def rejector(self, name: str) -> RejectorSummary:
         """The summary of the rejector called ``name``."""
@@ -220,6 +240,31 @@ class CompareResult:
             if summary.name == name:
                 return summary
         raise KeyError(name)
+
+    def _lowest_line(self) -> str:
+        head = "lowest mean selective risk at GCUL's coverage"
+        if self.best is not None:
+            return f"{head}: {self.best}"
+        tied = self.lowest
+        if len(tied) < 2:
+            return f"{head}: not named"
+        by_label = {r.label: r.sel_risk.values for r in self.rejectors}
+        same = len({by_label.get(label) for label in tied}) == 1
+        why = "the same selective risk in every split" if same else "the same mean"
+        return f"{head}: a tie between {', '.join(tied[:-1])} and {tied[-1]} ({why})"
+
+    def _verdicts_head(self) -> str:
+        df = self.splits - 1
+        cut = (
+            f"'lower'/'higher' when |t| > t_(1-{self.level:g}/2, {df}) = "
+            f"{t_critical(self.level, df):.2f}"
+            if df
+            else "the test needs at least 2 splits"
+        )
+        return (
+            f"verdicts: {TEST_NAME} of the per-split differences with GCUL's, two-sided level "
+            f"{self.level:g}, {df} df ({cut}); mean ± SE over splits, SE corrected for shared rows"
+        )
 
     def _header(self) -> str:
         return (
@@ -272,9 +317,9 @@ class CompareResult:
             text.append(self.error_pool["message"])
         text.append("")
         text += table
-        text += ["", "verdicts (mean ± SE over splits; SE corrected for shared rows):"]
+        text += ["", f"{self._verdicts_head()}:"]
         text += [f"  {r.label}: {r.verdict}" for r in self.rejectors if r.name != "gcul"]
-        text.append(f"  lowest selective risk at GCUL's coverage: {self.best}")
+        text.append(f"  {self._lowest_line()}")
         text.append("")
         text += self.guarantee.lines()
         text += [f"  note: {note}" for note in self.notes]
@@ -290,15 +335,21 @@ class CompareResult:
             "|" + "|".join("---" if j < 2 else "--:" for j in range(len(self._COLUMNS))) + "|",
         ]
         lines += ["| " + " | ".join(row) + " |" for row in self._rows()]
-        lines.append("")
+        lines += ["", f"{self._verdicts_head()}:", ""]
         lines += [f"- {r.label}: {r.verdict}" for r in self.rejectors if r.name != "gcul"]
-        lines.append(f"- lowest selective risk at GCUL's coverage: {self.best}")
+        lines.append(f"- {self._lowest_line()}")
         lines.append("")
         lines += [f"{line}  " for line in self.guarantee.lines()]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """The result as one JSON-ready dict (NaN and infinities as None)."""
+        """The result as one JSON-ready dict (NaN and infinities as None).
+
+        ``verdict_test`` names the verdicts' test and its level; each rejector's ``test`` holds
+        its outcome, t, df, critical value and p-value. ``best`` is the label with the lowest
+        mean selective risk at GCUL's coverage, or null on a tie; ``lowest`` lists every label
+        that shares the lowest mean (one label unless there is a tie).
+        """
         return {
             "n": self.n,
             "n_features": self.n_features,
@@ -313,8 +364,17 @@ class CompareResult:
             "se": "Nadeau-Bengio corrected: sqrt((1/S + n_test/n_train) s^2)",
             "base_error": self.base_error.to_dict(),
             "gcul_coverage": self.gcul_coverage.to_dict(),
+            "verdict_test": {
+                "test": TEST_NAME,
+                "level": self.level,
+                "two_sided": True,
+                "df": self.splits - 1,
+                "statistic": "t = mean difference / corrected SE; 'lower'/'higher' iff |t| > "
+                "t_(1-level/2, splits-1)",
+            },
             "rejectors": [r.to_dict() for r in self.rejectors],
             "best": self.best,
+            "lowest": list(self.lowest),
             "guarantee": self.guarantee.to_dict(),
             "notes": list(self.notes),
             "error_pool": dict(self.error_pool),
