@@ -48,6 +48,7 @@ from simulations.figures.predictors import (
 from simulations.figures.save import save_figure
 from simulations.figures.style import (
     FONT_SIZE,
+    NOISE_LABEL,
     OKABE_ITO,
     PANEL_PHASE_STYLE,
     PAPER_PHASE_STYLE,
@@ -60,6 +61,7 @@ __all__ = [
     "AccuracyPlot",
     "CROWDED_SEEDS",
     "FONT_SIZE",
+    "NOISE_LABEL",
     "OKABE_ITO",
     "PANEL_COLUMNS",
     "PANEL_PHASE_STYLE",

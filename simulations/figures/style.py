@@ -35,6 +35,7 @@ __all__ = [
     "EMP_LABEL",
     "FONT_SIZE",
     "LINE_WIDTH",
+    "NOISE_LABEL",
     "OKABE_ITO",
     "PANEL_LEGEND",
     "PANEL_PHASE_STYLE",
@@ -54,6 +55,9 @@ FONT_SIZE = 8
 SINGLE_COLUMN_SIZE = (3.4, 2.6)  # inches: one column of a two-column paper
 LINE_WIDTH = 2.0
 BAND_ALPHA = 0.22
+
+NOISE_LABEL = "noise level σ"
+"""The x label of every figure and slide drawn against the noise level: one name for σ."""
 
 PRE_LABEL = r"$\lambda^*_{\mathrm{PRE}}$"
 EMP_LABEL = r"$\lambda^*_{\mathrm{EMP}}$"
@@ -113,9 +117,11 @@ def _paper_look(
     circle: tuple[float, float],
     cross: tuple[float, float],
     point: float,
+    marks: Mapping[str, Any] = MappingProxyType({}),
 ) -> PhaseTransitionStyle:
     """The paper's look of the panel at one size: widths of the means and the target, (size,
-    edge width) of the Type-I circles and the Type-II crosses, and the size of a mean's marker."""
+    edge width) of the Type-I circles and the Type-II crosses, the size of a mean's marker, and
+    ``marks``: keywords merged into both kinds of violation mark."""
     return PhaseTransitionStyle(
         pre_band=_frozen(color=_BLUE, alpha=BAND_ALPHA, linewidth=0, zorder=1),
         emp_band=_frozen(color=_VERMILLION, alpha=BAND_ALPHA, linewidth=0, zorder=1),
@@ -129,7 +135,7 @@ def _paper_look(
             markerfacecolor="none",
             markeredgecolor=OKABE_ITO["black"],
             markeredgewidth=circle[1],
-            zorder=4,
+            **{"zorder": 4, **marks},
         ),
         type_ii=_frozen(
             linestyle="none",
@@ -137,7 +143,7 @@ def _paper_look(
             markersize=cross[0],
             markeredgecolor=OKABE_ITO["purple"],
             markeredgewidth=cross[1],
-            zorder=4,
+            **{"zorder": 4, **marks},
         ),
         crowded_marks=_frozen(alpha=0.35, zorder=2.5),  # under the means, over the bands
         pre_point=_frozen(marker="s", markersize=point),
@@ -150,9 +156,18 @@ PAPER_PHASE_STYLE = _paper_look(
 )
 """The paper's figure (``fig:synthetic_dynamics``): :func:`simulations.figures.plot_phase_transition`."""
 
-PANEL_PHASE_STYLE = _paper_look(line=1.4, target=1.0, circle=(3, 0.7), cross=(3.5, 1.0), point=4)
+PANEL_PHASE_STYLE = _paper_look(
+    line=1.4,
+    target=1.0,
+    circle=(2.6, 0.6),
+    cross=(3.0, 0.8),
+    point=4,
+    marks=_frozen(zorder=2.5, alpha=0.75, clip_on=False, in_layout=False),
+)
 """The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
-paper's look, smaller."""
+paper's look, smaller, with the violation marks under the means (a panel may hold hundreds of
+them: 208 Type-II cells of the Gaussian bound on the paper's grid would hide its λ*_EMP curve)
+and never clipped at the panel's edge."""
 
 PAPER_LEGEND = _frozen(
     fontsize=FONT_SIZE,

@@ -274,7 +274,7 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
             + " & ".join(rf"\multicolumn{{2}}{{c}}{{{name}}}" for name in pairs)
             + rf" & {PRE_TEX} & {PRE_TEX} \\",
             " ".join(rf"\cmidrule(lr){{{2 * k + 2}-{2 * k + 3}}}" for k in range(5)),
-            r"$\sigma_{\mathrm{noise}}$ & "
+            r"$\sigma$ & "
             + " & ".join(["ours & paper"] * 5)
             + r" & (Gaussian) & (Chernoff) \\",
         ]
@@ -282,7 +282,7 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
         columns = "c" * 8
         header = [
             rf"Noise & Base Acc & Sel Acc & Rej Rate & {PRE_TEX} & {EMP_TEX} & {PRE_TEX} & {PRE_TEX} \\",
-            r"$\sigma_{\mathrm{noise}}$ & (\%) & (\%) & (\%) & (union) & & (Gaussian) & "
+            r"$\sigma$ & (\%) & (\%) & (\%) & (union) & & (Gaussian) & "
             r"(Chernoff) \\",
         ]
     body = [
