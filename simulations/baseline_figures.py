@@ -27,7 +27,7 @@ from matplotlib.patches import Patch
 
 import gcul_theory
 from simulations import registry
-from simulations.figures import FONT_SIZE, NOISE_LABEL
+from simulations.figures import FONT_SIZE, NOISE_LABEL, rejector_line_kwargs
 from simulations.gcul import GCUL
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import CellScores, score_cell
@@ -88,44 +88,12 @@ def risk_coverage_cells(
     return cells
 
 
-# How the rejectors' curves are drawn: the Bayes floor first, thin, over its shaded region; the
-# others above it in reverse registry order, so that GCUL (first in the registry) is on top and
-# MSP next; each marked at points spread along the curve, at an offset of its own, so that curves
-# lying on one another (all at zero risk at σ = 2) still show every marker.
-_FLOOR_FILL = "0.90"
+_FLOOR_FILL = "0.90"  # the region below the Bayes risk
 _FLOOR_ZORDER = 1.0
-_LINE_ZORDER = 2.0  # + a rank: GCUL highest
-_MARK_EVERY = 0.16  # markers spaced by this share of the axes' diagonal
-
-
-def _zorder(name: str, names: Sequence[str]) -> float:
-    """Bayes at the floor; the others above it, the registry's first (GCUL) on top."""
-    if name == "bayes":
-        return _FLOOR_ZORDER + 0.5
-    return _LINE_ZORDER + (len(names) - names.index(name)) / (len(names) + 1)
 
 
 def _line_kwargs(entry: Any, names: Sequence[str], marked: bool = True) -> dict[str, Any]:
-    """The keyword arguments of ``Axes.plot`` for the rejector ``entry`` (its registry style)."""
-    style = entry.style
-    kwargs: dict[str, Any] = dict(
-        color=style.colour,
-        linestyle=style.linestyle,
-        linewidth=style.width,
-        label=entry.label,
-        zorder=_zorder(entry.name, names),
-    )
-    if marked and style.marker is not None:
-        rank = names.index(entry.name)
-        kwargs |= dict(
-            marker=style.marker,
-            markersize=4.2,
-            markerfacecolor="white",
-            markeredgecolor=style.colour,
-            markeredgewidth=1.0,
-            markevery=(_MARK_EVERY * (rank + 0.5) / len(names), _MARK_EVERY),
-        )
-    return kwargs
+    return rejector_line_kwargs(entry.name, names, marked=marked)
 
 
 def _floor_patch() -> Patch:
@@ -312,8 +280,10 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
             (lines["zoom"][entry.name],) = zoom_ax.plot(
                 levels[low], excess[entry.name][low], **kwargs
             )
-    for ax in (excess_ax, zoom_ax):
-        ax.axhline(0.0, **_line_kwargs(registry.method("bayes"), names, marked=False))
+    for panel, ax in (("excess", excess_ax), ("zoom", zoom_ax)):  # Bayes: zero excess
+        lines[panel]["bayes"] = ax.axhline(
+            0.0, **_line_kwargs(registry.method("bayes"), names, marked=False)
+        )
     edges = [edge for edge in _BAND_EDGES if levels[0] < edge < levels[-1]]
     for edge in edges:
         for ax in (risk_ax, excess_ax):

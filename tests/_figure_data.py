@@ -96,3 +96,51 @@ def opaque_pixels(fig, colour) -> int:
     rgb = np.asarray(canvas.buffer_rgba())[..., :3].astype(int)
     target = np.round(np.array(to_rgb(colour)) * 255).astype(int)
     return int(np.all(rgb == target, axis=-1).sum())
+
+
+class Seen:
+    """What a reader sees of a figure's artists: :meth:`pixels` counts the pixels of the rendered
+    figure that change when artists are hidden (0 if they are invisible or entirely covered by
+    what is drawn above them).
+
+    The layout is drawn once and then frozen, so hiding an artist moves nothing else; the figure
+    as shown is rendered once, each query renders it once more. Antialiasing is switched off:
+    the blended edge of a line drawn on top would otherwise let a line it covers whole change
+    pixels.
+    """
+
+    def __init__(self, fig, dpi: int = 60):
+        self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)
+        fig.set_dpi(dpi)
+        for artist in fig.findobj(lambda a: hasattr(a, "set_antialiased")):
+            artist.set_antialiased(False)
+        self.canvas.draw()
+        fig.set_layout_engine("none")  # freeze the positions constrained layout found
+        self.shown = self._render()
+
+    def _render(self) -> np.ndarray:
+        self.canvas.draw()
+        return np.asarray(self.canvas.buffer_rgba())[..., :3].copy()
+
+    def pixels(self, artists, within=None) -> int:
+        """Changed pixels when ``artists`` are hidden; ``within``: only inside this Axes' box."""
+        before = [artist.get_visible() for artist in artists]
+        for artist in artists:
+            artist.set_visible(False)
+        hidden = self._render()
+        for artist, flag in zip(artists, before, strict=True):
+            artist.set_visible(flag)
+        changed = np.any(self.shown != hidden, axis=-1)
+        if within is not None:
+            box = within.get_window_extent()
+            height = changed.shape[0]
+            rows = slice(max(0, int(height - box.y1)), int(height - box.y0))
+            columns = slice(max(0, int(box.x0)), int(box.x1))
+            changed = changed[rows, columns]
+        return int(changed.sum())
+
+
+def legend_entries(legend) -> list[str]:
+    """The texts of a legend's entries."""
+    return [text.get_text() for text in legend.get_texts()]

@@ -54,6 +54,7 @@ from simulations.figures.style import (
     PAPER_PHASE_STYLE,
     SINGLE_COLUMN_SIZE,
     PhaseTransitionStyle,
+    rejector_line_kwargs,
 )
 from simulations.figures.summary import CROWDED_SEEDS, SeedSummary, summarize_across_seeds
 
@@ -80,6 +81,7 @@ __all__ = [
     "plot_accuracy",
     "plot_phase_transition",
     "plot_predictors",
+    "rejector_line_kwargs",
     "save_figure",
     "summarize_across_seeds",
 ]

@@ -46,6 +46,7 @@ __all__ = [
     "SINGLE_COLUMN_SIZE",
     "framed_legend",
     "new_axes",
+    "rejector_line_kwargs",
     "style_axes",
     "validity_word",
 ]
@@ -256,3 +257,58 @@ def validity_word(method: str) -> str:
     ('valid', 'not valid', 'model value')
     """
     return registry.method(method).validity.word
+
+
+# How the rejectors' curves are drawn (risk–coverage, risk against σ, ``gcul compare --plot``):
+# the Bayes floor thin and under every other curve; the others above it in reverse registry
+# order, so that GCUL (first in the registry) is on top and MSP next; each marked at points
+# spread along the curve at an offset of its own, so that curves lying on one another (all at
+# zero risk at σ = 2) still show every marker.
+_REJECTOR_ZORDER = 2.0  # + a rank in (0, 1): GCUL highest
+_BAYES_ZORDER = 1.5  # over a shaded floor (zorder 1), under every other curve
+_MARK_EVERY = 0.16  # markers spaced by this share of the axes' diagonal
+
+
+def rejector_line_kwargs(
+    name: str, names: Sequence[str] | None = None, *, marked: bool = True
+) -> dict[str, Any]:
+    """The keyword arguments of ``Axes.plot`` for the curve of the rejector ``name``.
+
+    Its registry style (colour, line style, width, label), a ``zorder`` that puts the Bayes
+    floor under every curve and the registry's first rejector (GCUL) on top, then MSP, and, if
+    ``marked``, its hollow markers every 16% of the axes' diagonal, at an offset given by its
+    rank in ``names`` (the rejectors drawn together; by default every rejector of the registry),
+    so that curves that coincide still show one another's markers.
+
+    Examples
+    --------
+    >>> gcul, msp, bayes = (rejector_line_kwargs(n) for n in ("gcul", "msp", "bayes"))
+    >>> gcul["zorder"] > msp["zorder"] > bayes["zorder"], gcul["marker"], "marker" in bayes
+    (True, 'o', False)
+    """
+    names = list(names) if names is not None else [m.name for m in registry.methods("rejector")]
+    entry = registry.method(name)
+    style = entry.style
+    rank = names.index(name) if name in names else len(names)
+    zorder = (
+        _BAYES_ZORDER
+        if name == "bayes"
+        else _REJECTOR_ZORDER + (len(names) + 1 - rank) / (len(names) + 2)
+    )
+    kwargs: dict[str, Any] = dict(
+        color=style.colour,
+        linestyle=style.linestyle,
+        linewidth=style.width,
+        label=entry.label,
+        zorder=zorder,
+    )
+    if marked and style.marker is not None:
+        kwargs |= dict(
+            marker=style.marker,
+            markersize=4.2,
+            markerfacecolor="white",
+            markeredgecolor=style.colour,
+            markeredgewidth=1.0,
+            markevery=(_MARK_EVERY * (rank + 0.5) / max(len(names), 1), _MARK_EVERY),
+        )
+    return kwargs
