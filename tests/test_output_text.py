@@ -196,3 +196,12 @@ def test_the_baselines_formats_cite_titles():
     for text in (markdown, latex):
         assert_cites_no_label(text, "baselines")
         assert "Comparison with selective classification baselines" in text
+
+
+def test_the_classroom_notebooks_cite_no_label():
+    import json
+
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for index, cell in enumerate(cells):
+            assert_cites_no_label("".join(cell["source"]), f"{path.name}, cell {index}")
