@@ -282,8 +282,9 @@ PREDICTORS: tuple[Predictor, ...] = (
     _entry(
         "gaussian",
         "paper",
-        "the paper's Eq. (eq:r1_hat); NOT a lower bound: an upper bound on E[r1] with more than "
-        "one class (erratum global_rate_bounds.r1_bound)",
+        "the paper's r1_hat of Theorem “Sufficient Condition for GCUL Feasibility”; NOT a "
+        "lower bound: an upper bound on E[r1] with more than one class (erratum "
+        "global_rate_bounds.r1_bound)",
         "1 - sum_c w_c p_c, erf tail only",
         "paper",
         partial(_paper_capture, method="gaussian"),
@@ -291,8 +292,9 @@ PREDICTORS: tuple[Predictor, ...] = (
     _entry(
         "union",
         "paper",
-        "the paper's Eq. (eq:r1_rigorous_bound); NOT a lower bound: fails from C = 8 classes at "
-        "D/sigma = 4 (C = 20: E[r1] = 0.631 < 0.842; erratum r1_rigorous.loss_cover)",
+        "the paper's bound of Theorem “Rigorous Sub-Gaussian Lower Bound for Global Capture "
+        "Rate r1”; NOT a lower bound: fails from C = 8 classes at D/sigma = 4 (C = 20: "
+        "E[r1] = 0.631 < 0.842; erratum r1_rigorous.loss_cover)",
         "1 - sum_c w_c (p_c + eta_c), erf + Chernoff",
         "paper",
         partial(_paper_capture, method="union"),

@@ -28,7 +28,9 @@ _PHRASES = {
 
 
 #: What each column of the per-class table and the ``S_exist`` line mean, as
-#: ``(name, definition)`` pairs, with the labels of the GCUL paper. :meth:`FeasibilityReport.format`
+#: ``(name, definition)`` pairs, citing the GCUL paper by the titles of its lemma, section and
+#: corollary (``lem:projection_tails``, ``subsec:rigorous_r1_analysis``,
+#: ``cor:attractor_properties``), never by a LaTeX label a reader cannot look up. :meth:`FeasibilityReport.format`
 #: prints them under the table; ``gcul feasibility`` and the README quote them.
 COLUMN_LEGEND: tuple[tuple[str, str], ...] = (
     ("pi", "share of class c among the labels y"),
@@ -43,24 +45,26 @@ COLUMN_LEGEND: tuple[tuple[str, str], ...] = (
     (
         "p_loss",
         "(1/2) erfc(D / (2 sqrt(2) sigma_mix)): chance that an error-pool sample lies on class "
-        "c's side of the midpoint, i.e. escapes the attractor (boundary loss, eq:p_loss_exact)",
+        "c's side of the midpoint, i.e. escapes the attractor (boundary loss: the paper's "
+        "Lemma “Boundary Loss and Contamination Probabilities”)",
     ),
     (
         "eta_outlier",
         "exp(-D^2 / (8 sigma_mix^2)): the Chernoff bound on the share of class c's errors that "
-        "are directional outliers (eq:chernoff_outlier); always >= p_loss",
+        "are directional outliers (the paper's section “Rigorous capture rate bounds via "
+        "sub-Gaussian concentration”); always >= p_loss",
     ),
     (
         "q_contam",
         "(1/2) erfc(D / (2 sqrt(2) sigma_c)): chance that a correctly classified sample of class "
-        "c lies on the attractor's side of the midpoint, i.e. is captured (contamination, "
-        "eq:q_contam_exact, whose printed event has its sign corrected: gcul prove)",
+        "c lies on the attractor's side of the midpoint, i.e. is captured (contamination, the "
+        "same Lemma, whose printed event has its sign corrected: gcul prove)",
     ),
     (
         "S_exist >= s",
         "lower bound 1 - sum_c (pi_c eps_c / eps) eta_outlier_c on the structural existence "
-        "confidence, the share of errors that are not directional outliers "
-        "(cor:attractor_properties)",
+        "confidence, the share of errors that are not directional outliers (the paper's "
+        "Corollary “Structural Confidence and Dense Convergence”)",
     ),
 )
 
@@ -207,7 +211,7 @@ class FeasibilityReport:
                 continue
             cells = [f"{int(row['class']):>11d}"] + [f"{row[h]:>11.4g}" for h in header[1:]]
             lines.append("  " + " ".join(cells))
-        lines.append("  columns (labels of the GCUL paper):")
+        lines.append("  columns (the GCUL paper's symbols):")
         width = max(len(name) for name, _ in COLUMN_LEGEND)
         lines.extend(f"    {name:<{width}}  {meaning}" for name, meaning in COLUMN_LEGEND)
         lines.extend(f"  note: {note}" for note in self.geometry.notes)

@@ -340,7 +340,8 @@ def selectivity_score(eps: ArrayLike, r1: ArrayLike, r2: ArrayLike) -> float | n
     if inverted.any():
         index = np.argwhere(inverted)[0]
         raise ValueError(
-            "selectivity_score requires r2 <= r1 (Theorem thm:monotonicity); got "
+            "selectivity_score requires r2 <= r1 (the paper's Theorem “Strict Monotonicity of "
+            "Selectivity Score”); got "
             f"r1={r1_a[tuple(index)]!r}, r2={r2_a[tuple(index)]!r}"
         )
     return as_output(selectivity_unchecked(eps_a, r1_a, r2_a))

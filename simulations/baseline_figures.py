@@ -2,30 +2,32 @@ r"""Figures of the selective-classification comparison: risk–coverage curves a
 
 - :func:`plot_risk_coverage`: the risk–coverage curve of every rejector of
   :data:`simulations.rejectors.REJECTORS` in three cells (one seed, a low, a mid and a high σ),
-  GCUL's operating point marked, the Bayes curve drawn as the floor (the region below it shaded:
-  no rejector reaches it in expectation). The per-sample scores are not in ``results.csv``: they
+  GCUL's operating point marked, the Bayes curve drawn as the floor, thin and under every other
+  curve (the region below it shaded: no rejector reaches it in expectation), GCUL on top. The per-sample scores are not in ``results.csv``: they
   are recomputed for the three cells (:func:`risk_coverage_cells`), deterministically, exactly as
   the sweep computes them.
 - :func:`plot_baselines`: the selective risk at GCUL's coverage against σ, one line per rejector
-  (mean over seeds), and its excess over the Bayes limit.
+  (mean over seeds), its excess over the Bayes limit, and that excess magnified at low σ.
 
 Drawn on :class:`matplotlib.figure.Figure` objects (never ``pyplot``), saved with
 :func:`simulations.figures.save_figure` (atomic). Colours are Okabe–Ito with distinct line styles
-(readable in greyscale).
+and markers (readable in greyscale); every mark is named in the legend.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 import gcul_theory
 from simulations import registry
-from simulations.figures import FONT_SIZE
+from simulations.figures import FONT_SIZE, NOISE_LABEL, rejector_line_kwargs
 from simulations.gcul import GCUL
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import CellScores, score_cell
@@ -86,16 +88,36 @@ def risk_coverage_cells(
     return cells
 
 
+_FLOOR_FILL = "0.90"  # the region below the Bayes risk
+_FLOOR_ZORDER = 1.0
+
+
+def _line_kwargs(entry: Any, names: Sequence[str], marked: bool = True) -> dict[str, Any]:
+    return rejector_line_kwargs(entry.name, names, marked=marked)
+
+
+def _floor_patch() -> Patch:
+    return Patch(facecolor=_FLOOR_FILL, edgecolor="none", label="below the Bayes risk")
+
+
 @dataclass
 class RiskCoveragePlot:
-    """The figure of :func:`plot_risk_coverage` and its Axes, one per cell."""
+    """The figure of :func:`plot_risk_coverage` and its Axes, one per cell; ``lines`` holds,
+    per Axes, each rejector's curve by name; ``legend`` is the figure's legend."""
 
     figure: Figure
     axes: list
+    lines: list = field(default_factory=list)
+    legend: Any = None
 
 
 def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) -> RiskCoveragePlot:
     """Risk–coverage curves of every rejector, one panel per cell (module docstring).
+
+    The Bayes curve is a thin black line over a shaded floor (nothing reaches below it, up to
+    test-set noise), drawn under every other curve; GCUL is drawn on top, then MSP; every other
+    curve carries its own markers, spread so that curves on one another show each marker. The
+    y-axis starts a little below 0, so a curve at zero risk is drawn above the axis, not on it.
 
     Parameters
     ----------
@@ -106,32 +128,30 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
     """
     if not cells:
         raise ValueError("plot_risk_coverage needs at least one cell")
-    fig = Figure(figsize=(7.0, 2.9), layout="constrained")
+    fig = Figure(figsize=(7.0, 3.2), layout="constrained")
     axes = fig.subplots(1, len(cells), sharey=False, squeeze=False)[0].tolist()
-    handles = {}
+    entries = list(registry.methods("rejector"))
+    names = [e.name for e in entries]
+    handles: dict[str, Any] = {}
+    drawn_lines = []
     for ax, (noise, cell) in zip(axes, cells, strict=True):
         n = cell.gcul_accept.size
         top = 0.0
-        for entry in registry.methods("rejector"):
+        lines = {}
+        for entry in entries:
             if entry.name not in cell.scores:
                 continue
             curve = gcul_theory.risk_coverage_curve(cell.scores[entry.name], cell.wrong[entry.name])
             start = min(_MIN_ACCEPTED, n) - 1
             x, y = curve.coverage[start:], curve.selective_risk[start:]
-            style = entry.style
-            (line,) = ax.plot(
-                x,
-                y,
-                color=style.colour,
-                linestyle=style.linestyle,
-                linewidth=style.width,
-                label=entry.label,
-                zorder=3 if entry.name in ("gcul", "bayes") else 2,
-            )
-            handles[entry.name] = line
+            (line,) = ax.plot(x, y, **_line_kwargs(entry, names))
+            lines[entry.name] = handles[entry.name] = line
             top = max(top, float(y.max()))
             if entry.name == "bayes":
-                ax.fill_between(x, 0.0, y, color="0.88", linewidth=0, zorder=1)
+                ax.fill_between(
+                    x, -1.0, y, color=_FLOOR_FILL, linewidth=0, zorder=_FLOOR_ZORDER
+                )
+        drawn_lines.append(lines)
         m = cell.n_accept
         if m:
             risk = float(np.count_nonzero(cell.wrong["gcul"] & cell.gcul_accept) / m)
@@ -139,54 +159,80 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
                 [m / n],
                 [risk],
                 marker="o",
-                markersize=6,
-                markerfacecolor="white",
-                markeredgecolor=registry.method("gcul").style.colour,
-                markeredgewidth=1.6,
+                markersize=8,
+                markerfacecolor="none",
+                markeredgecolor="black",
+                markeredgewidth=1.4,
                 linestyle="none",
-                zorder=4,
+                zorder=5,
+                clip_on=False,
                 label="GCUL's accept set",
             )
             handles["point"] = point
-            ax.axvline(m / n, color="0.6", linewidth=0.6, linestyle=":", zorder=1)
+            handles["coverage"] = ax.axvline(
+                m / n, color="0.35", linewidth=0.8, linestyle=":", zorder=1.2,
+                label="GCUL's coverage",
+            )  # fmt: skip
         ax.set_xlim(0.0, 1.0)
-        ax.set_ylim(0.0, min(1.0, 1.08 * top) if top > 0 else 1.0)
+        high = min(1.0, 1.08 * top) if top > 0 else 1.0
+        ax.set_ylim(-0.03 * high, high)  # a curve at zero risk stays above the x-axis
         ax.set_title(f"σ = {noise:g}", fontsize=FONT_SIZE + 1)
         ax.set_xlabel("coverage (share accepted)", fontsize=FONT_SIZE)
         _style(ax)
     axes[0].set_ylabel("selective risk (error among accepted)", fontsize=FONT_SIZE)
-    order = [e.name for e in registry.methods("rejector") if e.name in handles] + (
-        ["point"] if "point" in handles else []
-    )
-    fig.legend(
-        [handles[k] for k in order],
-        [handles[k].get_label() for k in order],
+    order = [name for name in names if name in handles]
+    legend_handles = [handles[k] for k in order] + [_floor_patch()]
+    legend_labels = [handles[k].get_label() for k in order] + ["below the Bayes risk"]
+    if "point" in handles:
+        legend_handles += [handles["point"], handles["coverage"]]
+        legend_labels += ["GCUL's accept set", "GCUL's coverage"]
+    legend = fig.legend(
+        legend_handles,
+        legend_labels,
         loc="outside lower center",
-        ncol=5,
+        ncol=4,
         fontsize=FONT_SIZE - 0.5,
         frameon=False,
     )
     fig.suptitle(
         f"Risk–coverage curves of every rejector on the test split (seed {seed})\n"
-        "circle: GCUL's own accept set; grey: below the Bayes floor, out of any rejector's reach "
-        "(up to test-set noise)",
+        "Bayes (oracle): the floor, thin, with the region below it shaded; GCUL drawn on top",
         fontsize=FONT_SIZE + 1,
     )
-    return RiskCoveragePlot(fig, axes)
+    return RiskCoveragePlot(fig, axes, drawn_lines, legend)
 
 
 @dataclass
 class BaselinesPlot:
-    """The figure of :func:`plot_baselines`: ``risk`` and ``excess`` Axes."""
+    """The figure of :func:`plot_baselines`: ``risk``, ``excess`` and ``zoom`` Axes; ``lines``
+    maps each Axes' name to its rejectors' lines by name; ``legend`` is the figure's legend."""
 
     figure: Figure
     risk: Any
     excess: Any
+    zoom: Any = None
+    lines: dict = field(default_factory=dict)
+    legend: Any = None
+
+
+ZOOM_UP_TO = 6.0
+"""Panel (c) of :func:`plot_baselines` magnifies the noise levels σ ≤ this, where the rejectors
+near the Bayes floor lie within a few thousandths of one another."""
+
+_BAND_EDGES = (4.0, 10.0)  # the σ bands of simulations.baselines.BANDS
 
 
 def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> BaselinesPlot:
     """Selective risk at GCUL's coverage against σ, one line per rejector, and its excess over
-    the Bayes limit (mean over seeds; cells where GCUL accepts nothing left out)."""
+    the Bayes limit (mean over seeds; cells where GCUL accepts nothing left out).
+
+    Three panels: (a) the risk of every rejector, the region below the Bayes risk shaded; (b) the
+    excess over the Bayes risk of every rejector; (c) that excess magnified, for σ ≤
+    :data:`ZOOM_UP_TO` and the rejectors that stay within a quarter of the largest excess there
+    (the ones that overlap in (a) and (b)). Every line carries its rejector's markers; the σ band
+    edges of the baselines table (σ = 4, 10) are dotted where the grid reaches them, and named
+    in the legend only then.
+    """
     if isinstance(results, Mapping):
         cols = {k: np.asarray(results[k], dtype=np.float64) for k in results}
     else:
@@ -203,42 +249,72 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
                 out[i] = values.mean()
         return out
 
-    fig = Figure(figsize=(7.0, 2.9), layout="constrained")
-    risk_ax, excess_ax = fig.subplots(1, 2)
+    fig = Figure(figsize=(7.0, 3.1), layout="constrained")
+    risk_ax, excess_ax, zoom_ax = fig.subplots(1, 3, width_ratios=(1.0, 1.0, 0.8))
+    entries = list(registry.methods("rejector"))
+    names = [e.name for e in entries]
     bayes = level_means(cols["sel_risk_bayes"])
-    for entry in registry.methods("rejector"):
-        style = entry.style
-        risk = level_means(cols[f"sel_risk_{entry.name}"])
-        kwargs = dict(
-            color=style.colour, linestyle=style.linestyle, linewidth=style.width, label=entry.label
+    excess = {
+        e.name: level_means(cols[f"sel_risk_{e.name}"] - cols["sel_risk_bayes"])
+        for e in entries
+        if e.name != "bayes"
+    }
+    low = levels <= ZOOM_UP_TO + 1e-9 if levels[0] <= ZOOM_UP_TO else np.ones(levels.size, bool)
+    largest = max(float(np.nanmax(np.abs(v[low]), initial=0.0)) for v in excess.values())
+    close = [
+        name
+        for name, values in excess.items()
+        if float(np.nanmax(np.abs(values[low]), initial=0.0)) <= 0.25 * largest
+    ]
+    lines: dict[str, dict[str, Any]] = {"risk": {}, "excess": {}, "zoom": {}}
+    risk_ax.fill_between(levels, -1.0, bayes, color=_FLOOR_FILL, linewidth=0, zorder=_FLOOR_ZORDER)
+    for entry in entries:
+        kwargs = _line_kwargs(entry, names)
+        (lines["risk"][entry.name],) = risk_ax.plot(
+            levels, level_means(cols[f"sel_risk_{entry.name}"]), **kwargs
         )
-        risk_ax.plot(levels, risk, **kwargs)
-        if entry.name != "bayes":
-            excess = level_means(cols[f"sel_risk_{entry.name}"] - cols["sel_risk_bayes"])
-            excess_ax.plot(levels, excess, **kwargs)
-    risk_ax.fill_between(levels, 0.0, bayes, color="0.88", linewidth=0, zorder=1)
-    excess_ax.axhline(0.0, color="black", linewidth=2.2)
-    for band_edge in (4.0, 10.0):
+        if entry.name == "bayes":
+            continue
+        (lines["excess"][entry.name],) = excess_ax.plot(levels, excess[entry.name], **kwargs)
+        if entry.name in close:
+            (lines["zoom"][entry.name],) = zoom_ax.plot(
+                levels[low], excess[entry.name][low], **kwargs
+            )
+    for panel, ax in (("excess", excess_ax), ("zoom", zoom_ax)):  # Bayes: zero excess
+        lines[panel]["bayes"] = ax.axhline(
+            0.0, **_line_kwargs(registry.method("bayes"), names, marked=False)
+        )
+    edges = [edge for edge in _BAND_EDGES if levels[0] < edge < levels[-1]]
+    for edge in edges:
         for ax in (risk_ax, excess_ax):
-            ax.axvline(band_edge, color="0.6", linewidth=0.6, linestyle=":")
+            ax.axvline(edge, color="0.45", linewidth=0.7, linestyle=":", zorder=1.2)
     risk_ax.set_ylabel("selective risk at GCUL's coverage", fontsize=FONT_SIZE)
     excess_ax.set_ylabel("excess over Bayes (risk − Bayes risk)", fontsize=FONT_SIZE)
-    risk_ax.set_title("(a) every rejector at GCUL's accepted count", fontsize=FONT_SIZE + 1)
-    excess_ax.set_title("(b) distance to the Bayes limit", fontsize=FONT_SIZE + 1)
-    for ax in (risk_ax, excess_ax):
-        ax.set_xlabel("noise level σ", fontsize=FONT_SIZE)
-        ax.set_xlim(float(levels[0]), float(levels[-1]))
+    risk_ax.set_title("(a) risk at GCUL's accepted count", fontsize=FONT_SIZE)
+    excess_ax.set_title("(b) distance to the Bayes limit", fontsize=FONT_SIZE)
+    zoom_high = float(levels[low][-1])
+    zoom_ax.set_title(f"(c) (b) magnified, σ ≤ {zoom_high:g}", fontsize=FONT_SIZE)
+    for ax in (risk_ax, excess_ax, zoom_ax):
+        ax.set_xlabel(NOISE_LABEL, fontsize=FONT_SIZE)
         _style(ax)
-    risk_ax.set_ylim(bottom=0.0)
-    handles, labels = risk_ax.get_legend_handles_labels()
-    fig.legend(
-        handles, labels, loc="outside lower center", ncol=4, fontsize=FONT_SIZE - 0.5, frameon=False
-    )
-    fig.suptitle(
-        f"Test split, mean over {n_seeds} seeds; dotted: the σ bands of the baselines table",
-        fontsize=FONT_SIZE + 1,
-    )
-    return BaselinesPlot(fig, risk_ax, excess_ax)
+    for ax in (risk_ax, excess_ax):
+        ax.set_xlim(float(levels[0]), float(levels[-1]))
+    zoom_ax.set_xlim(float(levels[0]), zoom_high)
+    risk_top = float(np.nanmax([np.nanmax(v.get_ydata()) for v in lines["risk"].values()]))
+    risk_ax.set_ylim(-0.03 * risk_top, 1.05 * risk_top)
+    handles = [lines["risk"][name] for name in names]
+    labels = [h.get_label() for h in handles]
+    handles.append(_floor_patch())
+    labels.append("below the Bayes risk (a)")
+    if edges:
+        handles.append(Line2D([], [], color="0.45", linewidth=0.7, linestyle=":"))
+        labels.append("σ bands of the baselines table")
+    legend = fig.legend(
+        handles, labels, loc="outside lower center", ncol=4, fontsize=FONT_SIZE - 0.5,
+        frameon=False,
+    )  # fmt: skip
+    fig.suptitle(f"Test split, mean over {n_seeds} seeds", fontsize=FONT_SIZE + 1)
+    return BaselinesPlot(fig, risk_ax, excess_ax, zoom_ax, lines, legend)
 
 
 def _style(ax) -> None:

@@ -44,6 +44,7 @@ import numpy as np
 from simulations.outputs import atomic_write_text
 from simulations.rejectors import REJECTORS
 from simulations.rejectors.evaluate import CHOW_LAMBDA, CHOW_REJECTORS
+from simulations.report.formats import SECTION_BASELINES, SECTION_SELECTIVITY, SECTION_SYNTHETIC
 
 __all__ = [
     "BANDS",
@@ -108,7 +109,7 @@ class BaselineRow:
     u: Estimate | None
     ujoint: Estimate | None
     diff: Estimate | None  # GCUL − r; None for gcul itself
-    better: int | None
+    better: int | None  # None for gcul itself and in a band without cells
     tied: int | None
     worse: int | None
 
@@ -232,9 +233,10 @@ def baselines_table(
                 with np.errstate(invalid="ignore", divide="ignore"):
                     tie = np.sqrt(mean_risk * (1.0 - mean_risk) / m[used])
                 diff = seed_mean_estimate(delta, band_seeds)
-                better = int(np.count_nonzero(delta < -tie))
-                worse = int(np.count_nonzero(delta > tie))
-                tied = int(delta.size) - better - worse
+                if delta.size:  # an empty band has no counts: "—", not "0 / 0 / 0"
+                    better = int(np.count_nonzero(delta < -tie))
+                    worse = int(np.count_nonzero(delta > tie))
+                    tied = int(delta.size) - better - worse
             rows.append(
                 BaselineRow(
                     band=band,
@@ -330,7 +332,9 @@ def _counts(row: BaselineRow) -> str:
     return "—" if row.better is None else f"{row.better} / {row.tied} / {row.worse}"
 
 
+
 def _caption(table: BaselinesTable) -> list[str]:
+    """The LaTeX caption's two paragraphs (plain text; the LaTeX writer converts the symbols)."""
     return [
         f"Selective risk at GCUL's coverage (the same accepted count as GCUL's accept set), "
         f"AURC, and coverage, U and U_joint at the natural operating point at λ = "
@@ -339,8 +343,66 @@ def _caption(table: BaselinesTable) -> list[str]:
         "GCUL − r: paired difference of the selective risks (negative: GCUL lower); "
         "better / tied / worse: cells where GCUL's risk is lower / within one binomial SE "
         "sqrt(r(1 − r)/m) / higher. Bayes (oracle) is the exact posterior of the generator: "
-        "the floor of every rejector, up to test-set noise.",
+        "the floor of every rejector, up to test-set noise; — where a quantity does not apply "
+        "or a σ band has no cell. The paper compares GCUL with MSP, SelectiveNet and "
+        f"Mahalanobis rejection on real data (section “{SECTION_BASELINES}”); here on the "
+        f"synthetic protocol of section “{SECTION_SYNTHETIC}”.",
     ]
+
+
+def _legend(table: BaselinesTable) -> list[tuple[str, str]]:
+    """The Markdown legend: every column, and every rejector in one line each."""
+    legend = [
+        ("σ band", "noise levels σ (the standard deviation of the feature noise) in the band."),
+        (
+            "cells",
+            "(seed, σ) cells in the band; (+n excl.): cells where GCUL rejects every test "
+            "sample, left out of the risks and counts.",
+        ),
+        (
+            "sel. risk at GCUL's coverage",
+            "error among the m test samples the rejector ranks most confident, m = GCUL's "
+            "accepted count (GCUL's row: its own accept set).",
+        ),
+        (
+            "AURC",
+            "area under the risk–coverage curve: the mean selective risk over the k most "
+            "confident samples, k = 1..n (Geifman et al. 2019); lower is better.",
+        ),
+        (
+            "coverage at λ",
+            f"share of test samples accepted at the rejector's natural operating point at "
+            f"rejection cost λ = {table.lam:g} (GCUL: its accept set; MSP and Bayes: Chow's rule, "
+            "accept iff the largest class probability ≥ 1 − λ); — for a rejector without one.",
+        ),
+        (
+            "U",
+            "the paper's utility at that point, U = ε − ε_sel − λρ (ε: base error, ε_sel: error "
+            f"among accepted samples, ρ: rejection rate; section “{SECTION_SELECTIVITY}”).",
+        ),
+        (
+            "U_joint",
+            "Chow's per-sample gain at that point, U_joint = ε − (1 − ρ)ε_sel − λρ (the error "
+            "among accepted samples weighted by the share accepted).",
+        ),
+        (
+            "GCUL − r",
+            "paired difference of the selective risks at GCUL's coverage, GCUL's minus the "
+            "row's (negative: GCUL lower).",
+        ),
+        (
+            "better / tied / worse",
+            "cells where GCUL's risk is lower / within one binomial SE sqrt(r(1 − r)/m) / "
+            "higher, r the pair's mean risk.",
+        ),
+        (
+            "±",
+            f"one standard error over the {table.n_seeds} seed means (the cells of one seed "
+            "share their draws); — where a quantity does not apply or the band has no cell.",
+        ),
+    ]
+    legend += [(entry.label, f"{entry.description}.") for entry in REJECTORS]
+    return legend
 
 
 _HEADER = [
@@ -371,12 +433,24 @@ def _cells(row: BaselineRow, minus: str = "−") -> list[str]:
 
 
 def format_baselines_markdown(table: BaselinesTable) -> str:
-    """``baselines.md``: one pipe table, bands one after another, and its caption."""
+    """``baselines.md``: a title, where the paper compares, a legend of every column and
+    rejector, then one pipe table, bands one after another."""
     lines = ["| " + " | ".join(_HEADER) + " |", "| :--- | :--- |" + " ---: |" * 8]
     for row in table.rows:
         band = _BAND_LABELS[row.band] if row.rejector == table.rows[0].rejector else ""
         lines.append("| " + " | ".join([band, row.label, *_cells(row)]) + " |")
-    return "\n".join(lines) + "\n\n" + "\n".join(_caption(table)) + "\n"
+    title = (
+        f"GCUL against every rejector and the Bayes limit, by noise band (test split, "
+        f"{table.n_seeds} seed{'s' if table.n_seeds != 1 else ''})"
+    )
+    source = (
+        "The paper compares GCUL with MSP, SelectiveNet and Mahalanobis rejection on real data "
+        f"(section “{SECTION_BASELINES}”); here every rejector on the synthetic protocol of "
+        f"section “{SECTION_SYNTHETIC}”. Bayes (oracle), the exact posterior of the "
+        "generator, is the floor of every rejector, up to test-set noise."
+    )
+    body = "\n".join(f"- **{symbol}**: {meaning}" for symbol, meaning in _legend(table))
+    return f"# {title}\n\n{source}\n\n{body}\n\n" + "\n".join(lines) + "\n"
 
 
 def _latex_escape(text: str) -> str:

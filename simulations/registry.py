@@ -67,6 +67,7 @@ __all__ = [
     "METHODS",
     "OKABE_ITO",
     "PAPER_METHOD",
+    "TOL_WINE",
     "JudgedMethod",
     "Style",
     "Validity",
@@ -102,7 +103,8 @@ class Style:
     linestyle : str or tuple
         A Matplotlib line style (a name or an ``(offset, dashes)`` tuple).
     marker : str or None
-        The marker of its line on a slide (predictors); None where none is drawn.
+        The marker of its line (predictors on a slide; rejectors in every figure, where curves
+        that lie on one another stay told apart by their marks); None where none is drawn.
     width : float or None
         The line width of its curve (rejectors); None: the figure's own width.
     """
@@ -271,6 +273,10 @@ OKABE_ITO = {
 """Okabe & Ito (2008), the colour-blind-safe palette of every figure and slide (also
 ``simulations.figures.OKABE_ITO``)."""
 
+TOL_WINE = "#882255"
+"""Paul Tol's "wine" (muted scheme), colour-blind safe and dark: the ninth colour, where the eight
+of Okabe–Ito are taken and their yellow is too pale on white (the kNN rejector)."""
+
 # The certified predictor: λ*_CERT judged against λ*_EMP of the model it certifies; then the same
 # λ*_CERT judged on test labels as noisy as its calibration labels, the test of the guarantee
 # itself (the certificate speaks of the label law of its calibration data)
@@ -317,29 +323,40 @@ METHODS: tuple[JudgedMethod, ...] = (
     _predictor("gaussian_exact", "Gaussian exact", Style(OKABE_ITO["sky_blue"], ":", "P")),
     _CERTIFIED,
     _CERTIFIED_NOISY,
-    # The rejectors of simulations.rejectors; bayes black and thick
-    _rejector("gcul", "GCUL", Style(OKABE_ITO["vermillion"], "-", width=1.8), "own accept set"),
-    _rejector("msp", "MSP", Style(OKABE_ITO["blue"], "--", width=1.3), "Chow: p_max >= 1 - lam"),
-    _rejector("entropy", "Entropy", Style(OKABE_ITO["sky_blue"], (0, (1, 1)), width=1.3)),
-    _rejector("mahalanobis", "Mahalanobis", Style(OKABE_ITO["green"], "-.", width=1.1)),
+    # The rejectors of simulations.rejectors, each with its own marker (figures mark every
+    # curve, so that curves lying on one another stay told apart); bayes, the floor, black and
+    # thin, drawn under the others. kNN's colour is Paul Tol's "wine" (#882255): Okabe–Ito's
+    # eight are all taken, and its yellow is too pale on white for a thin line.
     _rejector(
-        "knn", "kNN distance", Style(OKABE_ITO["yellow"], (0, (5, 1, 1, 1, 1, 1)), width=1.1)
+        "gcul",
+        "GCUL",
+        Style(OKABE_ITO["vermillion"], "-", "o", width=1.8),
+        "own accept set",
     ),
+    _rejector(
+        "msp",
+        "MSP",
+        Style(OKABE_ITO["blue"], "--", "s", width=1.5),
+        "Chow: p_max >= 1 - lam",
+    ),
+    _rejector("entropy", "Entropy", Style(OKABE_ITO["sky_blue"], (0, (1, 1)), "^", width=1.3)),
+    _rejector("mahalanobis", "Mahalanobis", Style(OKABE_ITO["green"], "-.", "D", width=1.1)),
+    _rejector("knn", "kNN distance", Style(TOL_WINE, (0, (5, 1, 1, 1, 1, 1)), "v", width=1.1)),
     _rejector(
         "selectivenet",
         "SelectiveNet (linear)",
-        Style(OKABE_ITO["purple"], (0, (3, 1)), width=1.1),
+        Style(OKABE_ITO["purple"], (0, (3, 1)), "P", width=1.1),
         "g >= 0.5",
     ),
     _rejector(
         "deep_gamblers",
         "Deep Gamblers (linear)",
-        Style(OKABE_ITO["orange"], (0, (6, 2)), width=1.1),
+        Style(OKABE_ITO["orange"], (0, (6, 2)), "X", width=1.1),
     ),
     _rejector(
         "bayes",
         "Bayes (oracle)",
-        Style(OKABE_ITO["black"], "-", width=2.2),
+        Style(OKABE_ITO["black"], "-", None, width=1.0),
         "Chow: max P >= 1 - lam",
     ),
 )

@@ -96,3 +96,131 @@ def opaque_pixels(fig, colour) -> int:
     rgb = np.asarray(canvas.buffer_rgba())[..., :3].astype(int)
     target = np.round(np.array(to_rgb(colour)) * 255).astype(int)
     return int(np.all(rgb == target, axis=-1).sum())
+
+
+class Seen:
+    """What a reader sees of a figure's artists: :meth:`pixels` counts the pixels of the rendered
+    figure that change when artists are hidden (0 if they are invisible or entirely covered by
+    what is drawn above them).
+
+    The layout is drawn once and then frozen, so hiding an artist moves nothing else; the figure
+    as shown is rendered once, each query renders it once more. Antialiasing is switched off:
+    the blended edge of a line drawn on top would otherwise let a line it covers whole change
+    pixels.
+    """
+
+    def __init__(self, fig, dpi: int = 60):
+        self.fig = fig
+        self.canvas = FigureCanvasAgg(fig)
+        fig.set_dpi(dpi)
+        for artist in fig.findobj(lambda a: hasattr(a, "set_antialiased")):
+            artist.set_antialiased(False)
+        self.canvas.draw()
+        fig.set_layout_engine("none")  # freeze the positions constrained layout found
+        self.shown = self._render()
+
+    def _render(self) -> np.ndarray:
+        self.canvas.draw()
+        return np.asarray(self.canvas.buffer_rgba())[..., :3].copy()
+
+    def pixels(self, artists, within=None) -> int:
+        """Changed pixels when ``artists`` are hidden; ``within``: only inside this Axes' box."""
+        before = [artist.get_visible() for artist in artists]
+        for artist in artists:
+            artist.set_visible(False)
+        hidden = self._render()
+        for artist, flag in zip(artists, before, strict=True):
+            artist.set_visible(flag)
+        changed = np.any(self.shown != hidden, axis=-1)
+        if within is not None:
+            box = within.get_window_extent()
+            height = changed.shape[0]
+            rows = slice(max(0, int(height - box.y1)), int(height - box.y0))
+            columns = slice(max(0, int(box.x0)), int(box.x1))
+            changed = changed[rows, columns]
+        return int(changed.sum())
+
+
+def legend_entries(legend) -> list[str]:
+    """The texts of a legend's entries."""
+    return [text.get_text() for text in legend.get_texts()]
+
+
+def _flat(handles):
+    for handle in handles:
+        if isinstance(handle, tuple):
+            yield from _flat(handle)
+        else:
+            yield handle
+
+
+def _colour(value):
+    from matplotlib.colors import to_hex
+
+    array = np.asarray(value, dtype=object)
+    if array.ndim == 2:  # a collection's colours: its first
+        if len(array) == 0:
+            return None
+        value = array[0]
+    try:
+        return to_hex(value)
+    except ValueError:
+        return None
+
+
+def _looks(artist) -> set:
+    """What a reader tells an artist by: colour with line style, marker or hatch."""
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    looks = set()
+    if isinstance(artist, Line2D):
+        colour = _colour(artist.get_color())
+        if artist.get_linestyle() not in ("None", "none", " ", ""):
+            looks.add(("line", colour, artist.get_linestyle()))
+            looks.add(("edge", colour))  # a contour line or a curve drawn as a collection
+        if artist.get_marker() not in (None, "None", "none", "", " "):
+            edge = _colour(artist.get_markeredgecolor())
+            face = _colour(artist.get_markerfacecolor())
+            looks.add(("mark", str(artist.get_marker()), edge, face))
+            looks.add(("mark", "*", edge, face))
+    elif isinstance(artist, Patch):
+        looks.add(("area", _colour(artist.get_facecolor()), artist.get_hatch()))
+        if artist.get_hatch():
+            looks.add(("hatch", artist.get_hatch()))
+    elif isinstance(artist, Collection):
+        face = _colour(artist.get_facecolor())
+        edge = _colour(artist.get_edgecolor())
+        looks.add(("area", face, artist.get_hatch()))
+        if artist.get_hatch():
+            looks.add(("hatch", artist.get_hatch()))
+        looks.add(("edge", edge))
+        looks.add(("mark", "*", edge, face))
+        looks.add(("mark", "*", face, face))
+    return looks
+
+
+def legend_artists(fig):
+    """For every entry of every legend of ``fig``: its text and the drawn artists (lines, patches,
+    collections of the Axes) that look like its handle: the same colour with the same line
+    style, marker or hatch. A legend's own handles are proxies, never counted as drawn."""
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+    drawn = [
+        artist
+        for ax in fig.axes
+        for artist in (*ax.lines, *ax.patches, *ax.collections)
+        if artist.get_visible()
+    ]
+    containers = [c for ax in fig.axes for c in ax.containers]  # errorbar(): data, caps, bars
+    entries = []
+    for legend in legends:
+        for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True):
+            wanted = set().union(*(_looks(h) for h in _flat([handle])))
+            found = [a for a in drawn if _looks(a) & wanted]
+            for container in containers:  # one of its parts matched: it is the whole mark
+                parts = [a for a in container.get_children() if a is not None]
+                if any(a in found for a in parts):
+                    found += [a for a in parts if a not in found]
+            entries.append((text.get_text(), found))
+    return entries

@@ -101,7 +101,9 @@ def test_the_two_pools_share_no_cache_cell_and_say_which_they_used(tmp_path, com
             # every caption says which pool a clean run used; an observed run keeps its
             # explanation of why its lambda*_PRE is below the paper's
             option = (
-                r"\texttt{-{}-error-pool clean}" if name.endswith(".tex") else "--error-pool clean"
+                r"\texttt{-{}-error-pool clean}), the reading"
+                if name.endswith(".tex")
+                else "--error-pool clean), the reading"
             )
             assert (option in text) == (pool == "clean"), name
             assert (CLEAN_CAPTION in text) == (pool == "clean"), name

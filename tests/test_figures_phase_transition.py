@@ -11,6 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from simulations.figures import (
+    NOISE_LABEL,
     OKABE_ITO,
     PANEL_PHASE_STYLE,
     PAPER_PHASE_STYLE,
@@ -60,7 +61,7 @@ def test_draws_two_means_target_and_violation_markers():
     assert any("union" in t.lower() for t in texts) and any("0.15" in t for t in texts)
     assert "3 seeds" in drawn.legend.get_title().get_text()
     assert "min–max" in drawn.legend.get_title().get_text()
-    assert "sigma" in ax.get_xlabel() and "lambda" in ax.get_ylabel()
+    assert ax.get_xlabel() == NOISE_LABEL and "lambda" in ax.get_ylabel()  # one name for σ
 
 
 def test_mean_lines_and_bands_follow_the_seeds():

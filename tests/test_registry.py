@@ -59,7 +59,11 @@ def test_every_theory_predictor_and_rejector_has_one_entry_in_order():
     assert [m.name for m in rejectors] == [r.name for r in REJECTORS]
     for entry, rejector in zip(rejectors, REJECTORS, strict=True):
         assert entry.compute is None and entry.label == rejector.label
-        assert entry.style.width is not None and entry.style.marker is None
+        assert entry.style.width is not None
+        # every rejector carries its own marker, but the Bayes floor (a thin line under them)
+        assert (entry.style.marker is None) == (entry.name == "bayes")
+    markers = [m.style.marker for m in rejectors if m.style.marker is not None]
+    assert len(set(markers)) == len(markers) == len(rejectors) - 1
     for entry in registry.METHODS:
         assert entry.family in registry.FAMILIES
         assert entry.label and entry.guarantee and entry.style.colour
@@ -72,6 +76,12 @@ def test_every_drawn_method_has_its_own_look():
         assert all(getattr(m.style, attribute) is not None for m in registry.methods(family))
     for m in registry.methods("predictor"):
         assert m.style.colour in registry.OKABE_ITO.values()
+    # every rejector's colour is colour-blind safe and dark enough for a thin line on white:
+    # Okabe–Ito but its yellow (relative luminance 0.78, contrast 1.2 : 1), or Tol's wine
+    yellow = registry.OKABE_ITO["yellow"]
+    for m in registry.methods("rejector"):
+        assert m.style.colour in (*registry.OKABE_ITO.values(), registry.TOL_WINE), m.name
+        assert m.style.colour != yellow, m.name
 
 
 def test_one_default_predictor_and_one_paper_predictor_stated_once():
@@ -122,7 +132,7 @@ def test_terminal_and_markdown_captions_describe_each_block_with_the_same_senten
     for m in registry.methods("certificate"):
         assert m.name in table.methods
         assert f"  {m.name}: {m.judged_on}\n" in text
-        assert f" {m.label}: {m.judged_on}." in markdown
+        assert f"- **{m.label}**: {m.judged_on}.\n" in markdown  # its line of the legend
 
 
 # --------------------------------------------------------------------------------------------

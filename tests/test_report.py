@@ -435,9 +435,17 @@ def test_seed16_table_sets_the_papers_values_beside_ours(tmp_path):
     assert cells[2:3] + cells[4:5] + cells[6:7] + cells[8:9] + cells[10:11] == [
         "80.08", "83.73", "13.21", "0.27", "0.28",
     ]  # fmt: skip
-    caption = markdown[: markdown.index("|")]
-    for words in ("tab:synthetic_gcul", "clean labels", "subsec:assumptions1", "no deployment"):
-        assert words in caption
+    assert markdown.startswith("# GCUL under varying noise levels on synthetic data (seed 16)\n")
+    prose = "\n".join(line for line in markdown.splitlines() if not line.startswith("|"))
+    for words in (
+        "“GCUL performance under varying noise levels on synthetic data (seed 16)”",
+        "“Synthetic phase-transition verification”",
+        "clean labels",
+        "“Mathematical framework and foundational assumptions”",
+        "no deployment",
+    ):
+        assert words in prose
+    assert "tab:" not in prose and "subsec:" not in prose and "README" not in prose
     assert "not computed here" not in markdown
 
     latex = format_seed_table_latex(table)
@@ -446,7 +454,9 @@ def test_seed16_table_sets_the_papers_values_beside_ours(tmp_path):
     body = [line for line in latex.splitlines() if line.endswith(r"\\") and line[0].isdigit()]
     assert len(body) == 41 and all(line.count("&") == 12 for line in body)
     assert body[15].startswith("6.0 & ") and " & 0.27 & " in body[15]
-    assert "clean labels" in latex and "subsec:assumptions1" in latex
+    assert "clean labels" in latex and "Mathematical framework and foundational" in latex
+    caption = latex[latex.index(r"\caption{") : latex.index(r"\label{")]
+    assert "tab:" not in caption and "subsec:" not in caption and "README" not in caption
 
     paths = write_seed_table(rows, tmp_path, seed=16)
     parsed = read_csv(paths[0])
@@ -480,7 +490,11 @@ def test_violation_tables_explain_the_papers_counts():
     ):
         assert "not computed here" not in text
         assert "clean labels" in text and "no deployment has" in text
-        assert "subsec:assumptions1" in text and "Where the paper is wrong as written" in text
+        assert "Mathematical framework and foundational assumptions" in text
+        assert "Quantitative reliability analysis of theoretical feasibility" in text
+        assert "--error-pool clean" in text or "-{}-error-pool clean" in text
+        prose = text.split(r"\label{")[0]  # a LaTeX label belongs in \label only
+        assert "tab:" not in prose and "subsec:" not in prose and "README" not in prose
     assert_latex_escaped(format_violations_latex(table))
     # away from the paper's λ there is no paper column and no explanation
     other = violation_table(make_rows(), lam=0.3)

@@ -48,7 +48,7 @@ def add_parser(commands) -> None:
         "The verdict is never 'feasible' when GCUL cannot reject (no training error; with "
         "--certify, a fitted GCUL with no uncertain cluster or no rejection on the calibration "
         f"rows). Files: {FORMATS}, with no header row. Pickles and .npz archives are refused.",
-        epilog="Per-class columns (labels of the GCUL paper): "
+        epilog="Per-class columns (the GCUL paper's symbols): "
         + "; ".join(f"{name}: {meaning}" for name, meaning in COLUMN_LEGEND)
         + ".",
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulations import registry
 from simulations.compare.result import CompareResult
 
 __all__ = ["plot_risk_coverage"]
@@ -33,38 +32,40 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
 
     if ax is None:
         ax = Figure(figsize=(5.0, 3.6), layout="constrained").add_subplot()
+    from simulations.figures import rejector_line_kwargs
+
     curves = result.curves
     coverage_gcul, risk_gcul = curves["_gcul_point"]
-    for key, value in curves.items():
-        if key.startswith("_"):
-            continue
-        label, coverage, risk = value
-        style = registry.method(key).style
-        ax.plot(
-            coverage,
-            risk,
-            color=style.colour,
-            linestyle=style.linestyle,
-            linewidth=style.width,
-            label=label,
-            zorder=3 if key == "gcul" else 2,
-        )
-    ax.axvline(coverage_gcul, color="0.6", linewidth=0.8, linestyle="--", zorder=1)
+    names = [key for key in curves if not key.startswith("_")]
+    top = 0.0
+    for key in names:
+        label, coverage, risk = curves[key]
+        # GCUL on top, then MSP; each curve with its own markers (curves that coincide still
+        # show each one's marks)
+        ax.plot(coverage, risk, **(rejector_line_kwargs(key, names) | {"label": label}))
+        top = max(top, float(max(risk, default=0.0)))
+    ax.axvline(
+        coverage_gcul, color="0.35", linewidth=0.8, linestyle=":", zorder=1.2,
+        label="GCUL's coverage",
+    )  # fmt: skip
     ax.plot(
         [coverage_gcul],
         [risk_gcul],
         marker="o",
-        markersize=7,
-        markerfacecolor="white",
-        markeredgecolor=registry.method("gcul").style.colour,
+        markersize=8,
+        markerfacecolor="none",
+        markeredgecolor="black",
+        markeredgewidth=1.4,
         linestyle="none",
-        zorder=4,
+        zorder=5,
+        clip_on=False,
         label="GCUL's operating point",
     )
     ax.set_xlabel("coverage (share of test rows accepted)")
     ax.set_ylabel("selective risk")
     ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(bottom=0.0)
+    high = min(1.0, 1.08 * top) if top > 0 else 1.0
+    ax.set_ylim(-0.03 * high, high)  # a curve at zero risk stays above the x-axis
     ax.grid(True, color="0.88", linewidth=0.5)
     ax.set_axisbelow(True)
     for side in ("top", "right"):

@@ -138,7 +138,7 @@ FIGURES: tuple[DemoFigure, ...] = (
     DemoFigure(
         "monotonicity",
         2,
-        "S rises with r1 and falls with r2 (Theorem monotonicity)",
+        "S rises with r1 and falls with r2 (Theorem: Strict Monotonicity of Selectivity Score)",
         figure_monotonicity,
     ),
     DemoFigure(

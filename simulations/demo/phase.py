@@ -28,7 +28,12 @@ from simulations.demo.style import (
     new_figure,
     style_axes,
 )
-from simulations.figures import OKABE_ITO, PhaseTransitionData, draw_phase_transition
+from simulations.figures import (
+    NOISE_LABEL,
+    OKABE_ITO,
+    PhaseTransitionData,
+    draw_phase_transition,
+)
 from simulations.report import predictor_names, violation_table
 from simulations.synthetic import SyntheticConfig, noise_levels
 from simulations.validation import check_int, check_real
@@ -85,7 +90,7 @@ def _phase_panel(ax: Axes, rows, method: str, lam: float) -> tuple[int, int, lis
     n_i, n_ii = data.counts
     name = registry.method(method).slide_title
     ax.set_title(f"{name} ({kind_word(method)}):\nType-I {n_i}, Type-II {n_ii}", fontsize=TEXT)
-    ax.set_xlabel("noise level σ", fontsize=TEXT)
+    ax.set_xlabel(NOISE_LABEL, fontsize=TEXT)
     pre_band, emp_band = SLIDE_PHASE_STYLE.pre_band, SLIDE_PHASE_STYLE.emp_band
     band = Patch(color=pre_band["color"], alpha=pre_band["alpha"], linewidth=0)
     emp_patch = Patch(color=emp_band["color"], alpha=emp_band["alpha"], linewidth=0)

@@ -379,8 +379,8 @@ def figure_monotonicity(
     _constrained_layout(fig).set(wspace=0.08)
     left.set_ylabel(r"$S_{\mathrm{GCUL}}$", fontsize=TEXT)
     fig.suptitle(
-        f"Theorem (monotonicity), ε = {eps:g}: catch more errors, or fewer clean samples, "
-        "and S goes up",
+        f"Catch more errors, or fewer clean samples, and S goes up (ε = {eps:g})\n"
+        "the paper's Theorem “Strict Monotonicity of Selectivity Score”",
         fontsize=TITLE,
     )
     return fig

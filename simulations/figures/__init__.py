@@ -48,11 +48,13 @@ from simulations.figures.predictors import (
 from simulations.figures.save import save_figure
 from simulations.figures.style import (
     FONT_SIZE,
+    NOISE_LABEL,
     OKABE_ITO,
     PANEL_PHASE_STYLE,
     PAPER_PHASE_STYLE,
     SINGLE_COLUMN_SIZE,
     PhaseTransitionStyle,
+    rejector_line_kwargs,
 )
 from simulations.figures.summary import CROWDED_SEEDS, SeedSummary, summarize_across_seeds
 
@@ -60,6 +62,7 @@ __all__ = [
     "AccuracyPlot",
     "CROWDED_SEEDS",
     "FONT_SIZE",
+    "NOISE_LABEL",
     "OKABE_ITO",
     "PANEL_COLUMNS",
     "PANEL_PHASE_STYLE",
@@ -78,6 +81,7 @@ __all__ = [
     "plot_accuracy",
     "plot_phase_transition",
     "plot_predictors",
+    "rejector_line_kwargs",
     "save_figure",
     "summarize_across_seeds",
 ]

@@ -16,6 +16,7 @@ from simulations.figures.save import save_figure
 from simulations.figures.style import (
     ACCURACY_STYLES,
     FONT_SIZE,
+    NOISE_LABEL,
     LINE_WIDTH,
     new_axes,
     style_axes,
@@ -69,7 +70,7 @@ def plot_accuracy(
     pad = 0.015 * (hi - lo) if hi > lo else SINGLE_LEVEL_WINDOW
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(0, 102)
-    ax.set_xlabel(r"Noise level $\sigma_{\mathrm{noise}}$", fontsize=FONT_SIZE)
+    ax.set_xlabel(NOISE_LABEL, fontsize=FONT_SIZE)
     ax.set_ylabel("Test set (%)", fontsize=FONT_SIZE)
     legend = ax.legend(
         loc="best", fontsize=FONT_SIZE, framealpha=0.9, edgecolor="none",

@@ -28,6 +28,7 @@ from simulations.figures.save import save_figure
 from simulations.figures.style import (
     EMP_LABEL,
     FONT_SIZE,
+    NOISE_LABEL,
     PAPER_LEGEND,
     PAPER_PHASE_STYLE,
     PhaseTransitionStyle,
@@ -330,7 +331,7 @@ def plot_phase_transition(
     pad = 0.015 * (hi - lo) if hi > lo else SINGLE_LEVEL_WINDOW
     ax.set_xlim(lo - pad, hi + pad)
     ax.margins(y=0.04)
-    ax.set_xlabel(r"Noise level $\sigma_{\mathrm{noise}}$", fontsize=FONT_SIZE)
+    ax.set_xlabel(NOISE_LABEL, fontsize=FONT_SIZE)
     ax.set_ylabel(r"Critical rejection cost $\lambda^*$", fontsize=FONT_SIZE)
 
     n_seeds = data.n_seeds

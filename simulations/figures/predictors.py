@@ -24,6 +24,7 @@ from simulations.figures.style import (
     CERT_LABEL,
     EMP_LABEL,
     FONT_SIZE,
+    NOISE_LABEL,
     PANEL_LEGEND,
     PANEL_PHASE_STYLE,
     PRE_LABEL,
@@ -109,11 +110,13 @@ def plot_predictors(
     n_seeds = len(np.unique(cols["seed"]))
     _, band_text = crowding(n_seeds)
 
-    n_panels = len(methods) + 1  # and the key
-    ncols = min(PANEL_COLUMNS, n_panels)
-    nrows = math.ceil(n_panels / ncols)
+    ncols = min(PANEL_COLUMNS, len(methods) + 1)  # room for the key beside a single panel
+    nrows = math.ceil(len(methods) / ncols)
+    # inches for the key under the grid (two rows of three entries), when no slot is spare
+    key_height = 1.0 if len(methods) % ncols == 0 else 0.0
     fig = Figure(
-        figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows + 0.15), layout="constrained"
+        figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows + 0.15 + key_height),
+        layout="constrained",
     )
     grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
     flat = list(grid.ravel())
@@ -154,15 +157,17 @@ def plot_predictors(
         if column == 0:
             ax.set_ylabel(r"$\lambda^*$", fontsize=small)
         if index + ncols >= len(methods):  # the lowest panel of its column
-            ax.set_xlabel(r"$\sigma_{\mathrm{noise}}$", fontsize=small)
+            ax.set_xlabel(NOISE_LABEL, fontsize=small)
             ax.xaxis.set_tick_params(labelbottom=True)
     flat[0].set_xlim(lo - pad, hi + pad)
     flat[0].set_ylim(low_y - 0.03, high_y + 0.03)
 
     # The key: the lines every panel draws, and the markers that appear in at least one panel.
-    key_ax = flat[len(methods)]
+    # In the spare slot of a last row that panels partly fill; under the grid (a figure legend)
+    # when the panels fill every row, so that no row holds the key alone beside empty slots.
     for spare in flat[len(methods) :]:
         spare.set_axis_off()
+    spare_slot = len(methods) % ncols != 0
     style = PANEL_PHASE_STYLE
     single = len(data.pre.noise) == 1  # the panels draw each mean as a marker: so does the key
     pre_point, emp_point = (style.pre_point, style.emp_point) if single else ({}, {})
@@ -202,11 +207,16 @@ def plot_predictors(
         proxies.append(next(a for m, a in type_ii_artists.items() if counts[m][1]))
         texts.append(r"Type-II: $\lambda^*_{\mathrm{EMP}} < \lambda \leq \lambda^*$")
     seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
-    key = key_ax.legend(
-        proxies, texts, loc="center", fontsize=small, title=f"mean of {seeds}; band: {band_text}",
-        title_fontsize=small, frameon=False, handlelength=2.0, handletextpad=0.5,
-        labelspacing=0.5, alignment="left",
+    key_look = dict(
+        fontsize=small, title=f"mean of {seeds}; band: {band_text}", title_fontsize=small,
+        frameon=False, handlelength=2.0, handletextpad=0.5, labelspacing=0.5, alignment="left",
     )  # fmt: skip
+    if spare_slot:
+        key = flat[len(methods)].legend(proxies, texts, loc="center", **key_look)
+    else:
+        key = fig.legend(
+            proxies, texts, loc="outside lower center", ncol=min(3, len(proxies)), **key_look
+        )
     plot = PredictorsPlot(
         figure=fig,
         axes=axes,

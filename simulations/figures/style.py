@@ -35,6 +35,7 @@ __all__ = [
     "EMP_LABEL",
     "FONT_SIZE",
     "LINE_WIDTH",
+    "NOISE_LABEL",
     "OKABE_ITO",
     "PANEL_LEGEND",
     "PANEL_PHASE_STYLE",
@@ -45,6 +46,7 @@ __all__ = [
     "SINGLE_COLUMN_SIZE",
     "framed_legend",
     "new_axes",
+    "rejector_line_kwargs",
     "style_axes",
     "validity_word",
 ]
@@ -54,6 +56,9 @@ FONT_SIZE = 8
 SINGLE_COLUMN_SIZE = (3.4, 2.6)  # inches: one column of a two-column paper
 LINE_WIDTH = 2.0
 BAND_ALPHA = 0.22
+
+NOISE_LABEL = "noise level σ"
+"""The x label of every figure and slide drawn against the noise level: one name for σ."""
 
 PRE_LABEL = r"$\lambda^*_{\mathrm{PRE}}$"
 EMP_LABEL = r"$\lambda^*_{\mathrm{EMP}}$"
@@ -113,9 +118,11 @@ def _paper_look(
     circle: tuple[float, float],
     cross: tuple[float, float],
     point: float,
+    marks: Mapping[str, Any] = MappingProxyType({}),
 ) -> PhaseTransitionStyle:
     """The paper's look of the panel at one size: widths of the means and the target, (size,
-    edge width) of the Type-I circles and the Type-II crosses, and the size of a mean's marker."""
+    edge width) of the Type-I circles and the Type-II crosses, the size of a mean's marker, and
+    ``marks``: keywords merged into both kinds of violation mark."""
     return PhaseTransitionStyle(
         pre_band=_frozen(color=_BLUE, alpha=BAND_ALPHA, linewidth=0, zorder=1),
         emp_band=_frozen(color=_VERMILLION, alpha=BAND_ALPHA, linewidth=0, zorder=1),
@@ -129,7 +136,7 @@ def _paper_look(
             markerfacecolor="none",
             markeredgecolor=OKABE_ITO["black"],
             markeredgewidth=circle[1],
-            zorder=4,
+            **{"zorder": 4, **marks},
         ),
         type_ii=_frozen(
             linestyle="none",
@@ -137,7 +144,7 @@ def _paper_look(
             markersize=cross[0],
             markeredgecolor=OKABE_ITO["purple"],
             markeredgewidth=cross[1],
-            zorder=4,
+            **{"zorder": 4, **marks},
         ),
         crowded_marks=_frozen(alpha=0.35, zorder=2.5),  # under the means, over the bands
         pre_point=_frozen(marker="s", markersize=point),
@@ -150,9 +157,18 @@ PAPER_PHASE_STYLE = _paper_look(
 )
 """The paper's figure (``fig:synthetic_dynamics``): :func:`simulations.figures.plot_phase_transition`."""
 
-PANEL_PHASE_STYLE = _paper_look(line=1.4, target=1.0, circle=(3, 0.7), cross=(3.5, 1.0), point=4)
+PANEL_PHASE_STYLE = _paper_look(
+    line=1.4,
+    target=1.0,
+    circle=(2.6, 0.6),
+    cross=(3.0, 0.8),
+    point=4,
+    marks=_frozen(zorder=2.5, alpha=0.75, clip_on=False, in_layout=False),
+)
 """The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
-paper's look, smaller."""
+paper's look, smaller, with the violation marks under the means (a panel may hold hundreds of
+them: 208 Type-II cells of the Gaussian bound on the paper's grid would hide its λ*_EMP curve)
+and never clipped at the panel's edge."""
 
 PAPER_LEGEND = _frozen(
     fontsize=FONT_SIZE,
@@ -241,3 +257,58 @@ def validity_word(method: str) -> str:
     ('valid', 'not valid', 'model value')
     """
     return registry.method(method).validity.word
+
+
+# How the rejectors' curves are drawn (risk–coverage, risk against σ, ``gcul compare --plot``):
+# the Bayes floor thin and under every other curve; the others above it in reverse registry
+# order, so that GCUL (first in the registry) is on top and MSP next; each marked at points
+# spread along the curve at an offset of its own, so that curves lying on one another (all at
+# zero risk at σ = 2) still show every marker.
+_REJECTOR_ZORDER = 2.0  # + a rank in (0, 1): GCUL highest
+_BAYES_ZORDER = 1.5  # over a shaded floor (zorder 1), under every other curve
+_MARK_EVERY = 0.16  # markers spaced by this share of the axes' diagonal
+
+
+def rejector_line_kwargs(
+    name: str, names: Sequence[str] | None = None, *, marked: bool = True
+) -> dict[str, Any]:
+    """The keyword arguments of ``Axes.plot`` for the curve of the rejector ``name``.
+
+    Its registry style (colour, line style, width, label), a ``zorder`` that puts the Bayes
+    floor under every curve and the registry's first rejector (GCUL) on top, then MSP, and, if
+    ``marked``, its hollow markers every 16% of the axes' diagonal, at an offset given by its
+    rank in ``names`` (the rejectors drawn together; by default every rejector of the registry),
+    so that curves that coincide still show one another's markers.
+
+    Examples
+    --------
+    >>> gcul, msp, bayes = (rejector_line_kwargs(n) for n in ("gcul", "msp", "bayes"))
+    >>> gcul["zorder"] > msp["zorder"] > bayes["zorder"], gcul["marker"], "marker" in bayes
+    (True, 'o', False)
+    """
+    names = list(names) if names is not None else [m.name for m in registry.methods("rejector")]
+    entry = registry.method(name)
+    style = entry.style
+    rank = names.index(name) if name in names else len(names)
+    zorder = (
+        _BAYES_ZORDER
+        if name == "bayes"
+        else _REJECTOR_ZORDER + (len(names) + 1 - rank) / (len(names) + 2)
+    )
+    kwargs: dict[str, Any] = dict(
+        color=style.colour,
+        linestyle=style.linestyle,
+        linewidth=style.width,
+        label=entry.label,
+        zorder=zorder,
+    )
+    if marked and style.marker is not None:
+        kwargs |= dict(
+            marker=style.marker,
+            markersize=4.2,
+            markerfacecolor="white",
+            markeredgecolor=style.colour,
+            markeredgewidth=1.0,
+            markevery=(_MARK_EVERY * (rank + 0.5) / max(len(names), 1), _MARK_EVERY),
+        )
+    return kwargs

@@ -144,7 +144,7 @@ REJECTOR = Rejector(
         " argmax over the K classes"
     ),
     operating_point="GCUL's own accept set (GCUL.accepts), i.e. margin >= 0",
-    reference="the GCUL paper, Algorithm alg:gcul",
+    reference="the GCUL paper, Algorithm “Guided clustering-based uncertain learning (GCUL)”",
     needs_truth=False,
     needs_target_coverage=False,
     fit=fit,

@@ -117,7 +117,10 @@ REJECTOR = Rejector(
         "labels); prediction: the nearest mean's class"
     ),
     operating_point=None,
-    reference="Lee et al. 2018; tab:experimental_parameters (epsilon = 1e-4)",
+    reference=(
+        "Lee et al. 2018; the GCUL paper's table “Experimental parameter configurations for "
+        "selective classification baselines and GCUL” (epsilon = 1e-4)"
+    ),
     needs_truth=False,
     needs_target_coverage=False,
     fit=fit,

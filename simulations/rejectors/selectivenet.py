@@ -367,7 +367,10 @@ REJECTOR = Rejector(
         "(alpha = 0.5, lambda = 32); prediction: its prediction head"
     ),
     operating_point="g(x) >= 0.5 (trained for the target coverage; lam not used)",
-    reference="Geifman & El-Yaniv 2019; tab:experimental_parameters",
+    reference=(
+        "Geifman & El-Yaniv 2019; the GCUL paper's table “Experimental parameter "
+        "configurations for selective classification baselines and GCUL”"
+    ),
     needs_truth=False,
     needs_target_coverage=True,
     fit=fit,

@@ -1,9 +1,11 @@
 """What every table format shares: number formats, LaTeX escaping, Markdown pipe tables, CSV
 text, the captions' notes on the error pool, and the atomic writer.
 
-The notes say why our numbers differ from the paper's (README, "Where the paper is wrong as
-written"; the numbers in brackets are those of ``benchmarks/paper_estimator.py``, which tries
-every reading of the paper's definitions on the sweep's cells).
+The notes say why our numbers differ from the paper's (the numbers in brackets are those of
+``benchmarks/paper_estimator.py``, which tries every reading of the paper's definitions on the
+sweep's cells). Every written table cites the paper by the *title* of a section or table
+(:data:`PAPER_TITLE`, :data:`SECTION_SYNTHETIC`, ...), never by a LaTeX label or a path: a reader
+holds only the paper and the file.
 """
 
 from __future__ import annotations
@@ -18,7 +20,17 @@ from simulations.outputs import atomic_write_text
 
 __all__ = [
     "EMP_TEX",
+    "PAPER_TITLE",
     "PRE_TEX",
+    "SECTION_ASSUMPTIONS",
+    "SECTION_BASELINES",
+    "SECTION_FEASIBILITY",
+    "SECTION_SELECTIVITY",
+    "SECTION_SYNTHETIC",
+    "TABLE_SEED",
+    "TABLE_VIOLATIONS",
+    "markdown_document",
+    "quoted",
     "caption_note",
     "csv_float",
     "csv_int",
@@ -34,9 +46,72 @@ __all__ = [
 ]
 
 
-# Why our union λ*_PRE and its violation counts differ from the paper's (README, "Where the paper
-# is wrong as written"; the numbers in brackets are those of benchmarks/paper_estimator.py, which
-# tries every reading of the paper's definitions on the sweep's cells).
+PAPER_TITLE = (
+    "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided Learning"
+)
+"""The paper's title, as the outputs cite it."""
+
+SECTION_SYNTHETIC = "Synthetic phase-transition verification"
+"""The paper's section of the synthetic experiment (and its appendix of the same title)."""
+
+SECTION_ASSUMPTIONS = "Mathematical framework and foundational assumptions"
+"""The paper's section that defines the error pool E = {ŷ ≠ y}."""
+
+SECTION_SELECTIVITY = "Selectivity score and monotonicity"
+"""The paper's section that defines the utility U(λ) and the selectivity score."""
+
+SECTION_FEASIBILITY = "Effectiveness threshold and feasibility region"
+"""The paper's section of the bounds on r1 and r2 behind λ*_PRE."""
+
+SECTION_BASELINES = "Comparison with selective classification baselines"
+"""The paper's section that compares GCUL with MSP, SelectiveNet and Mahalanobis rejection."""
+
+TABLE_VIOLATIONS = (
+    "Quantitative reliability analysis of theoretical feasibility predictions across 410 "
+    "individual runs (41 noise levels × 10 random seeds)"
+)
+"""The title of the paper's violation table."""
+
+TABLE_SEED = "GCUL performance under varying noise levels on synthetic data (seed 16)"
+"""The title of the paper's per-level table of seed 16."""
+
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "%": r"\%",
+    "_": r"\_",
+    "&": r"\&",
+    "#": r"\#",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def quoted(title: str, tex: bool = False) -> str:
+    r"""A title in quotation marks: “title” in text, ``title'' in LaTeX (× as ``$\times$``).
+
+    Examples
+    --------
+    >>> quoted(SECTION_SYNTHETIC)
+    '“Synthetic phase-transition verification”'
+    >>> quoted("a × b", tex=True)
+    "``a $\\times$ b''"
+    """
+    if tex:
+        return "``" + latex_escape(title).replace("×", r"$\times$") + "''"
+    return f"“{title}”"
+
+
+# Why our union λ*_PRE and its violation counts differ from the paper's (the numbers in brackets
+# are those of benchmarks/paper_estimator.py, which tries every reading of the paper's
+# definitions on the sweep's cells).
 CLEAN_POOL = "the error pool is judged against the clean labels (E = {ŷ ≠ y_clean})"
 
 
@@ -47,18 +122,22 @@ CLEAN_POOL_TEX = (
 
 
 OBSERVED_POOL = (
-    "as the paper's Sec. subsec:assumptions1 defines it, against the observed, partly flipped "
-    "training labels"
+    f"as the paper's section {quoted(SECTION_ASSUMPTIONS)} defines it, against the observed, "
+    "partly flipped training labels"
 )
 
 
-OBSERVED_POOL_TEX = OBSERVED_POOL.replace("Sec. ", "Sec.~")
+OBSERVED_POOL_TEX = (
+    f"as the paper's section {quoted(SECTION_ASSUMPTIONS, tex=True)} defines it, against the "
+    "observed, partly flipped training labels"
+)
 
 
-README_REF = "(README: “Where the paper is wrong as written”)"
+# Where a reader sees the paper's numbers come out: a command, not a document they may not have
+CLEAN_RERUN = "(gcul reproduce --error-pool clean computes them so)"
 
 
-README_REF_TEX = "(README: ``Where the paper is wrong as written'')"
+CLEAN_RERUN_TEX = r"(\texttt{gcul reproduce -{}-error-pool clean} computes them so)"
 
 
 # A run whose error pool is judged against the clean labels (--error-pool clean) says so in place
@@ -66,7 +145,7 @@ README_REF_TEX = "(README: ``Where the paper is wrong as written'')"
 CLEAN_RUN = (
     "This run judges the error pool against the clean training labels (E = {ŷ ≠ y_clean}, "
     "--error-pool clean), the reading that reproduces the paper's λ*_PRE column and violation "
-    f"counts; no deployment has clean labels {README_REF}."
+    "counts; no deployment has clean labels."
 )
 
 
@@ -74,8 +153,40 @@ CLEAN_RUN_TEX = (
     r"This run judges the error pool against the clean training labels "
     r"($E = \{\hat y \ne y_{\mathrm{clean}}\}$, \texttt{-{}-error-pool clean}), the reading that "
     r"reproduces the paper's $\lambda^*_{\mathrm{PRE}}$ column and violation counts; no "
-    f"deployment has clean labels {README_REF_TEX}."
+    "deployment has clean labels."
 )
+
+
+def markdown_document(
+    title: str,
+    source: str,
+    legend: Sequence[tuple[str, str]],
+    table: str,
+    notes: Sequence[str] = (),
+) -> str:
+    """A Markdown table that explains itself: a ``#`` title line, where the paper has it
+    (``source``), a legend of its symbols (``(symbol, meaning)`` pairs, one bullet each), the
+    pipe ``table``, then the ``notes`` (one paragraph each).
+
+    Examples
+    --------
+    >>> print(markdown_document("T", "Paper: none.", [("x", "a number")], "| x |\\n| ---: |\\n"))
+    # T
+    <BLANKLINE>
+    Paper: none.
+    <BLANKLINE>
+    - **x**: a number
+    <BLANKLINE>
+    | x |
+    | ---: |
+    <BLANKLINE>
+    """
+    lines = [f"# {title}", "", source, ""]
+    lines += [f"- **{symbol}**: {meaning}" for symbol, meaning in legend]
+    text = "\n".join(lines) + "\n\n" + table
+    if notes:
+        text += "\n" + "\n\n".join(notes) + "\n"
+    return text
 
 
 def caption_note(
@@ -110,24 +221,6 @@ def fmt_pct(fraction: float) -> str:
 def latex_number(s: str) -> str:
     """A formatted number for a LaTeX text cell: a true minus sign."""
     return f"$-${s[1:]}" if s.startswith("-") else s
-
-
-_LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "%": r"\%",
-    "_": r"\_",
-    "&": r"\&",
-    "#": r"\#",
-    "$": r"\$",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
 
 
 def markdown_table(header: Sequence[str], align: str, body: Sequence[Sequence[str]]) -> str:

@@ -10,14 +10,16 @@ from simulations.report.columns import (
 from simulations.report.formats import (
     CLEAN_POOL,
     CLEAN_POOL_TEX,
+    CLEAN_RERUN,
+    CLEAN_RERUN_TEX,
     CLEAN_RUN,
     CLEAN_RUN_TEX,
     EMP_TEX,
     OBSERVED_POOL,
     OBSERVED_POOL_TEX,
     PRE_TEX,
-    README_REF,
-    README_REF_TEX,
+    SECTION_SYNTHETIC,
+    TABLE_SEED,
     caption_note,
     csv_float,
     csv_text,
@@ -26,7 +28,9 @@ from simulations.report.formats import (
     fmt_pct,
     latex_number,
     latex_table,
+    markdown_document,
     markdown_table,
+    quoted,
     write_texts,
 )
 from simulations.report.seed import (
@@ -46,7 +50,8 @@ __all__ = [
 
 
 _SEED_PAPER_COLUMNS = (
-    "Paper columns: the values printed in the paper's tab:synthetic_gcul, each right of ours. "
+    f"Paper columns: the values printed in the paper's table {quoted(TABLE_SEED)}, each right "
+    "of ours. "
     "Seed 16 draws other data here than in the paper (the same protocol; here from NumPy's "
     "SeedSequence(16)), so the columns compare in shape, not value for value."
 )
@@ -57,12 +62,13 @@ _SEED_PAPER_NOTE = (
     f"is lower here because the paper's comes out only when {CLEAN_POOL}, which no "
     "deployment has (judged so, ours comes within about 0.01 of the paper's column on average "
     f"over the 41 levels); here the pool is judged, {OBSERVED_POOL}, and λ*_PRE falls to 0 at "
-    f"a lower σ {README_REF}."
+    f"a lower σ {CLEAN_RERUN}."
 )
 
 
 _SEED_PAPER_COLUMNS_TEX = (
-    "Paper: the values printed in the paper's tab:synthetic\\_gcul, each right of ours. "
+    f"Paper: the values printed in the paper's table {quoted(TABLE_SEED, tex=True)}, each right "
+    "of ours. "
     "Seed 16 draws other data here than in the paper (the same protocol; here from NumPy's "
     "SeedSequence(16)), so the columns compare in shape, not value for value."
 )
@@ -74,7 +80,7 @@ _SEED_PAPER_NOTE_TEX = (
     f"when {CLEAN_POOL_TEX}, which no deployment has (judged so, ours comes within about 0.01 "
     "of the paper's column on average over the 41 levels); here the pool is judged, "
     rf"{OBSERVED_POOL_TEX}, and $\lambda^*_{{\mathrm{{PRE}}}}$ falls to 0 at a lower "
-    rf"$\sigma$ {README_REF_TEX}."
+    rf"$\sigma$ {CLEAN_RERUN_TEX}."
 )
 
 
@@ -164,11 +170,36 @@ def _seed_note(table: SeedTable, tex: bool) -> str | None:
     return caption_note(table.error_pool, table.has_paper_reference, *_SEED_NOTES[tex])
 
 
+#: What the per-seed table's columns mean (the Markdown legend)
+SEED_SYMBOLS: tuple[tuple[str, str], ...] = (
+    (
+        "Noise σ",
+        "the noise level: the standard deviation of the Gaussian noise added to every feature.",
+    ),
+    ("Base Acc", "accuracy of the phase-1 classifier on the whole test split (%)."),
+    ("Sel Acc", "accuracy among the test samples GCUL accepts (%)."),
+    ("Rej Rate", "share of test samples GCUL rejects as uncertain, ρ (%)."),
+    (
+        "λ*_PRE",
+        "the critical rejection cost predicted from the training split's geometry, by the bound "
+        "on the capture rate r1 named in brackets: rejecting is predicted to pay for every "
+        "rejection cost λ below it.",
+    ),
+    (
+        "λ*_EMP",
+        "the critical rejection cost measured on the test split, (ε − ε_sel)/ρ, with ε the base "
+        "error and ε_sel the error among accepted samples: rejecting paid for every λ below it.",
+    ),
+)
+
+
 def format_seed_table_markdown(table: SeedTable) -> str:
-    """A caption and a pipe table: the paper's six columns, then the two other bounds.
+    """A title, where the paper has it, a legend of the columns and a pipe table: the paper's six
+    columns, then the two other bounds.
 
     For seed 16 a ``paper`` column right of each of the paper's five value columns holds the
-    value the paper prints (``tab:synthetic_gcul``), and the caption says why they differ.
+    value the paper prints (``tab:synthetic_gcul``, "GCUL performance under varying noise levels
+    on synthetic data (seed 16)"), and a note under the table says why they differ.
     """
     paper = table.has_paper_reference
     mark = ["paper"] if paper else []
@@ -187,16 +218,26 @@ def format_seed_table_markdown(table: SeedTable) -> str:
         "λ*_PRE (Gaussian)",
         "λ*_PRE (Chernoff)",
     ]
-    caption = (
-        f"GCUL under varying noise levels on synthetic data (seed {table.seed}). "
-        "λ*_PRE from the union bound (the paper's); the Gaussian and Chernoff bounds for "
+    title = f"GCUL under varying noise levels on synthetic data (seed {table.seed})"
+    source = (
+        f"In the paper: table {quoted(TABLE_SEED)}, section {quoted(SECTION_SYNTHETIC)}; "
+        "λ*_PRE from the union bound (the paper's), the Gaussian and Chernoff bounds for "
         "comparison."
     )
+    legend = list(SEED_SYMBOLS)
+    if paper:
+        legend.append(
+            ("paper", "the value the paper prints at that σ, right of ours; — where it has none.")
+        )
     note = _seed_note(table, tex=False)
-    if note is not None:
-        caption += "\n" + note
     body = [_seed_cells(r, paper) for r in table]
-    return caption + "\n\n" + markdown_table(header, "r" * len(header), body)
+    return markdown_document(
+        title,
+        source,
+        legend,
+        markdown_table(header, "r" * len(header), body),
+        [] if note is None else [note],
+    )
 
 
 def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> str:
@@ -211,7 +252,10 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
     caption = (
         f"GCUL performance under varying noise levels on synthetic data (seed {table.seed}); "
         rf"{PRE_TEX} from the union bound (the paper's) and, for comparison, from the Gaussian "
-        "and Chernoff bounds on $r_1$."
+        r"and Chernoff bounds on $r_1$. $\sigma$: the noise level; Rej Rate: the share GCUL "
+        rf"rejects; {PRE_TEX}: the critical rejection cost predicted from the training split; "
+        rf"{EMP_TEX}: the one measured on the test split. As the paper's table "
+        f"{quoted(TABLE_SEED, tex=True)} (section {quoted(SECTION_SYNTHETIC, tex=True)})."
     )
     note = _seed_note(table, tex=True)
     if note is not None:
@@ -230,7 +274,7 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
             + " & ".join(rf"\multicolumn{{2}}{{c}}{{{name}}}" for name in pairs)
             + rf" & {PRE_TEX} & {PRE_TEX} \\",
             " ".join(rf"\cmidrule(lr){{{2 * k + 2}-{2 * k + 3}}}" for k in range(5)),
-            r"$\sigma_{\mathrm{noise}}$ & "
+            r"$\sigma$ & "
             + " & ".join(["ours & paper"] * 5)
             + r" & (Gaussian) & (Chernoff) \\",
         ]
@@ -238,7 +282,7 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
         columns = "c" * 8
         header = [
             rf"Noise & Base Acc & Sel Acc & Rej Rate & {PRE_TEX} & {EMP_TEX} & {PRE_TEX} & {PRE_TEX} \\",
-            r"$\sigma_{\mathrm{noise}}$ & (\%) & (\%) & (\%) & (union) & & (Gaussian) & "
+            r"$\sigma$ & (\%) & (\%) & (\%) & (union) & & (Gaussian) & "
             r"(Chernoff) \\",
         ]
     body = [

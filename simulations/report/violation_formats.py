@@ -16,12 +16,15 @@ from simulations.report.columns import (
 from simulations.report.formats import (
     CLEAN_POOL,
     CLEAN_POOL_TEX,
+    CLEAN_RERUN,
+    CLEAN_RERUN_TEX,
     CLEAN_RUN,
     CLEAN_RUN_TEX,
     OBSERVED_POOL,
     OBSERVED_POOL_TEX,
-    README_REF,
-    README_REF_TEX,
+    SECTION_FEASIBILITY,
+    SECTION_SYNTHETIC,
+    TABLE_VIOLATIONS,
     caption_note,
     csv_float,
     csv_int,
@@ -29,7 +32,9 @@ from simulations.report.formats import (
     fmt_pct,
     latex_escape,
     latex_table,
+    markdown_document,
     markdown_table,
+    quoted,
     write_texts,
 )
 from simulations.report.violations import (
@@ -53,7 +58,8 @@ _KIND_LABELS = {"type_i": "Type-I", "type_ii": "Type-II", "overall": "Overall"}
 
 
 _VIOLATIONS_PAPER_COLUMNS = (
-    "Paper columns: the counts printed in the paper's tab:violation_analysis (union bound)."
+    f"Paper columns: the counts printed in the paper's table {quoted(TABLE_VIOLATIONS)} "
+    "(union bound)."
 )
 
 
@@ -63,12 +69,13 @@ _VIOLATIONS_PAPER_NOTE = (
     "bound counts 22–23 Type-I and 1–4 Type-II violations on the full sweep of 410 cells); "
     "judged, as here and "
     f"{OBSERVED_POOL}, its λ*_PRE falls to 0 at a lower σ and misses more of the cells where "
-    f"rejecting pays {README_REF}."
+    f"rejecting pays {CLEAN_RERUN}."
 )
 
 
 _VIOLATIONS_PAPER_COLUMNS_TEX = (
-    "Paper: the counts printed in the paper's tab:violation\\_analysis (union bound)."
+    f"Paper: the counts printed in the paper's table {quoted(TABLE_VIOLATIONS, tex=True)} "
+    "(union bound)."
 )
 
 
@@ -78,7 +85,7 @@ _VIOLATIONS_PAPER_NOTE_TEX = (
     "counts 22--23 Type-I and 1--4 Type-II violations on the full sweep of 410 cells); judged, "
     "as here and "
     rf"{OBSERVED_POOL_TEX}, its $\lambda^*_{{\mathrm{{PRE}}}}$ falls to 0 at a lower $\sigma$ "
-    f"and misses more of the cells where rejecting pays {README_REF_TEX}."
+    f"and misses more of the cells where rejecting pays {CLEAN_RERUN_TEX}."
 )
 
 
@@ -126,19 +133,6 @@ def format_violations_csv(table: ViolationTable) -> str:
     return csv_text(VIOLATIONS_CSV_COLUMNS, body)
 
 
-def _violation_caption_lines(table: ViolationTable) -> list[str]:
-    lines = [
-        f"Reliability of the λ* predictors over {table.describe_runs}, λ = {table.lam:g}.",
-        "Type-I (conservative): λ*_PRE < λ ≤ λ*_EMP. Type-II (unsafe): λ*_EMP < λ ≤ λ*_PRE. "
-        "Overall = Type-I + Type-II. One block per predictor." + _judged_on(table, tex=False),
-        validity_line(table.methods),
-    ]
-    note = _violations_note(table, tex=False)
-    if note is not None:
-        lines.append(note)
-    return lines
-
-
 # The captions' notes (formats.caption_note): plain text, LaTeX
 _VIOLATIONS_NOTES = {
     False: (_VIOLATIONS_PAPER_NOTE, _VIOLATIONS_PAPER_COLUMNS, CLEAN_RUN),
@@ -174,20 +168,69 @@ def _paper_rate(e: ViolationCount) -> float:
     return cast(float, e.paper_rate)
 
 
+#: What every violation table's symbols mean (the Markdown legend and the text output's key)
+VIOLATION_SYMBOLS: tuple[tuple[str, str], ...] = (
+    (
+        "λ",
+        "the target rejection cost: the price of rejecting one sample, in units of one "
+        "misclassification",
+    ),
+    (
+        "λ*_PRE",
+        "the critical rejection cost a predictor forecasts from the training split's geometry, "
+        f"before deployment (the paper's section {quoted(SECTION_FEASIBILITY)}): rejecting is "
+        "predicted to pay for every λ below it",
+    ),
+    (
+        "λ*_EMP",
+        "the critical rejection cost measured on the test split, (ε − ε_sel)/ρ, with ε the base "
+        "error, ε_sel the error among accepted samples and ρ the rejection rate: rejecting paid "
+        "for every λ below it",
+    ),
+    (
+        "Type-I (conservative)",
+        "λ*_PRE < λ ≤ λ*_EMP: predicted not to pay, yet rejecting paid",
+    ),
+    ("Type-II (unsafe)", "λ*_EMP < λ ≤ λ*_PRE: predicted to pay, yet rejecting did not pay"),
+    ("Overall", "Type-I + Type-II"),
+    (
+        "Count / Total",
+        "violating (seed, σ) cells among the cells judged, σ the noise level; Rate (%): "
+        "Count / Total",
+    ),
+)
+
+
+def _violation_legend(table: ViolationTable) -> list[tuple[str, str]]:
+    legend = [(symbol, f"{meaning}.") for symbol, meaning in VIOLATION_SYMBOLS]
+    legend += [
+        (registry.method(name).label, f"{registry.method(name).judged_on}.")
+        for name in table.methods
+        if registry.method(name).judged_on
+    ]
+    validity = validity_line(table.methods)
+    legend.append(("Valid", f"whether the predictor's promise holds. {validity}"))
+    return legend
+
+
 def format_violations_markdown(table: ViolationTable) -> str:
-    """A caption paragraph and a pipe table, one block of three rows per predictor.
+    """A title, where the paper has it, a legend of the symbols, a pipe table of one block of
+    three rows per predictor, and the note on the paper's columns.
 
     Examples
     --------
     >>> rows = [{"seed": 10, "noise": 0.0, "lambda_emp": 0.20, "lambda_pre_union": 0.10},
     ...         {"seed": 11, "noise": 0.0, "lambda_emp": 0.90, "lambda_pre_union": 0.95}]
     >>> text = format_violations_markdown(violation_table(rows, methods=("union",)))
-    >>> print(text[text.index("|"):])
+    >>> print(text.splitlines()[0])
+    # Violations of the λ* predictors at λ = 0.15 over 2 runs (1 noise level × 2 seeds)
+    >>> print(text[text.index("| Pred"):text.index("Paper columns")])
     | Predictor | Valid | Violation | Count / Total | Rate (%) | Paper: Count / Total | Paper: Rate (%) |
     | :--- | :--- | :--- | ---: | ---: | ---: | ---: |
     | Union | no | Type-I | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
     | Union | no | Type-II | 0 / 2 | 0.00 | 0 / 410 | 0.00 |
     | Union | no | Overall | 1 / 2 | 50.00 | 25 / 410 | 6.10 |
+    <BLANKLINE>
     <BLANKLINE>
     """
     header = ["Predictor", "Valid", "Violation", "Count / Total", "Rate (%)"]
@@ -210,8 +253,19 @@ def format_violations_markdown(table: ViolationTable) -> str:
             else:
                 row += [f"{e.paper_count} / {e.paper_total}", fmt_pct(_paper_rate(e))]
         body.append(row)
-    caption = "\n".join(_violation_caption_lines(table))
-    return caption + "\n\n" + markdown_table(header, align, body)
+    title = f"Violations of the λ* predictors at λ = {table.lam:g} over {table.describe_runs}"
+    source = (
+        f"In the paper: table {quoted(TABLE_VIOLATIONS)}, section {quoted(SECTION_SYNTHETIC)} "
+        "(the union bound only); here one block per predictor."
+    )
+    note = _violations_note(table, tex=False)
+    return markdown_document(
+        title,
+        source,
+        _violation_legend(table),
+        markdown_table(header, align, body),
+        [] if note is None else [note],
+    )
 
 
 def format_violations_latex(table: ViolationTable, *, label: str = "tab:violation_analysis") -> str:
@@ -226,7 +280,10 @@ def format_violations_latex(table: ViolationTable, *, label: str = "tab:violatio
         rf"$\lambda = {table.lam:g}$. Type-I (conservative): "
         r"$\lambda^*_{\mathrm{PRE}} < \lambda \le \lambda^*_{\mathrm{EMP}}$; "
         r"Type-II (unsafe): $\lambda^*_{\mathrm{EMP}} < \lambda \le \lambda^*_{\mathrm{PRE}}$; "
-        r"Overall = Type-I + Type-II. One block per predictor."
+        r"Overall = Type-I + Type-II; counts of (seed, $\sigma$) cells. One block per "
+        "predictor; "
+        f"the paper's table {quoted(TABLE_VIOLATIONS, tex=True)} (section "
+        f"{quoted(SECTION_SYNTHETIC, tex=True)}) has the union bound only."
     )
     caption += _judged_on(table, tex=True)
     caption += " " + latex_escape(validity_line(table.methods))
@@ -277,7 +334,7 @@ def format_violations_text(table: ViolationTable) -> str:
                       Overall            1 / 2  50.00%              25 / 410        6.10%
     <BLANKLINE>
     Not valid: union (as printed in the paper).
-    * Paper columns: the counts printed in the paper's tab:violation_analysis (union bound). ...
+    * Paper columns: the counts printed in the paper's table “Quantitative reliability analysis ...
     """
     paper = table.has_paper_reference
     header = ["predictor", "valid", "violation", "count / total", "rate"] + (
