@@ -235,6 +235,35 @@ def test_gallery_shows_every_demo_figure(built):
         assert re.search(rf'href="_downloads/[0-9a-f]+/{spec.name}\.pdf"', source), spec.name
 
 
+MAX_BLANK_ROWS = 80  # one ninth of a 720-pixel slide; equal-aspect panels once left 77-140
+MAX_BLANK_COLUMNS = 160  # one eighth of 1280 (the 3-D slide's legend column leaves 146)
+
+
+def _longest_run(mask) -> int:
+    best = current = 0
+    for value in mask:
+        current = current + 1 if value else 0
+        best = max(best, current)
+    return best
+
+
+def test_gallery_slides_have_no_blank_bands(built):
+    """A slide is 16:9; panels drawn at a fixed aspect inside it used to leave bands of blank
+    rows between the title and the panels (selectivity_contours: 140 rows, the 3-D surface: 93,
+    gcul_2d: 77). "Blank" is a row or column with every pixel lighter than 251 of 255."""
+    import numpy as np
+    from PIL import Image
+
+    from simulations.demo import FIGURES
+
+    html_dir, _ = built
+    for spec in FIGURES:
+        grey = np.asarray(Image.open(html_dir / "_images" / f"{spec.name}.png").convert("L"))
+        blank = grey > 250
+        assert _longest_run(blank.all(axis=1)) <= MAX_BLANK_ROWS, spec.name
+        assert _longest_run(blank.all(axis=0)) <= MAX_BLANK_COLUMNS, spec.name
+
+
 def test_proofs_page_has_every_claim_rendered_as_plain_text(built):
     html_dir, _ = built
     page = html_dir / "proofs.html"
