@@ -95,8 +95,12 @@ def test_the_front_page_leads_to_each_purpose_and_to_your_embeddings_first(built
     for caption in ("Tutorial", "How-to guides", "Explanation", "Reference"):
         assert f'<span class="caption-text">{caption}</span>' in body, caption
     how_to = _text(html_dir / "howto" / "embeddings.html")
-    for step in ("gcul feasibility --embeddings Z.npy", "gcul compare --embeddings Z.npy",
-                 "from simulations import GCUL", "StandardScaler"):
+    for step in (
+        "gcul feasibility --embeddings Z.npy",
+        "gcul compare --embeddings Z.npy",
+        "from simulations import GCUL",
+        "StandardScaler",
+    ):
         assert step in how_to, step
 
 

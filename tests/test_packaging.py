@@ -94,7 +94,9 @@ def test_sdist_manifest_holds_what_the_tests_read():
     sdist once shipped tests/test_*.py alone (72 collection errors)."""
     manifest = (REPO / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
     grafted = {line.split()[1] for line in manifest if line.startswith("graft ")}
-    included = {word for line in manifest if line.startswith("include ") for word in line.split()[1:]}
+    included = {
+        word for line in manifest if line.startswith("include ") for word in line.split()[1:]
+    }
     assert {"tests", "docs", "notebooks", "benchmarks"} <= grafted
     # every top-level file or folder that a test names under the checkout's root (ROOT, REPO
     # or parents[1], then a quoted name) is in the sdist
@@ -102,7 +104,13 @@ def test_sdist_manifest_holds_what_the_tests_read():
     for test in (REPO / "tests").glob("*.py"):
         source = test.read_text(encoding="utf-8")
         named |= set(re.findall(r'(?:ROOT|REPO|parents\[1\]) / "([^"/]+)"', source))
-    automatic = {"pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", *PACKAGES}  # setuptools adds these
+    automatic = {
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "MANIFEST.in",
+        *PACKAGES,
+    }  # setuptools adds these
     missing = {name for name in named if name not in grafted | included | automatic}
     assert not missing, sorted(missing)
     for name in included:

@@ -147,53 +147,87 @@ def test_every_number_the_readme_states_is_checked():
         checks.append((pattern, verify))
 
     grid = noise_levels()
-    check(r"(\d+) noise levels × seeds (\d+)–(\d+)",
-          lambda m: (int(m[1]), int(m[2]), int(m[3])) == (len(grid), 10, 19))
+    check(
+        r"(\d+) noise levels × seeds (\d+)–(\d+)",
+        lambda m: (int(m[1]), int(m[2]), int(m[3])) == (len(grid), 10, 19),
+    )
     check(r"seeds (\d+)–(\d+)", lambda m: (int(m[1]), int(m[2])) == (10, 19))
     check(r"Python ≥ (\d+\.\d+)", lambda m: config["project"]["requires-python"] == f">={m[1]}")
-    check(r"on Python (\d+\.\d+)\.",
-          lambda m: f"Programming Language :: Python :: {m[1]}" in config["project"]["classifiers"])
-    floors = dict(re.match(r"([a-z-]+)>=(\d+(?:\.\d+)?)", dep).groups()
-                  for dep in config["project"]["dependencies"])
-    check(r"NumPy (\d+\.\d+), SciPy (\d+\.\d+)",
-          lambda m: (m[1], m[2]) == (floors["numpy"], floors["scipy"]))
+    check(
+        r"on Python (\d+\.\d+)\.",
+        lambda m: f"Programming Language :: Python :: {m[1]}" in config["project"]["classifiers"],
+    )
+    floors = dict(
+        re.match(r"([a-z-]+)>=(\d+(?:\.\d+)?)", dep).groups()
+        for dep in config["project"]["dependencies"]
+    )
+    check(
+        r"NumPy (\d+\.\d+), SciPy (\d+\.\d+)",
+        lambda m: (m[1], m[2]) == (floors["numpy"], floors["scipy"]),
+    )
     # finding 1: the phase transition, means over seeds 10-19
-    check(r"accuracy is (\d+(?:\.\d+)?)% at σ = 0 \(the paper reports (\d+(?:\.\d+)?)%\), (\d+(?:\.\d+)?)% at σ = 8 "
-          r"and (\d+(?:\.\d+)?)% at σ = 16",
-          lambda m: _agrees(m[1], 100 * means[0.0]["base_acc"])
-          and float(m[2]) == PAPER_SEED16_TABLE[0][1]
-          and _agrees(m[3], 100 * means[8.0]["base_acc"])
-          and _agrees(m[4], 100 * means[16.0]["base_acc"]))
-    check(r"λ\*_EMP falls from (\d+(?:\.\d+)?) at σ = 0 to (\d+(?:\.\d+)?) at σ = 16",
-          lambda m: _agrees(m[1], means[0.0]["lambda_emp"])
-          and _agrees(m[2], means[16.0]["lambda_emp"]))
+    check(
+        r"accuracy is (\d+(?:\.\d+)?)% at σ = 0 \(the paper reports (\d+(?:\.\d+)?)%\), (\d+(?:\.\d+)?)% at σ = 8 "
+        r"and (\d+(?:\.\d+)?)% at σ = 16",
+        lambda m: (
+            _agrees(m[1], 100 * means[0.0]["base_acc"])
+            and float(m[2]) == PAPER_SEED16_TABLE[0][1]
+            and _agrees(m[3], 100 * means[8.0]["base_acc"])
+            and _agrees(m[4], 100 * means[16.0]["base_acc"])
+        ),
+    )
+    check(
+        r"λ\*_EMP falls from (\d+(?:\.\d+)?) at σ = 0 to (\d+(?:\.\d+)?) at σ = 16",
+        lambda m: (
+            _agrees(m[1], means[0.0]["lambda_emp"]) and _agrees(m[2], means[16.0]["lambda_emp"])
+        ),
+    )
     lam = inspect.signature(feasibility_report).parameters["lam"].default
     check(r"pays at λ = (\d+(?:\.\d+)?)", lambda m: float(m[1]) == lam)
     # finding 2: the claim counts and the 20-class counterexample to the union bound
-    check(r"(\d+) claims, (\d+) verified, (\d+) errata",
-          lambda m: tuple(int(g) for g in m.groups()) == _claim_counts())
+    check(
+        r"(\d+) claims, (\d+) verified, (\d+) errata",
+        lambda m: tuple(int(g) for g in m.groups()) == _claim_counts(),
+    )
 
     def union_counterexample(m):
         classes, snr = int(m[1]), float(m[2])
-        geometry = Geometry(eps=0.2, pi=np.full(classes, 1 / classes),
-                            eps_c=np.full(classes, 0.2), D=np.full(classes, snr),
-                            sigma_mix=np.ones(classes), sigma_c=np.ones(classes),
-                            corr_mix=np.eye(classes))
+        geometry = Geometry(
+            eps=0.2,
+            pi=np.full(classes, 1 / classes),
+            eps_c=np.full(classes, 0.2),
+            D=np.full(classes, snr),
+            sigma_mix=np.ones(classes),
+            sigma_c=np.ones(classes),
+            corr_mix=np.eye(classes),
+        )
         exact = (1.0 - gaussian_tail(snr, 1.0)) ** classes  # orthogonal boundaries
         return _agrees(m[3], capture_rate_bound(geometry, "union")) and _agrees(m[4], exact)
 
-    check(r"with (\d+) classes at D/σ = (\d+) its \"rigorous\" union bound promises (\d+(?:\.\d+)?) "
-          r"where the attractor captures (\d+(?:\.\d+)?)", union_counterexample)
+    check(
+        r"with (\d+) classes at D/σ = (\d+) its \"rigorous\" union bound promises (\d+(?:\.\d+)?) "
+        r"where the attractor captures (\d+(?:\.\d+)?)",
+        union_counterexample,
+    )
     check(r"seed-(\d+) table", lambda m: int(m[1]) == 16)
+
     # finding 3: selective risk at GCUL's coverage
     def risks(noise):
         cell = means[noise]
         return cell["sel_risk_gcul"], cell["sel_risk_msp"], cell["sel_risk_bayes"]
 
-    check(r"at σ = (\d+) is (\d+(?:\.\d+)?) for GCUL, (\d+(?:\.\d+)?) for MSP and (\d+(?:\.\d+)?) for Bayes",
-          lambda m: all(_agrees(s, v) for s, v in zip(m.groups()[1:], risks(float(m[1])))))
-    check(r"at σ = (\d+) it is (\d+(?:\.\d+)?), (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)\.",
-          lambda m: all(_agrees(s, v) for s, v in zip(m.groups()[1:], risks(float(m[1])))))
+    check(
+        r"at σ = (\d+) is (\d+(?:\.\d+)?) for GCUL, (\d+(?:\.\d+)?) for MSP and (\d+(?:\.\d+)?) for Bayes",
+        lambda m: all(
+            _agrees(s, v) for s, v in zip(m.groups()[1:], risks(float(m[1])), strict=True)
+        ),
+    )
+    check(
+        r"at σ = (\d+) it is (\d+(?:\.\d+)?), (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)\.",
+        lambda m: all(
+            _agrees(s, v) for s, v in zip(m.groups()[1:], risks(float(m[1])), strict=True)
+        ),
+    )
     # names that hold a digit but state no number
     check(r"phase 1\b", lambda m: True)
     check(r"(?<!\S)\d\. (?=\*\*)", lambda m: True)  # the numbers of the findings' list

@@ -68,7 +68,12 @@ REFERENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         "The synthetic experiment",
         "The paper's protocol, the parallel resumable sweep, one run of ``gcul reproduce`` and "
         "the columns of its ``results.csv``.",
-        ("simulations.synthetic", "simulations.sweep", "simulations.reproduce", "simulations.results"),
+        (
+            "simulations.synthetic",
+            "simulations.sweep",
+            "simulations.reproduce",
+            "simulations.results",
+        ),
     ),
     (
         "Tables and figures",
@@ -437,7 +442,11 @@ def write_api_pages(srcdir: Path) -> int:
         index += [".. toctree::", "   :maxdepth: 1", ""]
         for name in topic_modules:
             summary = _summary(name)
-            index.append(f"   {name} — {summary} <{API_DIR.name}/{name}>" if summary else f"   {API_DIR.name}/{name}")
+            index.append(
+                f"   {name} — {summary} <{API_DIR.name}/{name}>"
+                if summary
+                else f"   {API_DIR.name}/{name}"
+            )
         index.append("")
     files[MODULE_INDEX] = "\n".join(index) + "\n"
     out.mkdir(parents=True, exist_ok=True)

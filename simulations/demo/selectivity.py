@@ -213,7 +213,9 @@ def figure_selectivity_surface(eps: float = 0.25, lam: float = 0.15) -> Figure:
     ax.tick_params(labelsize=SMALL)
     ax.set_zlim(0, 1)
     ax.view_init(elev=24, azim=122)
-    ax.set_box_aspect((1, 1, 0.75), zoom=1.04)  # 0.95 left a band of 93 blank pixel rows under the title
+    ax.set_box_aspect(
+        (1, 1, 0.75), zoom=1.04
+    )  # 0.95 left a band of 93 blank pixel rows under the title
     legend(
         fig,
         [

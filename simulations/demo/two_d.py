@@ -209,9 +209,7 @@ def figure_gcul_2d(
     model, data = run.model, run.data
     K = model.n_classes_
     X, y = data.X_train, data.y_train
-    gx, gy, points = _plane_grid(
-        np.concatenate([X, data.X_test]), height_ratio=PANEL_HEIGHT_RATIO
-    )
+    gx, gy, points = _plane_grid(np.concatenate([X, data.X_test]), height_ratio=PANEL_HEIGHT_RATIO)
     regions1 = model.phase1_.predict(points).reshape(gx.shape)
     regions3 = model.predict(points).reshape(gx.shape)
     light = ListedColormap([CLASS_COLOURS[k] for k in range(K)] + ["white"])
