@@ -1,8 +1,9 @@
 """Sphinx configuration of the gcul documentation.
 
 Build it with ``python -m sphinx -W --keep-going -b html docs docs/_build/html`` from the
-repository root (``python -m pip install -e ".[docs]"`` first). The API reference, the gallery
-and the proofs report are made from the code at build time (``_ext/gcul_docs.py``).
+repository root (``python -m pip install -e ".[docs]"`` first). The pages are organised by
+purpose (tutorial/, howto/, explanation/, reference/). The API reference, the command-line help,
+the gallery and the proofs report are made from the code at build time (``_ext/gcul_docs.py``).
 """
 
 import sys
@@ -45,13 +46,19 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
-# MyST: the README and the proofs report are Markdown; "## Running on a cluster" gets the
-# anchor "#running-on-a-cluster" that the README links to
+# MyST: the pages are Markdown that also reads well on the repository's web view; headings get
+# anchors (the command line page links to its "#help-texts")
 myst_heading_anchors = 3
 
 html_theme = "alabaster"
 html_title = f"gcul {release}"
-html_theme_options = {"description": "GCUL theory, proofs and simulations", "page_width": "1100px"}
+html_theme_options = {
+    "description": "GCUL theory, proofs and simulations",
+    "page_width": "1180px",
+    "sidebar_width": "260px",
+}
+html_static_path = ["_static"]
+html_css_files = ["gcul.css"]
 
 # A module's References section is its bibliography: numpydoc renders it as citations, and
 # docutils would warn about every entry the text does not cite inline ("Citation [R...-1] is

@@ -1,12 +1,14 @@
-"""The documentation builds with warnings as errors, and its made-at-build-time pages are whole.
+"""The documentation builds with warnings as errors, is organised by purpose, documents the public
+names only, and its made-at-build-time pages are whole; the examples on its pages run.
 
-The build is the README's command (``python -m sphinx -W --keep-going -b html docs OUT``), run
-once per session in a subprocess into a temporary folder; every test below reads its output. It
-draws the classroom figures and runs the proofs report, so it takes about 30 s of CPU.
+The build is CONTRIBUTING.md's command (``python -m sphinx -W --keep-going -b html docs OUT``),
+run once per session in a subprocess into a temporary folder; the tests of the site read its
+output. It draws the classroom figures and runs the proofs report, so it takes about 30 s of CPU.
 """
 
 from __future__ import annotations
 
+import doctest
 import html
 import os
 import re
@@ -57,13 +59,65 @@ def test_build_succeeds_with_warnings_as_errors(built):
     html_dir, done = built
     assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
     assert "WARNING" not in done.stderr and "ERROR" not in done.stderr, done.stderr[-6000:]
-    for page in ("index", "readme", "gallery", "proofs", "api/index", "genindex"):
+    for page in PAGES + ("genindex",):
         assert (html_dir / f"{page}.html").is_file(), page
+
+
+PAGES = (
+    "index",
+    "tutorial/reproduce",
+    "howto/embeddings",
+    "howto/certify",
+    "howto/dask",
+    "howto/teaching",
+    "howto/text_emotion",
+    "explanation/theory",
+    "explanation/errata",
+    "explanation/rejection",
+    "proofs",
+    "gallery",
+    "reference/index",
+    "reference/cli",
+    "contributing",
+)
+"""The site by purpose (Diátaxis): tutorial, how-to guides, explanation, reference."""
+
+
+def test_the_front_page_leads_to_each_purpose_and_to_your_embeddings_first(built):
+    html_dir, _ = built
+    source = (html_dir / "index.html").read_text(encoding="utf-8")
+    body = source[source.index('<div class="body"') : source.index('<div class="sphinxsidebar"')]
+    # the first link of the front page's table is the how-to for one's own embeddings
+    links = re.findall(r'<a class="reference internal" href="([^"#]+)', body)
+    assert links[0] == "howto/embeddings.html", links[:3]
+    for page in PAGES[1:]:
+        assert f'href="{page}.html' in body, page
+    for caption in ("Tutorial", "How-to guides", "Explanation", "Reference"):
+        assert f'<span class="caption-text">{caption}</span>' in body, caption
+    how_to = _text(html_dir / "howto" / "embeddings.html")
+    for step in (
+        "gcul feasibility --embeddings Z.npy",
+        "gcul compare --embeddings Z.npy",
+        "from simulations import GCUL",
+        "StandardScaler",
+    ):
+        assert step in how_to, step
+
+
+def test_the_command_line_page_has_every_commands_help(built):
+    from simulations.cli import COMMANDS
+
+    html_dir, _ = built
+    text = _text(html_dir / "reference" / "cli.html")
+    assert "usage: gcul [-h] [--version]" in text
+    for module in COMMANDS:
+        name = module.__name__.rsplit(".", 1)[1]
+        assert f"usage: gcul {name}" in text, name
 
 
 def test_api_page_of_selectivity_score(built):
     html_dir, _ = built
-    page = html_dir / "api" / "generated" / "gcul_theory.selectivity_score.html"
+    page = html_dir / "reference" / "generated" / "gcul_theory.selectivity_score.html"
     text = _text(page)
     # numpydoc rendered the sections, the paper's label and the doctest
     assert "selectivity_score(eps, r1, r2)" in text, text[:300]
@@ -76,11 +130,11 @@ def test_api_page_of_selectivity_score(built):
 def test_every_public_name_has_an_api_page(built):
     """One page per public module and per name of its ``__all__``, so nothing is hand-listed."""
     html_dir, _ = built
-    api = html_dir / "api" / "generated"
+    api = html_dir / "reference" / "generated"
     modules = gcul_docs.public_modules()
     assert {"gcul_theory", "simulations", "proofs", "simulations.demo"} <= set(modules)
-    assert not any(part.startswith("_") for name in modules for part in name.split("."))
-    index = _text(html_dir / "api" / "index.html")
+    assert len(modules) == len(set(modules))
+    index = _text(html_dir / "reference" / "index.html")
     for module_name in modules:
         assert (api / f"{module_name}.html").is_file(), module_name
         assert module_name in index, module_name
@@ -89,14 +143,80 @@ def test_every_public_name_has_an_api_page(built):
             assert (api / f"{module_name}.{name}.html").is_file(), f"{module_name}.{name}"
 
 
+def test_the_reference_documents_public_modules_only():
+    """Every module is either in the reference (REFERENCE) or declared internal, never both,
+    so a new module is a decision; implementation modules (simulations.cli.common,
+    simulations.report.formats, ...) get no page. A package's own ``__all__`` is public."""
+    every = set(gcul_docs.all_modules())
+    public = set(gcul_docs.public_modules())
+    internal = {name for name in every if gcul_docs.is_internal(name)}
+    assert public <= every
+    assert not public & internal, sorted(public & internal)
+    assert every == public | internal, sorted(every - public - internal)
+    for name in ("simulations.cli.common", "simulations.report.formats", "simulations.sweep.cache"):
+        assert name in internal, name
+    assert {"gcul_theory", "simulations", "proofs"} <= public
+
+
+def test_the_reference_pages_hold_no_internal_module(built):
+    html_dir, _ = built
+    api = html_dir / "reference" / "generated"
+    pages = {page.stem for page in api.glob("*.html")}
+    for name in gcul_docs.all_modules():
+        if gcul_docs.is_internal(name):
+            assert name not in pages, name
+            assert not any(page.startswith(name + ".") for page in pages), name
+
+
+@pytest.mark.parametrize("package", sorted(gcul_docs.NAME_GROUPS))
+def test_grouped_packages_list_every_public_name_once(package, built):
+    module = __import__(package)
+    grouped = [name for _, names in gcul_docs.NAME_GROUPS[package] for name in names]
+    assert len(grouped) == len(set(grouped))
+    assert set(grouped) == set(module.__all__)
+    html_dir, _ = built
+    text = _text(html_dir / "reference" / "generated" / f"{package}.html")
+    positions = [text.index(title) for title, _ in gcul_docs.NAME_GROUPS[package]]
+    assert positions == sorted(positions)
+
+
+def test_module_pages_open_with_what_users_need_not_the_contributors_paragraphs(built):
+    html_dir, _ = built
+    for package in ("simulations", "gcul_theory"):
+        module = __import__(package)
+        assert "Where a change goes" in module.__doc__  # kept in the source, for contributors
+        text = _text(html_dir / "reference" / "generated" / f"{package}.html")
+        assert "Where a change goes" not in text, package
+        assert "private module" not in text, package
+    text = _text(html_dir / "reference" / "generated" / "simulations.html")
+    assert text.index("The public Python API") < 400
+
+
+DOCTEST_PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "CONTRIBUTING.md"]
+
+
+@pytest.mark.parametrize("page", DOCTEST_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_examples_on_the_pages_run(page, monkeypatch, tmp_path):
+    """The ``>>>`` examples of the Markdown pages (the pytest configuration collects only the
+    packages' docstrings, so these would otherwise never run)."""
+    monkeypatch.chdir(tmp_path)
+    text = page.read_text(encoding="utf-8")
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {}, page.name, str(page), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {page}"
+
+
 def test_reexported_constant_shows_its_own_docstring(built):
     """``gcul_theory.PREDICTORS`` (a tuple defined in a private module) is described by the
     docstring under its definition, not by ``tuple``'s ("Built-in immutable sequence")."""
     html_dir, _ = built
-    text = _text(html_dir / "api" / "generated" / "gcul_theory.PREDICTORS.html")
+    text = _text(html_dir / "reference" / "generated" / "gcul_theory.PREDICTORS.html")
     assert "Every predictor" in text
     assert "Built-in immutable sequence" not in text
-    summary = _text(html_dir / "api" / "generated" / "gcul_theory.html")
+    summary = _text(html_dir / "reference" / "generated" / "gcul_theory.html")
     assert "Built-in immutable sequence" not in summary
 
 
@@ -117,6 +237,35 @@ def test_gallery_shows_every_demo_figure(built):
         assert f'src="_images/{spec.name}.png"' in source, spec.name
         assert _png_size(image) == (1280, 720), spec.name  # what `gcul demo` writes
         assert re.search(rf'href="_downloads/[0-9a-f]+/{spec.name}\.pdf"', source), spec.name
+
+
+MAX_BLANK_ROWS = 80  # one ninth of a 720-pixel slide; equal-aspect panels once left 77-140
+MAX_BLANK_COLUMNS = 160  # one eighth of 1280 (the 3-D slide's legend column leaves 146)
+
+
+def _longest_run(mask) -> int:
+    best = current = 0
+    for value in mask:
+        current = current + 1 if value else 0
+        best = max(best, current)
+    return best
+
+
+def test_gallery_slides_have_no_blank_bands(built):
+    """A slide is 16:9; panels drawn at a fixed aspect inside it used to leave bands of blank
+    rows between the title and the panels (selectivity_contours: 140 rows, the 3-D surface: 93,
+    gcul_2d: 77). "Blank" is a row or column with every pixel lighter than 251 of 255."""
+    import numpy as np
+    from PIL import Image
+
+    from simulations.demo import FIGURES
+
+    html_dir, _ = built
+    for spec in FIGURES:
+        grey = np.asarray(Image.open(html_dir / "_images" / f"{spec.name}.png").convert("L"))
+        blank = grey > 250
+        assert _longest_run(blank.all(axis=1)) <= MAX_BLANK_ROWS, spec.name
+        assert _longest_run(blank.all(axis=0)) <= MAX_BLANK_COLUMNS, spec.name
 
 
 def test_proofs_page_has_every_claim_rendered_as_plain_text(built):

@@ -236,8 +236,10 @@ def test_every_per_class_column_is_defined_citing_the_paper_by_title(files, caps
         assert f"{name}: {' '.join(meaning.split())}" in flat, name
 
 
-def test_readme_defines_the_per_class_columns_with_the_papers_labels():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+def test_docs_define_the_per_class_columns_with_the_papers_labels():
+    # the command line reference of the documentation (moved there from the README, issue 23)
+    page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "cli.md"
+    readme = page.read_text(encoding="utf-8")
     section = readme[readme.index("- `gcul feasibility --embeddings") :]
     section = section[: section.index("\n- `gcul demo")]
     for name, _ in COLUMN_LEGEND:

@@ -1,11 +1,14 @@
 """Sphinx extension of the gcul documentation: the pages that are made from the code at build time.
 
-- The API reference (``api/generated/``, not committed): one page per public module of
-  ``gcul_theory``, ``simulations`` and ``proofs`` (every module reached by ``pkgutil`` whose
-  dotted name has no component starting with ``_``), listing the names of its ``__all__``, and one
-  page per public name, rendered by autodoc + numpydoc. A module that is added, moved or removed
-  changes the reference at the next build, with no list kept by hand. Public names with no
-  ``__all__`` are those defined in the module itself.
+- The API reference (``reference/generated/``, not committed): one page per public module,
+  listing the names of its ``__all__`` (grouped by topic for the packages of
+  :data:`NAME_GROUPS`), and one page per public name, rendered by autodoc + numpydoc. Which
+  modules are public, and under which topic the reference lists them, is :data:`REFERENCE`, as
+  SciPy's reference is organised by hand; every other module that ``pkgutil`` reaches must match
+  :data:`INTERNAL` (``tests/test_docs.py`` checks both), so a new module is a decision, not an
+  accident. The paragraphs of a module's docstring that are for contributors ("Where a change
+  goes ...") are left out of its page (``CONTRIBUTING.md`` points to them).
+- The command line (``reference/cli.md``): ``gcul --help`` and every command's ``--help``.
 - The gallery (``gallery.rst``): every figure of ``simulations.demo.FIGURES``, drawn by
   ``simulations.demo.write_figures`` (what ``gcul demo`` writes) into the build directory.
 - The proofs report (``proofs.md``): ``proofs.format_markdown(proofs.run_all())`` (what
@@ -31,11 +34,217 @@ from pathlib import Path
 PACKAGES = ("gcul_theory", "simulations", "proofs")
 """The packages whose public modules the API reference documents."""
 
-API_DIR = Path("api") / "generated"
+API_DIR = Path("reference") / "generated"
 """Where the API pages are written, relative to the source directory (git-ignored)."""
 
 MODULE_INDEX = "modules.inc"
-"""The toctree of the module pages, included by ``api/index.rst``."""
+"""The module pages by topic, with their toctrees, included by ``reference/index.rst``."""
+
+REFERENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (
+        "The mathematics",
+        "Every formula, bound and estimator of the paper as broadcasting NumPy/SciPy functions, "
+        "and the selective-classification metrics.",
+        ("gcul_theory",),
+    ),
+    (
+        "GCUL, the classifier",
+        "The selective classifier (a scikit-learn estimator), its NumPy/SciPy models, and "
+        "certifying it on held-out data.",
+        ("simulations", "simulations.models", "simulations.certification"),
+    ),
+    (
+        "On your own data",
+        "What ``gcul feasibility`` and ``gcul compare`` compute, from Python.",
+        ("simulations.feasibility", "simulations.compare"),
+    ),
+    (
+        "Rejectors and the judged methods",
+        "GCUL's rejection and the baselines it is judged against; the registry of every "
+        "predictor and rejector (labels, styles, guarantees).",
+        ("simulations.rejectors", "simulations.registry"),
+    ),
+    (
+        "The synthetic experiment",
+        "The paper's protocol, the parallel resumable sweep, one run of ``gcul reproduce`` and "
+        "the columns of its ``results.csv``.",
+        (
+            "simulations.synthetic",
+            "simulations.sweep",
+            "simulations.reproduce",
+            "simulations.results",
+        ),
+    ),
+    (
+        "Tables and figures",
+        "The violation, per-seed and baselines tables, and the figures of ``gcul reproduce``.",
+        (
+            "simulations.report",
+            "simulations.baselines",
+            "simulations.figures",
+            "simulations.baseline_figures",
+        ),
+    ),
+    (
+        "Classroom",
+        "The slides of ``gcul demo`` and what the notebooks call.",
+        ("simulations.demo",),
+    ),
+    (
+        "Proofs",
+        "The SymPy re-derivations of the paper's claims and their report (``gcul prove``).",
+        ("proofs",),
+    ),
+)
+"""The public modules, by topic: (title, one sentence, module names), in reading order."""
+
+INTERNAL: tuple[str, ...] = (
+    "simulations.cli",  # the command line is documented as commands (reference/cli.md)
+    "simulations.cli.*",
+    "simulations.compare.*",  # re-exported by simulations.compare
+    "simulations.demo.*",  # re-exported by simulations.demo
+    "simulations.figures.*",  # re-exported by simulations.figures
+    "simulations.report.*",  # re-exported by simulations.report
+    "simulations.rejectors.*",  # one module per rejector, reached through REJECTORS
+    "simulations.sweep.*",  # re-exported by simulations.sweep
+    "simulations.gcul",  # GCUL is simulations.GCUL; the rest is simulations.certification's
+    "simulations.outputs",  # atomic writes and folder locks of reproduce
+    "simulations.validation",  # argument checks
+)
+"""Modules without a page: implementation that a public module re-exports or uses (fnmatch
+patterns on the dotted name)."""
+
+NAME_GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "gcul_theory": (
+        (
+            "Selectivity and utility",
+            ("rejection_rate", "clean_error", "utility", "selectivity_score", "empirical_lambda"),
+        ),
+        ("Tails", ("gaussian_tail", "chernoff_tail")),
+        (
+            "Geometry and the feasibility report",
+            (
+                "Geometry",
+                "estimate_geometry",
+                "MAX_CLASSES",
+                "feasibility_report",
+                "FeasibilityReport",
+                "COLUMN_LEGEND",
+                "structural_existence_confidence",
+            ),
+        ),
+        (
+            "Predictors of λ* and their bounds",
+            (
+                "PREDICTORS",
+                "METHODS",
+                "DEFAULT_METHOD",
+                "Predictor",
+                "predictor",
+                "guarantee_phrase",
+                "capture_rate_bound",
+                "contamination_rate_bound",
+                "critical_lambda",
+                "critical_lambda_from_rates",
+                "finite_sample_lambda",
+                "FiniteSampleBound",
+                "hoeffding_deviation",
+            ),
+        ),
+        (
+            "Certified λ* (held-out calibration data)",
+            (
+                "certified_lambda",
+                "utility_confidence_bounds",
+                "cross_fit_utility_bounds",
+                "CrossFitBounds",
+                "CERTIFIED_METHODS",
+                "ASYMPTOTIC_MIN_COUNT",
+            ),
+        ),
+        (
+            "Selective-classification metrics",
+            (
+                "selective_risk_at_coverage",
+                "risk_coverage_curve",
+                "RiskCoverageCurve",
+                "aurc",
+                "e_aurc",
+                "augrc",
+                "joint_utility",
+                "selective_risk_upper_bound",
+                "sgr_threshold",
+                "SGRResult",
+            ),
+        ),
+    ),
+    "proofs": (
+        (
+            "Running and reporting",
+            (
+                "run_all",
+                "run_one",
+                "claim_ids",
+                "ClaimResult",
+                "main",
+                "summary_line",
+                "format_text",
+                "format_markdown",
+                "format_json",
+                "format_latex",
+                "format_derivation",
+            ),
+        ),
+        (
+            "Symbolic utility, selectivity and critical cost",
+            (
+                "rejection_rate_expr",
+                "clean_error_expr",
+                "utility_expr",
+                "joint_utility_expr",
+                "selectivity_expr",
+                "selectivity_closed_form",
+                "selectivity_denominator",
+                "criterion_margins",
+                "selectivity_gradient",
+                "critical_lambda_expr",
+            ),
+        ),
+        (
+            "Symbolic tails, capture and contamination",
+            (
+                "voronoi_margin",
+                "projection",
+                "normal_density",
+                "normal_interval_probability",
+                "gaussian_tail_expr",
+                "chernoff_exponent",
+                "chernoff_tail_expr",
+                "capture_rate_bound_expr",
+                "contamination_rate_bound_expr",
+                "independent_capture_expr",
+                "boole_capture_bound_expr",
+                "rigorous_capture_bound_expr",
+                "nearest_centre_capture",
+                "clip_unit",
+                "structural_existence_bound_expr",
+            ),
+        ),
+    ),
+}
+"""How the names of a package's ``__all__`` are grouped on its page, as SciPy's
+``scipy.special`` page is; the groups hold every name exactly once (``tests/test_docs.py``)."""
+
+CONTRIBUTOR_PARAGRAPHS = (
+    "Where a change goes",
+    "No module imports a private",
+    ":func:`reproduce` is imported with the package",
+)
+"""A module docstring's paragraphs that start so are for contributors; its page leaves them out."""
+
+CLI_DOC = "reference/cli"
+CLI_MARKER = "<!-- gcul-cli-help -->"
+CLI_COLUMNS = 100  # the width the help texts are wrapped at on the page
 
 GALLERY_DOC = "gallery"
 PROOFS_DOC = "proofs"
@@ -46,8 +255,8 @@ PROOFS_MARKER = "<!-- gcul-proofs-report -->"
 # --------------------------------------------------------------------------- the API reference
 
 
-def public_modules(packages=PACKAGES) -> list[str]:
-    """Dotted names of the public modules of ``packages``, sorted (packages first)."""
+def all_modules(packages=PACKAGES) -> list[str]:
+    """Dotted names of every module of ``packages`` with no ``_``-prefixed component, sorted."""
     names = []
     for package_name in packages:
         package = importlib.import_module(package_name)
@@ -58,6 +267,18 @@ def public_modules(packages=PACKAGES) -> list[str]:
                 continue  # private modules (and ``__main__``, which runs on import)
             names.append(info.name)
     return sorted(set(names))
+
+
+def is_internal(module_name: str) -> bool:
+    """Whether ``module_name`` matches a pattern of :data:`INTERNAL`."""
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(module_name, pattern) for pattern in INTERNAL)
+
+
+def public_modules() -> list[str]:
+    """Dotted names of the modules the reference documents, in :data:`REFERENCE`'s order."""
+    return [name for _, _, modules in REFERENCE for name in modules]
 
 
 def _raise(name: str) -> None:
@@ -102,17 +323,12 @@ def module_page(module_name: str, no_index: set[str] = frozenset()) -> tuple[str
     lines += [f".. automodule:: {module_name}", "   :no-members:", ""]
     objects: dict[str, str] = {}
     if names:
-        lines += [
-            ".. rubric:: Public names",
-            "",
-            f".. currentmodule:: {module_name}",
-            "",
-            ".. autosummary::",
-            "   :nosignatures:",
-            "",
-        ]
-        lines += [f"   {name}" for name in names]
-        lines += ["", ".. toctree::", "   :hidden:", ""]
+        lines += [f".. currentmodule:: {module_name}", ""]
+        for group, group_names in NAME_GROUPS.get(module_name, (("Public names", names),)):
+            lines += [f".. rubric:: {group}", "", ".. autosummary::", "   :nosignatures:", ""]
+            lines += [f"   {name}" for name in group_names]
+            lines.append("")
+        lines += [".. toctree::", "   :hidden:", ""]
         for name in names:
             value = getattr(module, name)
             if inspect.ismodule(value):
@@ -221,8 +437,17 @@ def write_api_pages(srcdir: Path) -> int:
     files = {f"{name}.rst": text for name, text in pages.items()}
     # included by api/index.rst (so its entries are relative to api/); not a page of its own
     index = ["..", "   Written by docs/_ext/gcul_docs.py at every build; not committed.", ""]
-    index += [".. toctree::", "   :maxdepth: 1", ""]
-    index += [f"   {API_DIR.name}/{name}" for name in modules]
+    for title, sentence, topic_modules in REFERENCE:
+        index += [title, "-" * len(title), "", sentence, ""]
+        index += [".. toctree::", "   :maxdepth: 1", ""]
+        for name in topic_modules:
+            summary = _summary(name)
+            index.append(
+                f"   {name} — {summary} <{API_DIR.name}/{name}>"
+                if summary
+                else f"   {API_DIR.name}/{name}"
+            )
+        index.append("")
     files[MODULE_INDEX] = "\n".join(index) + "\n"
     out.mkdir(parents=True, exist_ok=True)
     for path in out.iterdir():
@@ -238,8 +463,56 @@ def write_api_pages(srcdir: Path) -> int:
     return len(pages)
 
 
+def _summary(module_name: str) -> str:
+    """The first line of a module's docstring, without its final period and markup."""
+    doc = inspect.getdoc(importlib.import_module(module_name)) or ""
+    first = doc.strip().splitlines()[0] if doc.strip() else ""
+    for markup in ("``", ":func:", ":class:", ":mod:", "`", "*"):
+        first = first.replace(markup, "")
+    return first.rstrip(".").replace("<", "‹").replace(">", "›")
+
+
+def user_docstring(module_name: str, lines: list[str]) -> list[str]:
+    """``lines`` of a module docstring without its contributors' paragraphs and, for a package
+    whose names :data:`NAME_GROUPS` groups, without the literal blocks that index its names
+    (the grouped tables replace them)."""
+    module = importlib.import_module(module_name)
+    names = set(public_names(module)) if module_name in NAME_GROUPS else set()
+    paragraphs: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            paragraphs[-1].append(line)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    kept: list[list[str]] = []
+    dropping_block = False
+    for paragraph in filter(None, paragraphs):
+        indented = paragraph[0][:1].isspace()
+        if dropping_block and indented:
+            continue  # the literal block of a dropped "...::" paragraph
+        dropping_block = False
+        first = paragraph[0].strip()
+        index_block = False
+        if paragraph[-1].rstrip().endswith("::"):
+            after = paragraphs[paragraphs.index(paragraph) + 1 :]
+            block = after[0] if after else []
+            index_block = bool(block) and block[0].split()[0].rstrip(",") in names
+        if first.startswith(CONTRIBUTOR_PARAGRAPHS) or index_block:
+            dropping_block = paragraph[-1].rstrip().endswith("::")
+            continue
+        kept.append(paragraph)
+    out: list[str] = []
+    for paragraph in kept:
+        out += paragraph + [""]
+    return out
+
+
 def _on_process_docstring(app, what, name, obj, options, lines) -> None:
-    """Give a re-exported constant the docstring of its definition, not its type's."""
+    """Give a re-exported constant the docstring of its definition, not its type's; leave a
+    module's contributors' paragraphs out of its page (:func:`user_docstring`)."""
+    if what == "module":
+        lines[:] = user_docstring(name, lines)
+        return
     if what != "data" or inspect.isclass(obj) or inspect.isroutine(obj):
         return
     type_doc = inspect.getdoc(type(obj)) or ""
@@ -372,8 +645,34 @@ def gallery_rst(app, out: Path) -> str:
     return "\n".join(lines)
 
 
+def cli_help_markdown() -> str:
+    """``gcul --help`` and every command's ``--help``, as Markdown code blocks by command."""
+    import argparse
+
+    from simulations.cli import build_parser
+
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(CLI_COLUMNS)  # argparse wraps at $COLUMNS
+    try:
+        parser = build_parser()
+        parts = ["### `gcul`", "", "```text", parser.format_help().rstrip(), "```", ""]
+        for action in parser._actions:  # argparse has no public way to list sub-parsers
+            if isinstance(action, argparse._SubParsersAction):
+                for command, sub in action.choices.items():
+                    parts += [f"### `gcul {command}`", "", "```text"]
+                    parts += [sub.format_help().rstrip(), "```", ""]
+    finally:
+        if previous is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = previous
+    return "\n".join(parts)
+
+
 def _on_source_read(app, docname: str, source: list[str]) -> None:
-    if docname == GALLERY_DOC and GALLERY_MARKER in source[0]:
+    if docname == CLI_DOC and CLI_MARKER in source[0]:
+        source[0] = source[0].replace(CLI_MARKER, cli_help_markdown())
+    elif docname == GALLERY_DOC and GALLERY_MARKER in source[0]:
         out = _WORKERS[id(app)].wait()
         source[0] = source[0].replace(GALLERY_MARKER, gallery_rst(app, out))
     elif docname == PROOFS_DOC and PROOFS_MARKER in source[0]:
@@ -384,7 +683,7 @@ def _on_source_read(app, docname: str, source: list[str]) -> None:
 
 def _on_env_get_outdated(app, env, added, changed, removed) -> list[str]:
     # both pages show what the code computes now, so they are re-read at every build
-    return [doc for doc in (GALLERY_DOC, PROOFS_DOC) if doc in env.found_docs]
+    return [doc for doc in (GALLERY_DOC, PROOFS_DOC, CLI_DOC) if doc in env.found_docs]
 
 
 def _on_skip_member(app, what, name, obj, skip, options):

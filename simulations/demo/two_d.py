@@ -157,11 +157,24 @@ def fit_2d(noise: float = 1.0, separation: float = 6.0, seed: int = _SEED_2D) ->
     )
 
 
-def _plane_grid(X: np.ndarray, n: int = 300):
+PANEL_HEIGHT_RATIO = 1.15
+"""Height over width of the plane shown in each panel of :func:`figure_gcul_2d`: with equal
+axis scales, three panels side by side on a 16:9 slide fill its height at about this ratio (at
+1:1 they left bands of 77 blank pixel rows above and below them)."""
+
+
+def _plane_grid(X: np.ndarray, n: int = 300, height_ratio: float = 1.0):
+    """A grid over the samples' bounding box, padded by 6 %, its y span at least
+    ``height_ratio`` times its x span (widened about its centre)."""
     low, high = X.min(axis=0), X.max(axis=0)
     pad = 0.06 * (high - low)
-    xs = np.linspace(low[0] - pad[0], high[0] + pad[0], n)
-    ys = np.linspace(low[1] - pad[1], high[1] + pad[1], n)
+    low, high = low - pad, high + pad
+    span_x, span_y = high - low
+    if span_y < height_ratio * span_x:
+        centre, half = 0.5 * (low[1] + high[1]), 0.5 * height_ratio * span_x
+        low[1], high[1] = centre - half, centre + half
+    xs = np.linspace(low[0], high[0], n)
+    ys = np.linspace(low[1], high[1], n)
     gx, gy = np.meshgrid(xs, ys)
     return gx, gy, np.column_stack([gx.ravel(), gy.ravel()])
 
@@ -196,7 +209,7 @@ def figure_gcul_2d(
     model, data = run.model, run.data
     K = model.n_classes_
     X, y = data.X_train, data.y_train
-    gx, gy, points = _plane_grid(np.concatenate([X, data.X_test]))
+    gx, gy, points = _plane_grid(np.concatenate([X, data.X_test]), height_ratio=PANEL_HEIGHT_RATIO)
     regions1 = model.phase1_.predict(points).reshape(gx.shape)
     regions3 = model.predict(points).reshape(gx.shape)
     light = ListedColormap([CLASS_COLOURS[k] for k in range(K)] + ["white"])
