@@ -6,8 +6,14 @@ import argparse
 import json
 
 from simulations import registry
-from simulations.cli.common import cost, open_unit, seed, shown
-from simulations.cli.loaders import FORMATS, add_data_arguments, load_embeddings, load_labels
+from simulations.cli.common import cost, emit, open_unit, seed, shown
+from simulations.cli.loaders import (
+    FORMATS,
+    add_data_arguments,
+    check_row_counts,
+    load_embeddings,
+    load_labels,
+)
 from simulations.feasibility import VERDICT_DEFAULT
 
 __all__ = ["VERDICT_DEFAULT", "add_parser", "method_name", "run"]
@@ -113,6 +119,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``gcul feasibility``: read the arrays, assess them, print the report or its JSON."""
     from simulations.feasibility import assess
 
+    check_row_counts(
+        args.embeddings, {"--labels": args.labels, "--predictions": args.predictions}
+    )  # from the .npy headers, before any data is read
     Z = load_embeddings(args.embeddings)
     y = load_labels(args.labels, "--labels")
     y_pred = None if args.predictions is None else load_labels(args.predictions, "--predictions")
@@ -138,5 +147,5 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         names=names,
     )
-    print(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
+    emit(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
     return 0
