@@ -211,7 +211,7 @@ def check_row_counts(embeddings: str, labels: dict[str, str | None]) -> None:
         if count is not None and count != rows:
             raise CommandError(
                 f"{option} {path}: holds {count} labels for {rows} rows of --embeddings "
-                f"{embeddings} (read from the .npy headers, before the data)"
+                f"{embeddings}"  # as the check after reading says it; here from the headers
             )
 
 
