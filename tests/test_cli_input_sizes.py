@@ -80,8 +80,8 @@ def test_predictions_are_counted_from_their_header(tmp_path, capsys, never_read)
     code, out, err = run(argv, capsys)
     assert code == 2
     assert err.splitlines() == [
-        f"gcul feasibility: error: --predictions {predictions}: holds {2**27} labels for "
-        f"{2**28} rows of --embeddings {embeddings}"
+        f"gcul feasibility: error: --predictions {predictions}: holds {2**27} predictions for "
+        f"{2**28} rows of --embeddings {embeddings} (one per row, as in --labels {labels})"
     ]
 
 

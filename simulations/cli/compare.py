@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--splits must be in 1..{MAX_SPLITS}; got {args.splits}")
     if args.plot is not None:
         _check_plot_path(args.plot)
-    check_row_counts(args.embeddings, {"--labels": args.labels})  # before any data is read
+    check_row_counts(args.embeddings, args.labels)  # from the .npy headers, before any data
     Z = load_embeddings(args.embeddings)
     y = load_labels(args.labels, "--labels")
     names = {

@@ -119,9 +119,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``gcul feasibility``: read the arrays, assess them, print the report or its JSON."""
     from simulations.feasibility import assess
 
-    check_row_counts(
-        args.embeddings, {"--labels": args.labels, "--predictions": args.predictions}
-    )  # from the .npy headers, before any data is read
+    # from the .npy headers, before any data is read
+    check_row_counts(args.embeddings, args.labels, args.predictions)
     Z = load_embeddings(args.embeddings)
     y = load_labels(args.labels, "--labels")
     y_pred = None if args.predictions is None else load_labels(args.predictions, "--predictions")

@@ -193,26 +193,38 @@ def _declared_rows(path: str, option: str, labels: bool) -> int | None:
     return None
 
 
-def check_row_counts(embeddings: str, labels: dict[str, str | None]) -> None:
-    """Refuse, from the .npy headers alone, label files whose length differs from the number of
-    rows of ``embeddings``: before either file's data is read (a 4.6 GB body was read in 104 s
-    before the mismatch was reported).
+def check_row_counts(embeddings: str, labels: str, predictions: str | None = None) -> None:
+    """Refuse label (and prediction) files whose length differs from the number of rows of the
+    embeddings, from the .npy headers alone: before any file's data is read (a 4.6 GB body was
+    read in 104 s before the mismatch was reported).
 
-    ``labels`` maps an option (``"--labels"``) to its path (None: not given). Files that are not
-    .npy are left to the checks after reading.
+    Parameters
+    ----------
+    embeddings, labels : str
+        The paths of ``--embeddings`` and ``--labels``.
+    predictions : str, optional
+        The path of ``--predictions``.
+
+    Raises
+    ------
+    CommandError
+        Two headers declare different row counts, in the words of the check after reading.
+        Files that are not .npy (or not valid) are left to that check.
     """
     rows = _declared_rows(embeddings, "--embeddings", labels=False)
     if rows is None:
         return
-    for option, path in labels.items():
-        if path is None:
-            continue
-        count = _declared_rows(path, option, labels=True)
-        if count is not None and count != rows:
-            raise CommandError(
-                f"{option} {path}: holds {count} labels for {rows} rows of --embeddings "
-                f"{embeddings}"  # as the check after reading says it; here from the headers
-            )
+    count = _declared_rows(labels, "--labels", labels=True)
+    if count is not None and count != rows:
+        raise CommandError(
+            f"--labels {labels}: holds {count} labels for {rows} rows of --embeddings {embeddings}"
+        )
+    count = None if predictions is None else _declared_rows(predictions, "--predictions", True)
+    if count is not None and count != rows:
+        raise CommandError(
+            f"--predictions {predictions}: holds {count} predictions for {rows} rows of "
+            f"--embeddings {embeddings} (one per row, as in --labels {labels})"
+        )
 
 
 def _header_line(source: Path, delimiter: str | None) -> str | None:
