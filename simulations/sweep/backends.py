@@ -298,9 +298,10 @@ def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool):
             raise SweepError(
                 f"dask workers died while running a cell ({first_line(error)}): {_WORKER_DIED}"
             ) from None
-        except distributed.client.FutureCancelledError as error:  # the scheduler forgot them
+        except distributed.client.FutureCancelledError as error:  # e.g. the scheduler died
             raise SweepError(
-                f"{where} lost the cells it was given ({first_line(error)}); {_FINISHED_KEPT}"
+                f"{where} dropped the cells left to compute ({first_line(error)}), as it does "
+                f"when it stops or restarts; {_FINISHED_KEPT}"
             ) from None
 
 
@@ -404,6 +405,9 @@ def _dask_client(n_workers: int, scheduler: str | None):
             stack.enter_context(cluster)
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
         else:
+            # quiet: a scheduler that dies makes the client log its failed reconnection (a
+            # traceback at ERROR level) while the sweep reports it in one line
+            stack.enter_context(_quiet_logger("distributed.client"))
             _probe_scheduler(scheduler, SCHEDULER_TIMEOUT)
             try:
                 client = distributed.Client(
@@ -425,6 +429,18 @@ def _dask_client(n_workers: int, scheduler: str | None):
                     f"`dask worker {scheduler} --nthreads 1`"
                 ) from None
         yield client
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str):
+    """Within the block, the logger ``name`` logs nothing below CRITICAL."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _probe_scheduler(scheduler: str, timeout: float) -> None:
