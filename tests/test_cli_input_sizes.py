@@ -144,3 +144,23 @@ def test_a_terabyte_text_table_is_refused_before_parsing(tmp_path, capsys, never
     ), line
     assert line.endswith(" is available; save the array with np.save and pass the .npy file, "
                          "which is checked from its header and read without parsing")  # fmt: skip
+
+
+def test_text_then_nul_bytes_is_refused_unread_even_where_it_fits(
+    tmp_path, capsys, never_read, monkeypatch
+):
+    # 8 KB of numbers then NUL bytes (sparse, 2 GiB) was parsed for 67 s at 7.9 GB of memory on a
+    # machine with 22 GB free, to fail there: NUL bytes at the end make it a binary file too.
+    table = tmp_path / "Z.txt"
+    with open(table, "wb") as stream:
+        stream.write(b"1 2\n" * 2048)
+        stream.truncate(2**31)
+    labels = tmp_path / "y.txt"
+    labels.write_text("0\n1\n")
+    monkeypatch.setattr(loaders, "available_memory", lambda: 2**40)  # it fits, here
+    code, out, err = run(data_argv("feasibility", table, labels), capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"gcul feasibility: error: --embeddings {table}: is a binary file, not one of: "
+        f"{loaders.FORMATS}"
+    ]
