@@ -32,7 +32,9 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store"]
+# api/: where the API pages were generated before the reference moved to reference/generated;
+# a checkout that built the old site still has them (untracked), and -W would fail on them
+exclude_patterns = ["_build", "_ext", "api", "Thumbs.db", ".DS_Store"]
 
 # autodoc / autosummary: the API pages are written by gcul_docs (one per public module and
 # name); autosummary only draws the summary tables, it writes no stubs

@@ -34,8 +34,15 @@ risk_coverage.py`` at commit 0d0df2b, 2026-01-28):
 - **E-AURC** subtracts the AURC of the oracle ranking (every correct sample above every wrong one)
   for the same :math:`n` and number of errors :math:`k`, in its exact finite-:math:`n` form
   :math:`\frac1n\sum_{j=1}^{k} \frac{j}{n-k+j}`. fd-shifts (and [3]_) subtract the continuous
-  limit :math:`r + (1-r)\ln(1-r)`, :math:`r = k/n`, which is smaller by about :math:`r/(2n)`, so
-  their E-AURC of a perfect ranking is positive, and can be negative with tied scores. Ours is
+  limit :math:`r + (1-r)\ln(1-r)`, :math:`r = k/n`, which is smaller by :math:`f\,r/(2n)`, the
+  factor :math:`f` in [0.86, 1.00] when :math:`k \le n - 2` (it tends to 1 as :math:`n - k` grows,
+  to 0.92 at :math:`k = n - 2`) and in [0.77, 0.85] when :math:`k = n - 1` (0.83-0.85 for
+  :math:`n \ge 10`), computed exactly for every :math:`k < n \le 400`. So the E-AURC of [3]_,
+  whose AURC is ours, is positive for a perfect ranking. fd-shifts' is negative for every perfect
+  ranking with distinct scores: its trapezoid AURC of the oracle is ours less :math:`r/(2n)`,
+  so its E-AURC is :math:`-(1-f)\,r/(2n)` (-0.028 at :math:`n = 2`, scores [1, 0], wrong
+  [F, T]; its ``RiskCoverageStats`` gave a negative value for all 19,900 perfect rankings with
+  :math:`n \le 200`), and its docstring warns that it can be negative with tied scores. Ours is
   never negative (the oracle's :math:`E(m) = \max(0, m-n+k)` is the least possible at every
   :math:`m`, and the floating-point evaluation keeps that order, see :func:`e_aurc`).
 - **AUGRC** [6]_ is the area under the generalised risk :math:`E(m)/n` against coverage
@@ -406,7 +413,7 @@ def e_aurc(scores: ArrayLike, wrong: ArrayLike) -> float:
 
     the exact finite-:math:`n` value (a sum of positive terms, no cancellation). [1]_ and
     fd-shifts use its continuous limit :math:`r + (1-r)\ln(1-r)`, :math:`r = k/n`, which is
-    smaller by about :math:`r/(2n)` (module docstring). Every ranking has
+    smaller by :math:`f\,r/(2n)`, :math:`0.77 \le f \le 1` (module docstring). Every ranking has
     :math:`E(m) \ge \max(0, m - n + k)` at every :math:`m` (at most :math:`n - k` accepted samples
     are correct), so E-AURC is non-negative; the computed value is too: every computed
     :math:`R(m)` is at least the computed oracle term (rounding is monotone and the oracle's

@@ -358,9 +358,12 @@ def lock_folder(
         if exclusive:
             started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             holder = f"{purpose}, pid {os.getpid()} on {socket.gethostname()}, started {started}"
-            os.ftruncate(fd, 0)
-            os.lseek(fd, 0, os.SEEK_SET)
-            _write_all(fd, (holder + "\n").encode("utf-8", "replace"))
+            try:
+                os.ftruncate(fd, 0)
+                os.lseek(fd, 0, os.SEEK_SET)
+                _write_all(fd, (holder + "\n").encode("utf-8", "replace"))
+            except OSError as error:  # a full disk: name the lock file (it said no file)
+                raise _naming(error, path) from None
             if shared:
                 fcntl.flock(fd, fcntl.LOCK_SH)  # let other shared holders in from now on
         yield exclusive

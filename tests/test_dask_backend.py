@@ -507,3 +507,112 @@ def test_a_worker_killed_while_the_local_cluster_starts_is_one_line(tmp_path, ca
     assert _wait_until_gone(_children() - before) == set()
     code, err = _reproduce(tmp_path, capsys, "--backend", "dask", "--jobs", "2")  # the rerun
     assert code == 0, err
+
+
+# ---------------------------------------------------------------------------------------------
+# The only worker of a remote scheduler dies mid-sweep (issue 25, item 1)
+
+
+def _spawn(argv: list[str], log: Path) -> subprocess.Popen:
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    with open(log, "w") as stream:
+        return subprocess.Popen(
+            argv, stdout=stream, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+
+
+def _end(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("killed", ["worker", "scheduler"])
+def test_a_scheduler_that_loses_its_only_worker_is_one_line(tmp_path, monkeypatch, killed):
+    # `gcul reproduce --backend dask --scheduler tcp://...` whose only worker was killed (-9)
+    # waited forever in distributed.as_completed (no output, no exit, for 150 s and 420 s), while
+    # the scheduler logged "Lost all workers". Now, after GCUL_DASK_NO_WORKER_TIMEOUT seconds with
+    # no worker, it exits 2 with one line; the cells finished before stay cached. A killed
+    # scheduler is one line too (the client's own ERROR log of its reconnection is silenced).
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = _spawn(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", str(port), "--no-dashboard"],
+        tmp_path / "scheduler.log",
+    )  # fmt: skip
+    worker = command = None
+    try:
+        worker = _spawn(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+             "--no-nanny", "--no-dashboard"],
+            tmp_path / "worker.log",
+        )  # fmt: skip
+        out = tmp_path / "out"
+        env_timeout = "3"
+        monkeypatch.setenv("GCUL_DASK_NO_WORKER_TIMEOUT", env_timeout)  # for the child
+        command = _spawn(
+            [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out),
+             "--seeds", "10-11", "--levels", "9", "--backend", "dask", "--scheduler", address],
+            tmp_path / "stderr",
+        )  # fmt: skip
+        deadline = time.monotonic() + 40
+        while len(list((out / "cache").glob("*.json"))) < 1:  # the worker is computing
+            assert command.poll() is None, (tmp_path / "stderr").read_text()
+            assert time.monotonic() < deadline, "no cell finished in 40 s"
+            time.sleep(0.02)
+        os.kill((worker if killed == "worker" else scheduler).pid, signal.SIGKILL)
+        kill_time = time.monotonic()
+        cached = {path.name for path in (out / "cache").glob("*.json")}
+        try:
+            code = command.wait(timeout=30)  # the guard: a hang fails the test, not the suite
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"gcul reproduce still waits 30 s after its dask {killed} was killed")
+        waited = time.monotonic() - kill_time
+        err = (tmp_path / "stderr").read_text()
+        assert code == 2, err
+        if killed == "worker":
+            assert re.fullmatch(
+                rf"gcul reproduce: error: the dask scheduler at {re.escape(repr(address))} has had "
+                rf"no worker for {env_timeout} s \(GCUL_DASK_NO_WORKER_TIMEOUT\) with \d+ cells "
+                "left to compute: its workers died or left; the cells finished before are cached "
+                "and a rerun resumes",
+                err.splitlines()[-1],
+            ), err
+            assert 3.0 <= waited < 25.0
+        else:  # the client sees its connection close: no wait (the client logged a traceback)
+            assert re.fullmatch(
+                rf"gcul reproduce: error: the dask scheduler at {re.escape(repr(address))} "
+                r"dropped the cells left to compute \(.+\), as it does when it stops or restarts; "
+                "the cells finished before are cached and a rerun resumes",
+                err.splitlines()[-1],
+            ), err
+        assert "Traceback" not in err and " ERROR " not in err, err
+        assert [line for line in err.splitlines() if "error" in line.lower()] == [
+            err.splitlines()[-1]
+        ], err
+        # every cell finished before the kill is still cached, and verifies
+        assert cached <= {path.name for path in (out / "cache").glob("*.json")}
+        assert 1 <= len(cached) < 18
+    finally:
+        for proc in (command, worker, scheduler):
+            if proc is not None:
+                _end(proc)
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "inf", ""])
+def test_a_bad_no_worker_timeout_is_refused_before_any_cell(tmp_path, capsys, monkeypatch, value):
+    monkeypatch.setenv("GCUL_DASK_NO_WORKER_TIMEOUT", value)
+    code, err = _reproduce(tmp_path, capsys, "--backend", "dask", "--scheduler", "tcp://h:1")
+    assert code == 2
+    assert err.splitlines() == [
+        "gcul reproduce: error: the environment variable GCUL_DASK_NO_WORKER_TIMEOUT must be a "
+        "positive number of seconds (how long a dask sweep waits with no worker); got "
+        f"{value!r}"
+    ]
+    assert not (tmp_path / "out").exists()

@@ -273,7 +273,6 @@ def test_fit_rejects_bad_labels(y, match):
     ("kwargs", "kind", "match"),
     [
         ({"reduce": "tsne"}, ValueError, "reduce must be None, 'pca' or 'lda'"),
-        ({"n_components": 2}, ValueError, "n_components must be None when reduce is None"),
         ({"C": 0.0}, ValueError, r"C must be in \(0, inf\); got 0.0"),
         ({"max_iter": 0}, ValueError, "max_iter must be an integer >= 1"),
         ({"kmeans_max_iter": 1.5}, TypeError, r"kmeans_max_iter must be an integer >= 1; got 1.5"),

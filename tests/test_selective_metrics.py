@@ -297,6 +297,68 @@ def test_oracle_exceeds_the_continuous_limit_by_about_r_over_2n():
         assert abs(gap - expected) <= tolerance, (k, gap - expected, tolerance)
 
 
+def _gap_factors(n_max: int) -> dict[str, list[float]]:
+    """f = (AURC* - (r + (1 - r) ln(1 - r))) / (r / (2n)) for every 1 <= k < n <= n_max, split
+    into k <= n - 2, k = n - 1 (all n), and k = n - 1 with n >= 10.
+
+    AURC* = (1/n) sum_j j/(n - k + j): positive terms summed pairwise (np.sum), within about
+    1e-15 relative; the gap is at least r/(2n) x 0.77 >= AURC* / (2.6 n), so it is known to
+    about 3e-12 relative at n = 400: far below the 0.005 that the stated 2-decimal bounds need.
+    """
+    out: dict[str, list[float]] = {"k<=n-2": [], "k=n-1": [], "k=n-1, n>=10": []}
+    for n in range(2, n_max + 1):
+        k = np.arange(1, n)[:, None]
+        j = np.arange(1, n)[None, :]
+        terms = np.where(j <= k, j / (n - k + j), 0.0)
+        exact = terms.sum(axis=1) / n
+        r = k[:, 0] / n
+        factor = (exact - (r + (1 - r) * np.log1p(-r))) / (r / (2 * n))
+        out["k<=n-2"].extend(factor[:-1].tolist())
+        out["k=n-1"].append(float(factor[-1]))
+        if n >= 10:
+            out["k=n-1, n>=10"].append(float(factor[-1]))
+    return out
+
+
+def test_the_stated_factor_of_the_gap_to_the_continuous_limit():
+    # The module docstring said "smaller by about r/(2n)", which holds to 0.86-1.00 but only to
+    # 0.77-0.85 when k = n - 1; it now states the factor's ranges, checked here over every
+    # k < n <= 400 as it says (each bound is met, and reached to within 0.01).
+    doc = sys.modules[gt.e_aurc.__module__].__doc__
+    stated = {
+        "k<=n-2": (0.86, 1.00, r"in [0.86, 1.00] when :math:`k \le n - 2`"),
+        "k=n-1": (0.77, 0.85, r"in [0.77, 0.85] when :math:`k = n - 1`"),
+        "k=n-1, n>=10": (0.83, 0.85, r"(0.83-0.85 for" + "\n  :math:`n \\ge 10`)"),
+    }
+    factors = _gap_factors(400)
+    for case, (low, high, text) in stated.items():
+        assert text in doc, text
+        lo, hi = min(factors[case]), max(factors[case])
+        assert low <= lo < low + 0.01 and high - 0.01 < hi <= high, (case, lo, hi)
+
+
+def test_fd_shifts_e_aurc_of_a_perfect_ranking_is_negative():
+    # The module docstring said fd-shifts' "E-AURC of a perfect ranking is positive"; with
+    # distinct scores its trapezoid AURC of the oracle is ours less r/(2n) (fd_shifts_areas, its
+    # rule in exact arithmetic), so its E-AURC is -(1 - f) r/(2n) < 0 (-0.028 at n = 2), while
+    # [3]'s, with our AURC, is f r/(2n) > 0. Every perfect ranking with n <= 12:
+    for n in range(2, 13):
+        for k in range(1, n):
+            scores = [float(n - i) for i in range(n)]  # distinct, descending
+            wrong = [i >= n - k for i in range(n)]  # the k wrong ones last: a perfect ranking
+            fd_aurc, _ = fd_shifts_areas(scores, wrong)
+            ours = Fraction(aurc(scores, wrong))  # within gamma(5) of the exact AURC*
+            r = k / n
+            limit = r + (1 - r) * math.log1p(-r)
+            # here f <= 0.97, so both gaps exceed 0.03 r/(2n) >= 1e-4: far above the roundings
+            assert float(fd_aurc) - limit < 0 < float(ours) - limit, (n, k)
+    fd_aurc, _ = fd_shifts_areas([1.0, 0.0], [False, True])
+    assert round(float(fd_aurc) - (0.5 + 0.5 * math.log(0.5)), 3) == -0.028
+    assert (
+        "E-AURC of a perfect ranking is positive" not in sys.modules[gt.e_aurc.__module__].__doc__
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # (a) edge cases
 # ---------------------------------------------------------------------------------------------

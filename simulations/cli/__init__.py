@@ -21,11 +21,13 @@ from collections.abc import Sequence
 from simulations.cli import compare, demo, feasibility, prove, reproduce
 from simulations.cli.common import (
     EXIT_BROKEN_PIPE,
+    EXIT_USAGE,
     Parser,
     discard_stdout,
     gcul_version,
     parse_seeds,
     run,
+    stdout_error,
 )
 
 __all__ = ["COMMANDS", "build_parser", "main", "parse_seeds"]
@@ -75,4 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         discard_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as error:  # stdout cannot be written (a full disk) after --help, --version
+        named = stdout_error(error)  # which also points stdout at the null device
+        print(f"gcul: error: {named.filename}: {named.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
     return code

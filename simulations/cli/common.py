@@ -29,6 +29,8 @@ __all__ = [
     "Parser",
     "cost",
     "discard_stdout",
+    "emit",
+    "flush_stdout",
     "gcul_version",
     "jobs",
     "open_unit",
@@ -196,6 +198,47 @@ def discard_stdout() -> None:
         pass
 
 
+def emit(text: str) -> None:
+    """``print(text)`` on stdout; a failed write names stdout and where it points.
+
+    Without this a full disk under ``gcul feasibility > report.txt`` said only "error: No space
+    left on device", naming no file (see :func:`stdout_error`).
+    """
+    try:
+        print(text)
+    except BrokenPipeError:
+        raise  # main() ends quietly
+    except OSError as error:
+        raise stdout_error(error) from None
+
+
+def flush_stdout() -> None:
+    """``sys.stdout.flush()``; a failed write names stdout and where it points."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise stdout_error(error) from None
+
+
+def stdout_error(error: OSError) -> OSError:
+    """``error`` (its class and errno) with ``filename`` naming stdout: ``"stdout"``, and the file
+    it is redirected to where the system says (``/proc/self/fd/1`` on Linux), e.g.
+    ``"stdout (/mnt/full/report.txt)"``."""
+    where = "stdout"
+    try:
+        target = os.readlink(f"/proc/self/fd/{sys.stdout.fileno()}")
+    except (OSError, ValueError, AttributeError):  # no such file system, or no descriptor
+        target = None
+    if target:
+        where = f"stdout ({target})"
+    discard_stdout()  # the rest would fail too, and the interpreter's last flush with a traceback
+    if error.errno is None:
+        return OSError(f"{where}: {first_line(error)}")
+    return type(error)(error.errno, error.strerror or os.strerror(error.errno), where)
+
+
 def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     if not argv:
         # the command list is what a bare `gcul` asks for: print it (stdout, like --help); the
@@ -207,7 +250,9 @@ def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return EXIT_USAGE
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        flush_stdout()  # here, so that a full disk is one line naming stdout, exit code 2
+        return code
     except KeyboardInterrupt:
         print(f"gcul {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -6,15 +6,27 @@ import argparse
 import json
 import sys
 
-from simulations.cli.common import CommandError, cost, open_unit, positive_int, seed, shown
+from simulations.cli.common import (
+    CommandError,
+    cost,
+    emit,
+    flush_stdout,
+    open_unit,
+    positive_int,
+    seed,
+    shown,
+)
 from simulations.cli.loaders import (
     FORMATS,
     REGIME_NAMES,
     add_data_arguments,
     add_regime_arguments,
+    check_row_counts,
     load_embeddings,
     load_labels,
 )
+from simulations.outputs import check_writable
+from simulations.validation import first_line
 
 __all__ = ["add_parser", "run"]
 
@@ -126,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--splits must be in 1..{MAX_SPLITS}; got {args.splits}")
     if args.plot is not None:
         _check_plot_path(args.plot)
+    check_row_counts(args.embeddings, args.labels)  # from the .npy headers, before any data
     Z = load_embeddings(args.embeddings)
     y = load_labels(args.labels, "--labels")
     names = {
@@ -161,17 +174,30 @@ def run(args: argparse.Namespace) -> int:
         progress=None if args.quiet else progress,
         names=names,
     )
+    # the report first: a --plot that fails now (a full disk) does not take the result with it
+    emit(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
     if args.plot is not None:
         from simulations.compare import plot_risk_coverage
         from simulations.figures import save_figure
 
+        flush_stdout()  # the report is out before the figure is drawn
         ax = plot_risk_coverage(result)
-        save_figure(ax.figure, args.plot)
-    print(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
+        try:
+            save_figure(ax.figure, args.plot)
+        except OSError as exc:
+            raise CommandError(
+                f"--plot {_plot_shown(args.plot)}: cannot write the figure ({_reason(exc)}); "
+                "the report above is complete"
+            ) from None
     return 0
 
 
 _PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def _plot_shown(path: str) -> str:
+    """The --plot path as an error quotes it: whole, up to 240 characters."""
+    return shown(path, 240)
 
 
 def _check_plot_path(path: str) -> None:
@@ -181,10 +207,22 @@ def _check_plot_path(path: str) -> None:
     target = Path(path)
     if target.suffix.lower() not in _PLOT_SUFFIXES:
         raise CommandError(
-            f"--plot {shown(path)}: the file name must end in {', '.join(_PLOT_SUFFIXES)}"
+            f"--plot {_plot_shown(path)}: the file name must end in {', '.join(_PLOT_SUFFIXES)}"
         )
     if target.is_dir():
-        raise CommandError(f"--plot {shown(path)}: is a directory")
+        raise CommandError(f"--plot {_plot_shown(path)}: is a directory")
     parent = target.parent
     if not parent.is_dir():
-        raise CommandError(f"--plot {shown(path)}: the folder {str(parent)!r} does not exist")
+        raise CommandError(f"--plot {_plot_shown(path)}: the folder {str(parent)!r} does not exist")
+    try:  # a real probe (a file created and removed there): permissions, read-only mounts, /proc
+        check_writable(parent)
+    except OSError as exc:
+        raise CommandError(
+            f"--plot {_plot_shown(path)}: cannot write in the folder {str(parent)!r} "
+            f"({_reason(exc)})"
+        ) from None
+
+
+def _reason(error: OSError) -> str:
+    """What went wrong, without the file name the message already gives."""
+    return error.strerror or first_line(error)

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from simulations.cli.common import CommandError, jobs, shown
+from simulations.cli.common import CommandError, emit, jobs, shown
 
 __all__ = ["add_parser", "figure_name", "run"]
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError("--only chooses figures to write; use it with --out, not --list")
         width = max(len(spec.name) for spec in demo.FIGURES)
         for spec in demo.FIGURES:
-            print(f"{spec.name:<{width}}  notebook {spec.notebook}: {spec.description}")
+            emit(f"{spec.name:<{width}}  notebook {spec.notebook}: {spec.description}")
         return 0
     from simulations.outputs import check_folder
 
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         raise CommandError(f"cannot write{where}: {exc.strerror or exc}") from None
-    print(f"{len(written) // 2} figures in {time.perf_counter() - start:.1f} s; wrote:")
+    emit(f"{len(written) // 2} figures in {time.perf_counter() - start:.1f} s; wrote:")
     for path in written:
-        print(f"  {path}")
+        emit(f"  {path}")
     return 0

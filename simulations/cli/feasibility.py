@@ -6,12 +6,13 @@ import argparse
 import json
 
 from simulations import registry
-from simulations.cli.common import cost, open_unit, seed, shown
+from simulations.cli.common import cost, emit, open_unit, seed, shown
 from simulations.cli.loaders import (
     FORMATS,
     REGIME_NAMES,
     add_data_arguments,
     add_regime_arguments,
+    check_row_counts,
     load_embeddings,
     load_labels,
 )
@@ -122,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
     """Run ``gcul feasibility``: read the arrays, assess them, print the report or its JSON."""
     from simulations.feasibility import assess
 
+    # from the .npy headers, before any data is read
+    check_row_counts(args.embeddings, args.labels, args.predictions)
     Z = load_embeddings(args.embeddings)
     y = load_labels(args.labels, "--labels")
     y_pred = None if args.predictions is None else load_labels(args.predictions, "--predictions")
@@ -150,5 +153,5 @@ def run(args: argparse.Namespace) -> int:
         standardize=args.standardize,
         names=names,
     )
-    print(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
+    emit(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
     return 0

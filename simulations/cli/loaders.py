@@ -1,13 +1,17 @@
 """Reading the arrays of ``gcul feasibility``: .npy files and text tables, checked before use.
 
 Pickles and .npz archives are refused (never loaded); a .npy header is checked against the file's
-size before any data is read; a text table with a header row is named, not skipped. Every failure
-is a :class:`~simulations.cli.common.CommandError` naming the option and the file.
+size and the available memory before any data is read, and the row counts of several .npy files
+against each other (:func:`check_row_counts`); a text table too large for the available memory
+(:data:`TEXT_MEMORY_FACTOR`) is refused before it is parsed; a text table with a header row is
+named, not skipped. Every failure is a :class:`~simulations.cli.common.CommandError` naming the
+option and the file.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from pathlib import Path
 
@@ -19,8 +23,11 @@ from simulations.validation import check_embeddings, first_line
 __all__ = [
     "FORMATS",
     "REGIME_NAMES",
+    "TEXT_MEMORY_FACTOR",
     "add_data_arguments",
     "add_regime_arguments",
+    "available_memory",
+    "check_row_counts",
     "load_embeddings",
     "load_labels",
     "read_array",
@@ -29,6 +36,16 @@ __all__ = [
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK\x03\x04"
 _TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t"}  # any other text file: whitespace-separated
+
+TEXT_MEMORY_FACTOR = 4.5
+"""A text table is parsed only if this many times its size in bytes is available in memory.
+
+NumPy's text parser peaks at 4.1-4.3 times the file's size for the densest tables, measured with
+``tracemalloc`` on ``np.loadtxt``: ``0,0,...,0`` (2 bytes per number, 8 bytes of float64 each:
+4.32x) and a line of NUL bytes (decoded to one 4-byte character per byte: 4.10x); a table of
+``np.savetxt`` floats (25 bytes per number) peaks at 0.35x. The worst case is what a size alone
+can bound: a 2 GB file of 8 KB of text then NUL bytes ran out of memory after 148 s at 7.4 GB.
+A ``.npy`` file needs no parsing and is checked from its header instead."""
 
 FORMATS = ".npy, or a text table: .csv (commas), .tsv (tabs), anything else whitespace-separated"
 """The file formats the loaders read."""
@@ -96,9 +113,8 @@ def _check_npy_dtype(dtype: np.dtype, where: str) -> None:
         raise CommandError(f"{where}: holds {dtype} values; expected numbers")
 
 
-def _read_npy(source: Path, where: str) -> np.ndarray:
-    """Read a .npy file after checking its header: a numeric dtype and a size the file holds."""
-    file_size = source.stat().st_size
+def _npy_header(source: Path, where: str) -> tuple[tuple[int, ...], np.dtype, int]:
+    """``(shape, dtype, data offset)`` from a .npy file's header; the data are not read."""
     with source.open("rb") as stream:
         try:
             version = np.lib.format.read_magic(stream)
@@ -113,7 +129,14 @@ def _read_npy(source: Path, where: str) -> np.ndarray:
                 )
         except (ValueError, EOFError) as exc:
             raise CommandError(f"{where}: not a valid .npy file ({first_line(exc)})") from None
-        data_start = stream.tell()
+        return shape, dtype, stream.tell()
+
+
+def _read_npy(source: Path, where: str) -> np.ndarray:
+    """Read a .npy file after checking its header: a numeric dtype, a size the file holds, and
+    memory for it and its float64 copy."""
+    file_size = source.stat().st_size
+    shape, dtype, data_start = _npy_header(source, where)
     _check_npy_dtype(dtype, where)
     declared = math.prod(shape) * dtype.itemsize
     if declared > file_size - data_start:
@@ -121,10 +144,119 @@ def _read_npy(source: Path, where: str) -> np.ndarray:
             f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}) but the "
             f"file holds {_size(file_size - data_start)} of data: truncated or corrupt"
         )
+    needed = declared + math.prod(shape) * 8  # the array, then its float64 (or int64) copy
+    free = available_memory()
+    if free is not None and needed > free:
+        raise CommandError(
+            f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}); reading "
+            f"it needs about {_size(needed)} of memory and {_size(free)} is available"
+        )
     try:
         return np.load(source, allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
         raise CommandError(f"{where}: cannot read the .npy data ({first_line(exc)})") from None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process can still get, or None where the system does not say.
+
+    The smaller of the kernel's estimate (``MemAvailable`` in ``/proc/meminfo``, Linux; else
+    ``os.sysconf("SC_AVPHYS_PAGES")`` pages) and, inside a cgroup-v2 container, its
+    ``memory.max`` less its ``memory.current``.
+
+    Examples
+    --------
+    >>> free = available_memory()
+    >>> free is None or free > 0
+    True
+    """
+    estimates = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as stream:
+            for line in stream:
+                if line.startswith("MemAvailable:"):
+                    estimates.append(int(line.split()[1]) * 1024)  # kB
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if not estimates:
+        try:
+            estimates.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (OSError, ValueError, AttributeError):
+            pass
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as stream:
+            limit = stream.read().strip()
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as stream:
+            current = int(stream.read().strip())
+        if limit != "max":
+            estimates.append(max(0, int(limit) - current))
+    except (OSError, ValueError):
+        pass
+    positive = [estimate for estimate in estimates if estimate > 0]
+    return min(positive) if positive else None
+
+
+def _declared_rows(path: str, option: str, labels: bool) -> int | None:
+    """The row count a .npy file's header declares (embeddings: the first axis; labels: the
+    length of a 1-D array or of a single row or column), or None: not a .npy file, or a file
+    that :func:`read_array` or the loaders will report in their own words (a bad dtype, a body
+    shorter than declared, no values, a shape they refuse)."""
+    source = Path(path)
+    try:
+        if not source.is_file():
+            return None
+        with source.open("rb") as stream:
+            if not stream.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
+                return None
+        shape, dtype, data_start = _npy_header(source, f"{option} {path}")
+        _check_npy_dtype(dtype, f"{option} {path}")
+        sound = math.prod(shape) * dtype.itemsize <= source.stat().st_size - data_start
+    except (OSError, CommandError):
+        return None
+    if not sound or math.prod(shape) == 0:
+        return None
+    if not labels:
+        return shape[0] if len(shape) in (1, 2) else None
+    if len(shape) == 1:
+        return shape[0]
+    if len(shape) == 2 and 1 in shape:
+        return shape[0] * shape[1]
+    return None
+
+
+def check_row_counts(embeddings: str, labels: str, predictions: str | None = None) -> None:
+    """Refuse label (and prediction) files whose length differs from the number of rows of the
+    embeddings, from the .npy headers alone: before any file's data is read (a 4.6 GB body was
+    read in 104 s before the mismatch was reported).
+
+    Parameters
+    ----------
+    embeddings, labels : str
+        The paths of ``--embeddings`` and ``--labels``.
+    predictions : str, optional
+        The path of ``--predictions``.
+
+    Raises
+    ------
+    CommandError
+        Two headers declare different row counts, in the words of the check after reading.
+        Files that are not .npy (or not valid) are left to that check.
+    """
+    rows = _declared_rows(embeddings, "--embeddings", labels=False)
+    if rows is None:
+        return
+    count = _declared_rows(labels, "--labels", labels=True)
+    if count is not None and count != rows:
+        raise CommandError(
+            f"--labels {labels}: holds {count} labels for {rows} rows of --embeddings {embeddings}"
+        )
+    count = None if predictions is None else _declared_rows(predictions, "--predictions", True)
+    if count is not None and count != rows:
+        raise CommandError(
+            f"--predictions {predictions}: holds {count} predictions for {rows} rows of "
+            f"--embeddings {embeddings} (one per row, as in --labels {labels})"
+        )
 
 
 def _header_line(source: Path, delimiter: str | None) -> str | None:
@@ -165,10 +297,27 @@ def _is_number(text: str) -> bool:
 
 
 def _read_text(source: Path, head: bytes, where: str) -> np.ndarray:
-    """Read a text table as a 2-D float64 array (an empty file is an error, not a warning)."""
+    """Read a text table as a 2-D float64 array (an empty file is an error, not a warning).
+
+    A NUL byte in its first or last 4 KiB makes it a binary file, refused unread (a 2 GB file of
+    8 KB of text then NUL bytes was parsed for 67 s at 7.9 GB of memory, to fail there).
+    """
     if b"\x00" in head:
         raise CommandError(f"{where}: is a binary file, not one of: {FORMATS}")
     delimiter = _TEXT_DELIMITERS.get(source.suffix.lower())
+    size = source.stat().st_size
+    free = available_memory()
+    if free is not None and size * TEXT_MEMORY_FACTOR > free:
+        raise CommandError(
+            f"{where}: a text table of {_size(size)} may need {TEXT_MEMORY_FACTOR:g} times its "
+            f"size in memory to parse ({_size(size * TEXT_MEMORY_FACTOR)}) and "
+            f"{_size(free)} is available; save the array with np.save and pass the .npy file, "
+            "which is checked from its header and read without parsing"
+        )
+    with source.open("rb") as stream:
+        stream.seek(max(0, size - 4096))
+        if b"\x00" in stream.read(4096):
+            raise CommandError(f"{where}: is a binary file, not one of: {FORMATS}")
     with warnings.catch_warnings():
         # "loadtxt: input contained no data": an empty file is reported below, in one line
         warnings.simplefilter("ignore", UserWarning)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from simulations.cli.common import stdout_error
+
 __all__ = ["add_parser", "run"]
 
 
@@ -41,4 +43,11 @@ def run(args: argparse.Namespace) -> int:
     argv = ["--format", args.format]
     if args.claim is not None:
         argv += ["--claim", args.claim]
-    return proofs.main(argv, prog="gcul prove")
+    try:
+        return proofs.main(argv, prog="gcul prove")
+    except BrokenPipeError:
+        raise
+    except OSError as error:  # the report, printed on stdout, could not be written (a full disk)
+        if error.filename is not None:
+            raise
+        raise stdout_error(error) from None

@@ -6,7 +6,14 @@ import argparse
 import sys
 
 from simulations import registry
-from simulations.cli.common import CommandError, cost, jobs, parse_seeds, positive_int
+from simulations.cli.common import (
+    CommandError,
+    cost,
+    emit,
+    jobs,
+    parse_seeds,
+    positive_int,
+)
 from simulations.reproduce import MAX_CELLS
 from simulations.validation import first_line
 
@@ -176,8 +183,8 @@ def run(args: argparse.Namespace) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         raise CommandError(f"cannot write{where}: {exc.strerror or exc}") from None
 
-    print(format_violations_text(run.violations))
-    print(f"\n{len(run.rows)} cells in {run.elapsed:.1f} s; wrote:")
+    emit(format_violations_text(run.violations))
+    emit(f"\n{len(run.rows)} cells in {run.elapsed:.1f} s; wrote:")
     for path in run.written:
-        print(f"  {path}")
+        emit(f"  {path}")
     return 0

@@ -4,7 +4,8 @@ One generator runs every backend (:func:`run_cells`): loky through joblib's
 ``Parallel(return_as="generator_unordered")``, dask by submitting each cell to the cluster's client
 (``Client.map`` and ``as_completed``), and the task (:func:`cell_task`) does not know which one runs
 it. Workers started here end with their parent, however it ends; a worker that dies raises
-:class:`SweepError`.
+:class:`SweepError`, and so does a dask cluster left with no worker for
+:func:`no_worker_timeout` seconds while cells are left to compute.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ from simulations.validation import first_line
 
 __all__ = [
     "BACKENDS",
+    "NO_WORKER_TIMEOUT",
+    "NO_WORKER_TIMEOUT_VARIABLE",
     "SCHEDULER_TIMEOUT",
     "SweepError",
     "cell_task",
     "check_backend",
+    "no_worker_timeout",
     "resolve_n_jobs",
     "run_cells",
     "usable_cores",
@@ -46,6 +50,19 @@ extra)."""
 SCHEDULER_TIMEOUT = 10.0
 """Seconds to wait for a dask scheduler to answer (connect and handshake), and then for its first
 worker to join."""
+
+NO_WORKER_TIMEOUT = 60.0
+"""Seconds a dask sweep waits while its cluster has no worker (or its scheduler does not answer)
+and cells are left to compute, before it gives up with :class:`SweepError`. The scheduler keeps a
+lost worker's cells and waits for another worker, forever; a worker that joins within this time
+resumes the sweep. The environment variable named by :data:`NO_WORKER_TIMEOUT_VARIABLE` overrides
+it (:func:`no_worker_timeout`)."""
+
+NO_WORKER_TIMEOUT_VARIABLE = "GCUL_DASK_NO_WORKER_TIMEOUT"
+"""The environment variable that sets :func:`no_worker_timeout`, in seconds (a positive number)."""
+
+_DASK_POLL = 0.1  # seconds between two looks for finished cells on dask
+_WORKER_POLL = 1.0  # seconds between two questions to the dask scheduler: how many workers?
 
 _PARENT_POLL = 0.2  # seconds between two checks, in a worker process, that its parent lives
 
@@ -103,9 +120,39 @@ def resolve_n_jobs(n_jobs: int) -> tuple[int, str | None]:
     return int(n_jobs), None
 
 
+def no_worker_timeout() -> float:
+    """Seconds a dask sweep waits with no worker before it gives up: :data:`NO_WORKER_TIMEOUT`, or
+    the environment variable :data:`NO_WORKER_TIMEOUT_VARIABLE` if it is set.
+
+    Raises
+    ------
+    ValueError
+        The variable is set to something other than a finite positive number of seconds.
+
+    Examples
+    --------
+    >>> no_worker_timeout() > 0
+    True
+    """
+    text = os.environ.get(NO_WORKER_TIMEOUT_VARIABLE)
+    if text is None:
+        return NO_WORKER_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0.0 < seconds < float("inf"):
+        raise ValueError(
+            f"the environment variable {NO_WORKER_TIMEOUT_VARIABLE} must be a positive number of "
+            f"seconds (how long a dask sweep waits with no worker); got {text!r}"
+        )
+    return seconds
+
+
 def check_backend(backend: str, scheduler: str | None) -> tuple[str, str | None]:
     """``backend`` and ``scheduler`` checked (the address stripped); dask is imported now, so that
-    a missing extra fails before any cell or cache file, not after the cached ones."""
+    a missing extra fails before any cell or cache file, not after the cached ones, and
+    :func:`no_worker_timeout` is read."""
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise ValueError(
             f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {backend!r}"
@@ -124,6 +171,7 @@ def check_backend(backend: str, scheduler: str | None) -> tuple[str, str | None]
         scheduler = scheduler.strip()
     if backend == "dask":
         _import_distributed()  # fail before any cell or cache file, not after the cached ones
+        no_worker_timeout()
     return backend, scheduler
 
 
@@ -201,8 +249,15 @@ _WORKER_DIED = "killed, or out of memory; the cells finished before are cached a
 
 
 def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool):
-    """:func:`run_cells` on dask: one task per cell on the client of :func:`_dask_client`."""
+    """:func:`run_cells` on dask: one task per cell on the client of :func:`_dask_client`.
+
+    A worker that dies while running a cell hands it back to the scheduler, which waits for
+    another worker to run it, however long that takes; so the cluster's workers are counted every
+    :data:`_WORKER_POLL` seconds, and :class:`SweepError` is raised once there has been none (or
+    no answer from the scheduler) for :func:`no_worker_timeout` seconds in a row.
+    """
     distributed = _import_distributed()
+    timeout = no_worker_timeout()
     with _dask_client(n_jobs, scheduler) as client:
         if bar is not None and scheduler is not None:
             bar.workers = max(1, sum(client.nthreads().values()))
@@ -215,13 +270,78 @@ def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool):
             [error_pool] * n_cells,
             pure=False,  # a key per submission: a rerun computes, never reuses another's result
         )
+        where = (
+            f"the dask scheduler at {scheduler!r}" if scheduler is not None
+            else "the dask LocalCluster"
+        )  # fmt: skip
+        completed = distributed.as_completed(futures, loop=client.loop)
+        left = n_cells
+        watch = _WorkerWatch(client, timeout)
         try:
-            for future in distributed.as_completed(futures, loop=client.loop):
-                yield future.result()
+            while left:
+                batch = completed.next_batch(block=False)
+                for future in batch:
+                    yield future.result()
+                left -= len(batch)
+                if batch:
+                    watch.saw_work()
+                elif left:
+                    problem = watch.problem()
+                    if problem is not None:
+                        raise SweepError(
+                            f"{where} has had {problem} for {timeout:g} s "
+                            f"({NO_WORKER_TIMEOUT_VARIABLE}) with {left} cells left to compute: "
+                            f"its workers died or left; {_FINISHED_KEPT}"
+                        )
+                    time.sleep(_DASK_POLL)
         except distributed.KilledWorker as error:  # after dask's retries on other workers
             raise SweepError(
                 f"dask workers died while running a cell ({first_line(error)}): {_WORKER_DIED}"
             ) from None
+        except distributed.client.FutureCancelledError as error:  # e.g. the scheduler died
+            raise SweepError(
+                f"{where} dropped the cells left to compute ({first_line(error)}), as it does "
+                f"when it stops or restarts; {_FINISHED_KEPT}"
+            ) from None
+
+
+_FINISHED_KEPT = "the cells finished before are cached and a rerun resumes"
+
+
+class _WorkerWatch:
+    """Counts a dask cluster's workers, at most every :data:`_WORKER_POLL` seconds, and says when
+    there has been none, or no answer from the scheduler, for ``timeout`` seconds in a row."""
+
+    def __init__(self, client, timeout: float) -> None:
+        self.client = client
+        self.timeout = timeout
+        self.asked = -float("inf")
+        self.since: float | None = None  # since when no worker (or no answer) has been seen
+        self.what = "no worker"
+
+    def saw_work(self) -> None:
+        """A cell finished: some worker is alive."""
+        self.since = None
+
+    def problem(self) -> str | None:
+        """``"no worker"`` or ``"no answer from the scheduler"`` once that has lasted
+        ``timeout`` seconds, else None."""
+        now = time.monotonic()
+        if now - self.asked >= _WORKER_POLL:
+            self.asked = now
+            try:
+                workers = len(self.client.nthreads(callback_timeout=max(_WORKER_POLL, 5.0)))
+                self.what = "no worker"
+            except (OSError, TimeoutError):  # the scheduler is gone, or does not answer
+                workers = 0
+                self.what = "no answer from the scheduler"
+            if workers:
+                self.since = None
+            elif self.since is None:
+                self.since = now
+        if self.since is not None and now - self.since >= self.timeout:
+            return self.what
+        return None
 
 
 def _watch_parent(parent: int) -> None:
@@ -285,6 +405,9 @@ def _dask_client(n_workers: int, scheduler: str | None):
             stack.enter_context(cluster)
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
         else:
+            # quiet: a scheduler that dies makes the client log its failed reconnection (a
+            # traceback at ERROR level) while the sweep reports it in one line
+            stack.enter_context(_quiet_logger("distributed.client"))
             _probe_scheduler(scheduler, SCHEDULER_TIMEOUT)
             try:
                 client = distributed.Client(
@@ -308,6 +431,18 @@ def _dask_client(n_workers: int, scheduler: str | None):
                     f"`dask worker {scheduler} --nthreads 1`"
                 ) from None
         yield client
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str):
+    """Within the block, the logger ``name`` logs nothing below CRITICAL."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _probe_scheduler(scheduler: str, timeout: float) -> None:

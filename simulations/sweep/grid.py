@@ -299,8 +299,10 @@ def run_sweep(
         The ``scheduler`` did not answer as a dask scheduler, or no worker joined it, within
         :data:`~simulations.sweep.backends.SCHEDULER_TIMEOUT` seconds.
     SweepError
-        A worker process died (e.g. killed), or a local dask cluster did not start; the cells
-        finished before are in the cache.
+        A worker process died (e.g. killed), a local dask cluster did not start, or the dask
+        cluster has had no worker for :func:`~simulations.sweep.backends.no_worker_timeout`
+        seconds (60 unless ``GCUL_DASK_NO_WORKER_TIMEOUT`` says otherwise) with cells left; the
+        cells finished before are in the cache.
     OSError
         A cache file cannot be written (``filename`` names it).
 
