@@ -209,7 +209,7 @@ def compare(
             [s[entry.name]["sel_risk"] - s["gcul"]["sel_risk"] for s in per_split], ratio
         )
         label = entry.label
-        test = None if entry.name == "gcul" else verdict(label, difference, level)
+        outcome = None if entry.name == "gcul" else verdict(label, difference, level)
         natural = per_split[0][entry.name]["natural"]
         summaries.append(
             RejectorSummary(
@@ -225,8 +225,8 @@ def compare(
                 aurc=estimate(values["aurc"], ratio),
                 u=estimate(values["u"], ratio),
                 u_joint=estimate(values["u_joint"], ratio),
-                verdict="the reference" if test is None else test.text(),
-                test=test,
+                verdict="the reference" if outcome is None else outcome.text(),
+                test=outcome,
             )
         )
     # ties by exact equality of the means (rejectors with the same selective risk in every
