@@ -5,7 +5,8 @@ Three phases, as in section "The three-phase GCUL pipeline" (``subsec:pipeline``
 (``subsec:synthetic_exp``: logistic regressions, K-Means on the raw features):
 
 1. a multinomial logistic regression ``f1`` on the ``K`` observed classes; its training errors
-   form the error pool :math:`\mathcal{E} = \{i : \hat y_i \ne y_i\}`;
+   form the error pool :math:`\mathcal{E} = \{i : \hat y_i \ne y_i\}` (the paper's pool; or,
+   with ``error_pool="out_of_fold"``, its errors on held-out folds, see :class:`GCUL`);
 2. K-Means on the (optionally PCA/LDA-reduced) training features, started from the median of
    each predicted class and the median of the error pool; the cluster of lowest label purity is
    relabelled ``uncertain``;
@@ -34,6 +35,12 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
+from simulations._error_pool import (
+    ERROR_POOLS,
+    few_errors,
+    out_of_fold_predictions,
+    stratified_folds,
+)
 from simulations._guided_clustering import guided_clustering
 from simulations._rejection_label import (
     UncertainLabel,
@@ -61,11 +68,16 @@ from simulations.models._validation import check_sample_weight, validate_feature
 from simulations.validation import check_int, check_real
 
 __all__ = [
+    "ERROR_POOLS",
     "GCUL",
     "Certificate",
     "CrossFitCertificate",
     "SelectiveOutcomes",
+    "error_pool_note",
+    "few_errors",
+    "out_of_fold_predictions",
     "random_folds",
+    "stratified_folds",
     "stratified_split",
 ]
 
@@ -102,6 +114,21 @@ class GCUL(ClassifierMixin, BaseEstimator):
     lam : float, default=0.15
         Relative rejection cost λ ∈ [0, 1] of :meth:`score` (a rejection costs ``lam`` of an
         error). It does not change the fit.
+    error_pool : {"in_sample", "out_of_fold"}, default="in_sample"
+        Which phase-1 errors form the error pool of phase 2. ``"in_sample"`` (the paper's
+        definition): phase 1's errors on its own training rows. ``"out_of_fold"``: its errors
+        on held-out folds, each fold predicted by a phase 1 fitted on the other folds
+        (``n_folds`` stratified folds drawn with ``random_state``, see Notes); phase 2 then
+        starts from the medians of those predictions and of that pool. Either way the phase-1
+        model ``phase1_`` (and the base classifier of :meth:`indicators`) is fitted on all the
+        training rows, and phase 3 as before.
+    n_folds : int, default=5
+        Number of stratified folds of ``error_pool="out_of_fold"`` (at least 2, at most the
+        number of training rows). Validated always, used only with ``"out_of_fold"`` and
+        ignored with ``"in_sample"``.
+    random_state : int, default=0
+        Seed in ``[0, 2**32)`` of the folds (an int, so that a fit is reproducible; there is no
+        ``None``). Validated always, used only with ``"out_of_fold"``.
 
     Attributes
     ----------
@@ -126,10 +153,20 @@ class GCUL(ClassifierMixin, BaseEstimator):
         The ``K``-class model of phase 1, fitted on the *encoded* labels: class ``k`` of it
         is ``classes_[k]``.
     train_pred_ : ndarray of shape (n_samples,)
-        Phase-1 predictions on the training set, ``phase1_.predict(X)`` (encoded:
-        ``classes_[train_pred_]`` are the labels).
+        The phase-1 predictions on the training set whose errors form the pool (encoded:
+        ``classes_[train_pred_]`` are the labels): ``phase1_.predict(X)`` with
+        ``error_pool="in_sample"``, the out-of-fold predictions with ``"out_of_fold"``.
     error_mask_ : ndarray of shape (n_samples,), bool
-        Training error pool of phase 1 (its prediction differs from the observed label).
+        The error pool: where ``train_pred_`` differs from the observed label.
+    n_error_pool_ : int
+        Size of the error pool, ``error_mask_.sum()``.
+    error_pool_folds_ : ndarray of shape (n_samples,) or None
+        Fold of each training row with ``error_pool="out_of_fold"``
+        (:func:`stratified_folds`); ``None`` with ``"in_sample"``.
+    error_pool_note_ : str or None
+        Why the pool leaves GCUL unable to reject, or leaves it too few errors to reject by
+        (:func:`few_errors`: at most ``K`` errors), in one sentence that suggests what to try;
+        ``None`` when the pool holds more than ``K`` errors. ``fit`` warns of nothing: read this.
     reducer_ : LinearProjection or None
         Projection used in phase 2 (``None`` without reduction).
     init_centers_ : ndarray of shape (n_clusters, n_components)
@@ -176,11 +213,34 @@ class GCUL(ClassifierMixin, BaseEstimator):
       scorer of ``cross_val_score`` and ``GridSearchCV``. ``scoring="accuracy"`` counts
       every rejection as an error instead.
 
+    *Which error pool.* The paper's phase 1 is a fine-tuned encoder whose training error is far
+    from zero, so its in-sample errors mark the confusing samples. A phase 1 that separates its
+    training set has no in-sample error and GCUL cannot reject: a multinomial logistic
+    regression on ``d`` features can separate any labelling of ``n`` rows in general position
+    as soon as ``d >= n - 1``, and in practice it separates real data well before that
+    (scikit-learn's digits unscaled, 64 features; 768-d embeddings of thousands of rows).
+    ``error_pool="out_of_fold"`` then gives phase 2 the errors a
+    phase 1 makes on rows it was not fitted on, which is what the deployed phase 1 does on new
+    rows; ``n_error_pool_`` and ``error_pool_note_`` say which regime a fit is in. Standardising
+    the features also changes phase 1 (its penalty is not scale invariant); the scikit-learn way
+    is a pipeline, which every part of this package (``certify``, ``cross_val_score``) accepts:
+
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> pipe = make_pipeline(StandardScaler(), GCUL(error_pool="out_of_fold", n_folds=5))
+
+    λ*_PRE (:func:`gcul_theory.feasibility_report`) describes the pool it is given: give it
+    ``train_pred_`` of the GCUL you deploy (``gcul feasibility --error-pool`` does). Only the
+    in-sample pairing has been validated on real data (the README's section "Will a reject
+    option pay off on my data?": cross-validated predictions judged against an in-sample GCUL
+    made every predictor less safe).
+
     Degenerate cases have defined behaviour:
 
-    - *No training error.* The confusion median is undefined: K-Means runs from the ``K`` class
-      medians only, no cluster is uncertain (``uncertain_cluster_ is None``,
-      ``can_reject_ is False``), ``phase3_`` is ``phase1_`` and ``predict`` never rejects.
+    - *No training error* (no error in the pool). The confusion median is undefined: K-Means
+      runs from the ``K`` class medians only, no cluster is uncertain
+      (``uncertain_cluster_ is None``, ``can_reject_ is False``), ``phase3_`` is ``phase1_``,
+      ``predict`` never rejects, and ``error_pool_note_`` says so; no warning is emitted.
     - *A class that phase 1 never predicts.* Its initial centre is the median of the samples
       *labelled* with it.
     - *Empty clusters.* K-Means relocates them as scikit-learn does; a cluster still empty at
@@ -218,6 +278,9 @@ class GCUL(ClassifierMixin, BaseEstimator):
         kmeans_max_iter: int = 100,
         uncertain_label: int | float | str | None = None,
         lam: float = 0.15,
+        error_pool: str = "in_sample",
+        n_folds: int = 5,
+        random_state: int = 0,
     ):
         self.reduce = reduce
         self.n_components = n_components
@@ -226,6 +289,9 @@ class GCUL(ClassifierMixin, BaseEstimator):
         self.kmeans_max_iter = kmeans_max_iter
         self.uncertain_label = uncertain_label
         self.lam = lam
+        self.error_pool = error_pool
+        self.n_folds = n_folds
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         if self.reduce not in (None, "pca", "lda"):
@@ -239,6 +305,13 @@ class GCUL(ClassifierMixin, BaseEstimator):
         check_int("kmeans_max_iter", self.kmeans_max_iter, 1)
         check_uncertain_label(self.uncertain_label)
         check_real("lam", self.lam, 0.0, 1.0)
+        if not isinstance(self.error_pool, str) or self.error_pool not in ERROR_POOLS:
+            raise ValueError(
+                f"error_pool must be one of {', '.join(map(repr, ERROR_POOLS))}; got "
+                f"{self.error_pool!r}"
+            )
+        check_int("n_folds", self.n_folds, 2)
+        check_int("random_state", self.random_state, 0, 2**32 - 1)
 
     def fit(self, X, y) -> GCUL:
         """Run the three phases on a training set.
@@ -260,12 +333,12 @@ class GCUL(ClassifierMixin, BaseEstimator):
         ------
         TypeError
             A parameter of the wrong type (``C``, ``max_iter``, ``kmeans_max_iter``, ``lam``,
-            ``uncertain_label``).
+            ``uncertain_label``, ``n_folds``, ``random_state``).
         ValueError
-            Bad parameters; bad ``X`` (NaN/inf, complex, sparse, empty, 1-D) or ``y``
-            (continuous, fewer than two classes, another length), with scikit-learn's
-            messages; ``uncertain_label`` equal to a class; a training set whose uncertain
-            cluster holds every sample.
+            Bad parameters (``n_folds`` above the number of rows with ``"out_of_fold"``); bad
+            ``X`` (NaN/inf, complex, sparse, empty, 1-D) or ``y`` (continuous, fewer than two
+            classes, another length), with scikit-learn's messages; ``uncertain_label`` equal
+            to a class; a training set whose uncertain cluster holds every sample.
         """
         self._check_params()
         X, y = validate_features(self, X, y, reset=True)
@@ -278,6 +351,12 @@ class GCUL(ClassifierMixin, BaseEstimator):
             )
         uncertain_label = resolve_uncertain_label(self.uncertain_label, classes)
         n_classes = classes.size
+        out_of_fold = self.error_pool == "out_of_fold"
+        if out_of_fold and self.n_folds > y.size:
+            raise ValueError(
+                f"n_folds must be at most the number of training rows ({y.size}) with "
+                f"error_pool='out_of_fold'; got {self.n_folds}"
+            )
 
         with single_threaded_blas():
             # Phases 1 and 3 fit on the same X: its whitened design is built once, for both.
@@ -287,7 +366,14 @@ class GCUL(ClassifierMixin, BaseEstimator):
             phase1 = fit_design(
                 LogisticRegression(C=self.C, max_iter=self.max_iter), design, y_encoded
             )
-            y_pred = phase1.predict(X)
+            if out_of_fold:
+                folds = stratified_folds(y_encoded, self.n_folds, self.random_state)
+                y_pred = out_of_fold_predictions(
+                    X, y_encoded, folds, C=self.C, max_iter=self.max_iter
+                )
+            else:
+                folds = None
+                y_pred = phase1.predict(X)
             error_mask = y_pred != y_encoded
 
             # Phase 2: guided clustering in the (optionally reduced) feature space.
@@ -326,6 +412,11 @@ class GCUL(ClassifierMixin, BaseEstimator):
         self.phase1_ = phase1
         self.train_pred_ = y_pred
         self.error_mask_ = error_mask
+        self.n_error_pool_ = int(np.count_nonzero(error_mask))
+        self.error_pool_folds_ = folds
+        self.error_pool_note_ = error_pool_note(
+            self.n_error_pool_, y.size, n_classes, self.error_pool, self.n_folds
+        )
         self.reducer_ = phase2.reducer
         self.init_centers_ = phase2.init_centers
         self.cluster_labels_ = cluster_labels
@@ -597,3 +688,37 @@ class GCUL(ClassifierMixin, BaseEstimator):
         CrossFitCertificate
         """
         return certify_cross_fit(self, X, y, lam=lam, delta=delta, n_splits=n_splits, seed=seed)
+
+
+def error_pool_note(
+    n_errors: int, n_rows: int, n_classes: int, error_pool: str, n_folds: int = 5
+) -> str | None:
+    """Why an error pool leaves GCUL unable to reject, in one sentence; ``None`` if it does not.
+
+    ``None`` when the pool holds more than ``K = n_classes`` errors (:func:`few_errors`).
+
+    Examples
+    --------
+    >>> error_pool_note(0, 1000, 10, "in_sample")[:60]
+    'phase 1 makes no error on its 1000 training rows (in-sample '
+    >>> error_pool_note(11, 1000, 10, "in_sample") is None
+    True
+    """
+    if not few_errors(n_errors, n_classes):
+        return None
+    if error_pool == "in_sample":
+        where = f"on its {n_rows} training rows (in-sample error pool)"
+        advice = (
+            "it separates its training set; use the out-of-fold pool "
+            "(error_pool='out_of_fold') or standardised features"
+        )
+    else:
+        where = f"on its {n_rows} training rows out of fold ({n_folds} folds)"
+        advice = "the classes are separable here; rejecting has nothing to catch"
+    if n_errors == 0:
+        return f"phase 1 makes no error {where}, so GCUL cannot reject: {advice}"
+    return (
+        f"phase 1 makes only {n_errors} error{'s' if n_errors > 1 else ''} {where}, fewer than "
+        f"phase 2's {n_classes + 1} clusters, so GCUL's rejection cannot come from a confusion "
+        f"region: {advice}"
+    )

@@ -63,7 +63,13 @@ def expected_failed_checks(estimator) -> dict[str, str]:
 
 
 @parametrize_with_checks(
-    [LogisticRegression(), GCUL(), GCUL(reduce="pca"), GCUL(reduce="lda")],
+    [
+        LogisticRegression(),
+        GCUL(),
+        GCUL(reduce="pca"),
+        GCUL(reduce="lda"),
+        GCUL(reduce="pca", error_pool="out_of_fold", n_folds=3),
+    ],
     expected_failed_checks=expected_failed_checks,
 )
 def test_scikit_learn_estimator_checks(estimator, check):
@@ -99,10 +105,13 @@ def test_both_are_classifiers_with_their_parameters():
     assert is_classifier(GCUL()) and is_classifier(LogisticRegression())
     assert GCUL().get_params() == {
         "C": 1.0,
+        "error_pool": "in_sample",
         "kmeans_max_iter": 100,
         "lam": 0.15,
         "max_iter": 500,
         "n_components": None,
+        "n_folds": 5,
+        "random_state": 0,
         "reduce": None,
         "uncertain_label": None,
     }

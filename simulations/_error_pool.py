@@ -1,0 +1,125 @@
+"""Phase 1's error pool, in sample or out of fold: the folds and the out-of-fold predictions.
+
+:class:`simulations.gcul.GCUL` (``error_pool="out_of_fold"``) and ``gcul feasibility
+--error-pool out_of_fold`` draw the same folds from the same seed, so λ*_PRE describes exactly the
+pool that GCUL clusters. Public through :mod:`simulations.gcul`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulations.models import LogisticRegression, single_threaded_blas
+from simulations.models._design import scaled_design
+from simulations.models._logistic import fit_design
+
+__all__ = ["ERROR_POOLS", "few_errors", "stratified_folds", "out_of_fold_predictions"]
+
+ERROR_POOLS = ("in_sample", "out_of_fold")
+"""The two error pools of phase 1: its training errors (the paper's), or its out-of-fold errors."""
+
+
+def few_errors(n_errors: int, n_classes: int) -> bool:
+    """Whether an error pool of ``n_errors`` rows is too small for phase 2: ``n_errors <= K``.
+
+    Phase 2 runs K-Means with ``K + 1`` clusters, the last one started at the pool's median, and
+    relabels the least pure cluster ``uncertain``. With no error there is no such cluster and
+    GCUL cannot reject. With at most ``K`` errors there are fewer error rows than clusters: the
+    pool cannot fill even one cluster beside the ``K`` class clusters, so the uncertain cluster is
+    chosen by the purity of clusters of correctly classified rows, not by a confusion region,
+    and the pool's covariance (ddof = 1, the geometry behind λ*_PRE) rests on at most ``K``
+    points, too few to estimate anything: rejection, if any, does not come from phase 1's
+    confusion. (``K >= 2``, so the threshold also covers the single error, whose covariance is
+    undefined.)
+
+    Examples
+    --------
+    >>> few_errors(0, 10), few_errors(10, 10), few_errors(11, 10)
+    (True, True, False)
+    """
+    return n_errors <= n_classes
+
+
+def stratified_folds(y: np.ndarray, n_folds: int, random_state: int = 0) -> np.ndarray:
+    """Fold id (``0..n_folds-1``) of each row, stratified by ``y`` and seeded.
+
+    The rows of each class, in an order shuffled by
+    ``default_rng(SeedSequence(random_state))``, class after class (sorted labels), are dealt
+    round-robin to the folds, the count running on from one class to the next: every class's
+    rows are spread over the folds with counts differing by at most one, and so are the folds'
+    sizes. Deterministic; no warning for a class with fewer rows than folds (it is in fewer
+    folds).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Labels (any values :func:`numpy.unique` sorts).
+    n_folds : int
+        Number of folds, at least 2 (valid input assumed).
+    random_state : int, default=0
+        Seed in ``[0, 2**32)``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), int64
+
+    Examples
+    --------
+    >>> folds = stratified_folds(np.repeat([0, 1], [6, 4]), 3)
+    >>> np.bincount(folds).tolist(), np.bincount(folds[:6]).tolist()
+    ([4, 3, 3], [2, 2, 2])
+    """
+    y = np.asarray(y)
+    rng = np.random.default_rng(np.random.SeedSequence(int(random_state)))
+    _, codes = np.unique(y, return_inverse=True)
+    order = np.concatenate(
+        [rng.permutation(np.flatnonzero(codes == c)) for c in range(int(codes.max()) + 1)]
+    )
+    folds = np.empty(y.size, dtype=np.int64)
+    folds[order] = np.arange(y.size) % n_folds
+    return folds
+
+
+def out_of_fold_predictions(
+    X: np.ndarray, y: np.ndarray, folds: np.ndarray, *, C: float = 1.0, max_iter: int = 500
+) -> np.ndarray:
+    """Phase 1's out-of-fold predictions: each fold predicted by a model fitted on the others.
+
+    Each model is GCUL's phase 1 (:class:`~simulations.models.LogisticRegression` with ``C`` and
+    ``max_iter``) fitted on the rows outside the fold. A class absent from those rows cannot be
+    predicted for the fold (its rows there are errors); when those rows hold a single class, the
+    fold is predicted as that class (what a one-class model predicts).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite float64 features (validated by the caller).
+    y : ndarray of shape (n_samples,)
+        Labels.
+    folds : ndarray of shape (n_samples,)
+        Fold id of each row (:func:`stratified_folds`).
+    C, max_iter : float, int
+        Phase 1's parameters.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The prediction of every row, a label of ``y``.
+    """
+    y = np.asarray(y)
+    y_pred = np.empty_like(y)
+    with single_threaded_blas():
+        for fold in np.unique(folds):
+            held = folds == fold
+            rest_labels = y[~held]
+            if np.unique(rest_labels).size < 2:
+                y_pred[held] = rest_labels[0]
+                continue
+            model = fit_design(
+                LogisticRegression(C=C, max_iter=max_iter),
+                scaled_design(np.ascontiguousarray(X[~held])),
+                rest_labels,
+                stacklevel=3,
+            )
+            y_pred[held] = model.predict(X[held])
+    return y_pred
