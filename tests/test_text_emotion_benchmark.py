@@ -158,3 +158,12 @@ def test_bad_folder_is_one_line_and_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "carer" in err
     assert re.search(r"not a folder", err)
+
+
+def test_subsample_is_stratified_and_keeps_small_classes():
+    y = np.repeat([0, 1, 2], [9000, 900, 12])
+    keep = bench.subsample(y, 1000)
+    counts = np.bincount(y[keep], minlength=3)
+    # each class in proportion (round(share * m_c)), but never under MIN_CLASS_ROWS
+    assert counts.tolist() == [round(9000 * 1000 / 9912), round(900 * 1000 / 9912), bench.MIN_CLASS_ROWS]
+    assert np.array_equal(keep, np.unique(keep)) and np.array_equal(keep, bench.subsample(y, 1000))
