@@ -15,7 +15,7 @@ Where the public copies are:
   https://github.com/monologg/GoEmotions-pytorch/tree/master/data/original.
 - dair-ai/emotion (the CARER corpus, Saravia et al. 2018; 6 emotions; train 16,000, val 2,000,
   test 2,000 tweets), research and education use only: https://huggingface.co/datasets/dair-ai/emotion
-  (Parquet), and as ``train.txt``/``val.txt``/``test.txt`` (``text;label`` lines), the files this
+  (another format), and as ``train.txt``/``val.txt``/``test.txt`` (``text;label`` lines), the files this
   loader reads, in Kaggle's "Emotions dataset for NLP" and in
   https://github.com/Ashugujjar3/Tweet_emotion-detector (commit 8e69c5e).
 """
