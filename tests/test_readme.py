@@ -154,16 +154,30 @@ def test_every_number_the_readme_states_is_checked():
     check(r"seeds (\d+)–(\d+)", lambda m: (int(m[1]), int(m[2])) == (10, 19))
     check(r"Python ≥ (\d+\.\d+)", lambda m: config["project"]["requires-python"] == f">={m[1]}")
     check(
-        r"on Python (\d+\.\d+)\.",
+        r"dependency \(Python (\d+\.\d+)\)",
         lambda m: f"Programming Language :: Python :: {m[1]}" in config["project"]["classifiers"],
+    )
+    check(
+        r"on Python (\d+\.\d+), installs",
+        lambda m: config["project"]["requires-python"] == f">={m[1]}",
     )
     floors = dict(
         re.match(r"([a-z-]+)>=(\d+(?:\.\d+)?)", dep).groups()
         for dep in config["project"]["dependencies"]
     )
+    # .ci/oldest.txt pins what CI's second job installs: each floor, as X.Y or X.Y.0
+    pins = dict(
+        re.match(r"([a-z-]+)==(\d+\.\d+)(?:\.0)?$", line).groups()
+        for line in (ROOT / ".ci" / "oldest.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    )
+    names = ("numpy", "scipy", "scikit-learn", "matplotlib", "joblib")
     check(
-        r"NumPy (\d+\.\d+), SciPy (\d+\.\d+)",
-        lambda m: (m[1], m[2]) == (floors["numpy"], floors["scipy"]),
+        r"NumPy (\d+\.\d+), SciPy (\d+\.\d+), scikit-learn (\d+\.\d+), matplotlib (\d+\.\d+), "
+        r"joblib (\d+\.\d+)",
+        lambda m: all(
+            m[i + 1] == floors[name] == pins[name] for i, name in enumerate(names)
+        ),
     )
     # finding 1: the phase transition, means over seeds 10-19
     check(
