@@ -226,8 +226,8 @@ def score_rejectors(
         scores[entry.name] = score
         predictions[entry.name] = labels
         wrong[entry.name] = labels != y_test
-        if entry.name in CHOW_REJECTORS:
-            chow[entry.name] = fitted.accept(X_test, lam)
+        if entry.name in CHOW_REJECTORS:  # Chow's rule: a threshold on the score just computed
+            chow[entry.name] = fitted.accept_scores(score, lam)
     return CellScores(
         scores, predictions, wrong, gcul_accept, outcomes.base_wrong, chow, float(lam)
     )
