@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -66,7 +67,7 @@ def save_figure(
 
 
 # savefig's defaults, under which _print_png_one_pass writes savefig's bytes
-_SAVEFIG_DEFAULTS = {
+_SAVEFIG_DEFAULTS: dict[Any, object] = {
     "savefig.bbox": None,
     "savefig.transparent": False,
     "savefig.facecolor": "auto",

@@ -125,7 +125,8 @@ def _drive_core(
     # moved; the core is first called with f = 0 and g = 0, as minimize calls it
     value, gradient = fun(np.copy(x))
     last_x, nfev, nit = np.copy(x), 1, 0
-    f, g = np.array(0.0), np.zeros(n)
+    f: float | np.ndarray = np.array(0.0)
+    g = np.zeros(n)
     if c_api:
         task, ln_task = np.zeros(2, np.int32), np.zeros(2, np.int32)
     else:
@@ -206,12 +207,22 @@ def _core_agrees() -> bool:
         gradient = A.T @ (1.0 - 1.0 / (1.0 + np.exp(r))) + theta
         return float(soft.sum() + 0.5 * theta @ theta), gradient
 
-    options = {"maxiter": 200, "gtol": 1e-10, "ftol": 64 * np.finfo(float).eps, "maxls": 50}
+    def solve(use_core: bool) -> LbfgsbResult:
+        return lbfgsb(
+            fun,
+            np.ones(6),
+            maxiter=200,
+            gtol=1e-10,
+            ftol=64 * np.finfo(float).eps,
+            maxls=50,
+            use_core=use_core,
+        )
+
     try:
-        core = lbfgsb(fun, np.ones(6), use_core=True, **options)
+        core = solve(True)
     except Exception:  # an interface that reads as known but is not: use minimize
         return False
-    reference = lbfgsb(fun, np.ones(6), use_core=False, **options)
+    reference = solve(False)
     return (
         core.nit == reference.nit
         and core.status == reference.status
