@@ -456,7 +456,11 @@ class _Run:
         try:
             start = time.perf_counter()
             # every row verifies (the sweep checks each) before the first output file is written
-            self.rows = self.sweep.run(progress=self.progress, on_start=self.announce)
+            self.rows = self.sweep.run(
+                progress=self.progress,
+                on_start=self.announce,
+                keep_scores=[(self.table_seed, level) for level in self.risk_coverage_levels()],
+            )
             self.elapsed = time.perf_counter() - start
             written = self.write()
         except KeyboardInterrupt:
@@ -544,10 +548,22 @@ class _Run:
     def write_risk_coverage(self, written: list[Path]) -> list[Path]:
         from simulations import baseline_figures
 
-        levels = baseline_figures.pick_levels([float(level) for level in self.sweep.grid])
-        cells = baseline_figures.risk_coverage_cells(self.table_seed, levels, self.sweep.config)
+        levels = self.risk_coverage_levels()
+        kept = getattr(self.rows, "scores", {})
+        if all((self.table_seed, level) in kept for level in levels):  # computed by this run
+            cells = [(level, kept[self.table_seed, level]) for level in levels]
+        else:  # served from the cache: recomputed, as the sweep computed them
+            cells = baseline_figures.risk_coverage_cells(
+                self.table_seed, levels, self.sweep.config
+            )
         drawing = baseline_figures.plot_risk_coverage(cells, seed=self.table_seed)
         return self.save_figure(drawing.figure, "risk_coverage")
+
+    def risk_coverage_levels(self) -> list[float]:
+        """The σ of the risk-coverage panels: the grid's levels nearest 2, 6 and 12."""
+        from simulations import baseline_figures
+
+        return baseline_figures.pick_levels([float(level) for level in self.sweep.grid])
 
     def save_figure(self, figure: Any, stem: str, *, clean_note: bool = False) -> list[Path]:
         """Save ``figure`` as ``out/stem.png`` and ``.pdf``; titled with

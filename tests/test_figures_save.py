@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import functools
+import io
 import subprocess
 import sys
 import textwrap
 
+import matplotlib
 import pytest
 from _figure_data import make_rows
 from matplotlib.image import imread
 
-from simulations.figures import SINGLE_COLUMN_SIZE, plot_phase_transition, save_figure
+from simulations import baseline_figures
+from simulations.figures import (
+    SINGLE_COLUMN_SIZE,
+    plot_phase_transition,
+    plot_predictors,
+    save_figure,
+)
+from simulations.rejectors.evaluate import evaluation_columns
+from simulations.synthetic import SyntheticConfig
 
 
 def test_writes_png_and_pdf_from_a_stem(tmp_path):
@@ -57,3 +68,54 @@ def test_module_does_not_import_pyplot(tmp_path):
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
     assert (tmp_path / "fig.png").stat().st_size > 0
+
+
+def _savefig(fig, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    metadata = {"CreationDate": None} if fmt == "pdf" else None
+    with matplotlib.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.hashsalt": "gcul"}):
+        fig.savefig(buffer, format=fmt, dpi=200, metadata=metadata)
+    return buffer.getvalue()
+
+
+@functools.cache
+def _cells():
+    config = SyntheticConfig(n_per_class=100, n_confusion=100)
+    return baseline_figures.risk_coverage_cells(16, [2.0, 12.0], config)
+
+
+def _figure(kind: str):
+    """A figure of each kind ``gcul reproduce`` writes (constrained layout, legends, titles)."""
+    rows = make_rows()
+    if kind == "phase_transition":
+        return plot_phase_transition(rows).figure
+    if kind == "predictors":
+        return plot_predictors(rows, lam=0.15).figure
+    if kind == "risk_coverage":
+        return baseline_figures.plot_risk_coverage(_cells(), seed=16).figure
+    columns = [evaluation_columns(cell) for _, cell in _cells()]
+    rows = [{**row, **columns[i % 2]} for i, row in enumerate(rows)]
+    return baseline_figures.plot_baselines(rows).figure
+
+
+@pytest.mark.parametrize("kind", ["phase_transition", "predictors", "risk_coverage", "baselines"])
+def test_png_from_one_draw_is_savefigs_png(tmp_path, kind):
+    # save_figure draws a PNG once (its layout inside that draw), savefig twice (a layout pass,
+    # then the image): on two fresh copies of a figure, the PNG and the PDF saved after it must
+    # be savefig's bytes (a figure's layout moves a little when it is drawn again, so the copy
+    # is not the figure save_figure drew)
+    fig = _figure(kind)
+    expected = _savefig(fig, "png"), _savefig(fig, "pdf")
+    fresh = _figure(kind)
+    png, pdf = save_figure(fresh, tmp_path / kind)
+    assert (png.read_bytes(), pdf.read_bytes()) == expected
+    assert fresh.canvas.manager is None and type(fresh.canvas).__name__ == "FigureCanvasBase"
+
+
+def test_png_under_non_default_savefig_settings_goes_through_savefig(tmp_path):
+    with matplotlib.rc_context({"savefig.bbox": "tight"}):
+        (png,) = save_figure(plot_phase_transition(make_rows()).figure, tmp_path / "tight.png")
+        expected = _savefig(plot_phase_transition(make_rows()).figure, "png")
+    assert png.read_bytes() == expected
+    # the setting changed the image: the test can fail
+    assert expected != _savefig(plot_phase_transition(make_rows()).figure, "png")

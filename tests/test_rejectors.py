@@ -62,6 +62,26 @@ def test_every_rejector_scores_predicts_and_states_its_operating_point(entry):
 
 
 @pytest.mark.parametrize("entry", REJECTORS, ids=lambda e: e.name)
+def test_accept_from_the_scores_is_accept(entry):
+    # the sweep takes Chow's accept set of msp and bayes from the scores it already has
+    data, model, context = cell(11, 4.0, SMALL)
+    fitted = entry.fit(context)
+    scores = fitted.score(data.X_test)
+    if entry.name not in ("msp", "bayes"):
+        with pytest.raises(ValueError, match="is not a threshold on its score"):
+            fitted.accept_scores(scores, 0.15)
+        return
+    quantiles = np.quantile(-np.expm1(scores), [0.1, 0.5, 0.9])  # λ splitting the test rows
+    for lam in (0.0, 0.15, 1.0, *quantiles.tolist()):
+        accepted = fitted.accept_scores(scores, lam)
+        np.testing.assert_array_equal(accepted, fitted.accept(data.X_test, lam))
+        assert accepted.dtype == bool
+    assert 0 < np.count_nonzero(fitted.accept_scores(scores, float(quantiles[1]))) < scores.size
+    with pytest.raises(ValueError, match="lam must be in"):
+        fitted.accept_scores(scores, 1.5)
+
+
+@pytest.mark.parametrize("entry", REJECTORS, ids=lambda e: e.name)
 def test_bit_for_bit_deterministic_from_the_seed(entry):
     data, model, context = cell(12, 6.0, SMALL)
     twin = RejectorContext(

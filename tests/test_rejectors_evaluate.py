@@ -182,6 +182,29 @@ def test_columns_match_the_metrics_and_chow(tiny_cell) -> None:
     )
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_columns_are_the_metrics_bit_for_bit_with_ties_at_every_coverage(seed) -> None:
+    # evaluation_columns reads both columns of a rejector off one risk-coverage curve: each must
+    # be gcul_theory's own function, bit for bit, at every accepted count (scores with many ties)
+    rng = np.random.default_rng(seed)
+    n = 60
+    scores = {name: rng.integers(0, 6, n).astype(float) for name in REJECTOR_NAMES}
+    wrong = {name: rng.random(n) < 0.3 for name in REJECTOR_NAMES}
+    base_wrong = rng.random(n) < 0.3
+    for m in range(1, n + 1):
+        accept = np.zeros(n, dtype=bool)
+        accept[rng.permutation(n)[:m]] = True
+        chow = {name: rng.random(n) < 0.5 for name in ("msp", "bayes")}
+        cell = CellScores(scores, scores, wrong, accept, base_wrong, chow, 0.15)
+        columns = evaluation_columns(cell)
+        for name in REJECTOR_NAMES:
+            aurc = gcul_theory.aurc(scores[name], wrong[name])
+            assert columns[f"aurc_{name}"].hex() == aurc.hex(), (name, m)
+            if name != "gcul":
+                risk = gcul_theory.selective_risk_at_coverage(scores[name], wrong[name], m)
+                assert columns[f"sel_risk_{name}"].hex() == risk.hex(), (name, m)
+
+
 def test_row_is_deterministic_and_carries_every_column() -> None:
     first = run_cell(13, 8.0, TINY)
     assert first == run_cell(13, 8.0, TINY)

@@ -187,3 +187,27 @@ def test_importing_the_package_imports_no_sweep():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_risk_coverage_figure_takes_the_sweeps_scores(tmp_path, monkeypatch):
+    # a run that computes the table seed's cells draws their scores as the workers computed them
+    # (no second fit in this process); a run served from the cache recomputes them: same bytes
+    from simulations import baseline_figures
+
+    recomputed: list[list[float]] = []
+    real = baseline_figures.risk_coverage_cells
+
+    def counting(seed, levels, config=None):
+        recomputed.append(list(levels))
+        return real(seed, levels, config)
+
+    monkeypatch.setattr(baseline_figures, "risk_coverage_cells", counting)
+    cache = tmp_path / "cache"
+    kwargs = {"seeds": [16], "levels": 4, "n_jobs": 1, "progress": False, "cache_dir": cache}
+    fresh = reproduce(tmp_path / "fresh", **kwargs)
+    assert recomputed == []
+    assert list(fresh.rows.scores) == [(16, 1.2)]  # the grid's level nearest 2, 6 and 12
+    again = reproduce(tmp_path / "again", **kwargs)
+    assert again.rows.scores == {} and recomputed == [[1.2]]
+    for name in ("risk_coverage.png", "risk_coverage.pdf", "results.csv"):
+        assert (tmp_path / "fresh" / name).read_bytes() == (tmp_path / "again" / name).read_bytes()

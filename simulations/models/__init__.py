@@ -11,7 +11,10 @@ Each model reproduces one scikit-learn estimator exactly enough for the syntheti
 - :func:`pca` and :func:`lda`: the projections of ``sklearn.decomposition.PCA`` and
   ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis(solver="svd")``, returned as a
   :class:`LinearProjection`;
-- :func:`single_threaded_blas`: the context the solvers run in (BLAS on one thread).
+- :func:`single_threaded_blas`: the context the solvers run in (BLAS on one thread);
+- :func:`lbfgsb_minimize`: ``scipy.optimize.minimize(method="L-BFGS-B")`` bit for bit, driving
+  SciPy's core without ``minimize``'s wrappers (the logistic regressions and the trained
+  rejectors use it).
 
 Inputs are validated at these public entry points. :class:`LogisticRegression` uses
 scikit-learn's checks (``validate_data``: its messages, ``NotFittedError``, feature names);
@@ -26,7 +29,8 @@ If ``threadpoolctl`` is installed, the solvers keep BLAS on one thread while the
 machines.
 
 Where a change goes: ``_logistic.py`` (the estimator and its fit), ``_design.py`` (the whitened
-design and the fused loss), ``_kmeans.py``, ``_projection.py``, ``_blas.py``, ``_numerics.py``
+design and the fused loss), ``_kmeans.py``, ``_lbfgsb.py`` (L-BFGS-B without ``minimize``),
+``_projection.py``, ``_blas.py``, ``_numerics.py``
 (power-of-two scaling, the fast argmin, label encoding), ``_validation.py``.
 """
 
@@ -37,6 +41,7 @@ from ._kmeans import kmeans
 from ._projection import LinearProjection, lda, pca
 
 if TYPE_CHECKING:
+    from ._lbfgsb import lbfgsb as lbfgsb_minimize
     from ._logistic import ConvergenceWarning, LogisticRegression
 
 __all__ = [
@@ -44,6 +49,7 @@ __all__ = [
     "LinearProjection",
     "LogisticRegression",
     "kmeans",
+    "lbfgsb_minimize",
     "lda",
     "pca",
     "single_threaded_blas",
@@ -62,6 +68,10 @@ def __getattr__(name: str):
         from . import _logistic
 
         return getattr(_logistic, name)
+    if name == "lbfgsb_minimize":  # loads scipy.optimize: on first use too
+        from ._lbfgsb import lbfgsb
+
+        return lbfgsb
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

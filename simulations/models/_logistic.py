@@ -6,7 +6,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
@@ -14,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._blas import single_threaded_blas
 from ._design import ScaledDesign, WhitenedMultinomialLoss, scaled_design
+from ._lbfgsb import lbfgsb
 from ._numerics import encode_labels, first_argmin, power_of_two_exponent
 from ._validation import check_positive, validate_features
 
@@ -380,13 +380,13 @@ def fit_design(
     A = A / rescale
     a_penalty = a_penalty / rescale
     loss = WhitenedMultinomialLoss(ZT, y_encoded, n_classes, a_penalty, C_multinomial)
-    options = {"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps}
-    result = minimize(
+    result = lbfgsb(
         loss,
         np.zeros(n_classes * (n_features + 1)),
-        method="L-BFGS-B",
-        jac=True,
-        options=options,
+        maxiter=max_iter,
+        maxls=50,
+        gtol=tol,
+        ftol=64 * np.finfo(float).eps,
     )
     theta = result.x.reshape(n_classes, n_features + 1)
     coef_scaled = theta[:, :n_features] @ A.T  # coefficients of X * 2**-exponent

@@ -42,7 +42,9 @@ The interface
   ``fit(context: RejectorContext) -> FittedRejector``.
 - :class:`FittedRejector`: ``score_predict(X) -> (scores, labels)`` (one pass), ``score(X)``,
   ``predict(X)``, and ``accept(X, lam) -> bool mask`` when ``has_operating_point`` (else it raises
-  ``ValueError``). ``X`` is validated (finite, real, the training's number of features).
+  ``ValueError``); ``accept_scores(scores, lam)``, the same mask from scores already computed,
+  where the accept set is a threshold on the score (``msp``, ``bayes``). ``X`` is validated
+  (finite, real, the training's number of features).
 - :data:`REJECTORS`: the entries in the order gcul, msp, entropy, mahalanobis, knn,
   selectivenet, deep_gamblers, bayes; :func:`get_rejector` finds one by name.
 - :mod:`simulations.rejectors.evaluate`: every rejector against GCUL's accept set on a test split

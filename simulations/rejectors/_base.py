@@ -298,6 +298,43 @@ class FittedRejector(abc.ABC):
             )
         return self._accept(check_features(X, self.n_features_in_), lam)
 
+    def accept_scores(self, scores: np.ndarray, lam: float) -> np.ndarray:
+        """:meth:`accept` from the scores this rejector gave the same rows, not recomputed.
+
+        For a rejector whose accept set is a threshold on its own score (Chow's rule of ``msp``
+        and ``bayes``): ``scores >= threshold(lam)``, the same array as ``accept(X, lam)`` when
+        ``scores`` is ``score(X)``.
+
+        Parameters
+        ----------
+        scores : ndarray of shape (n_samples,)
+            This rejector's :meth:`score_predict` scores of the rows.
+        lam : float
+            Relative rejection cost λ ∈ [0, 1].
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), bool
+
+        Raises
+        ------
+        ValueError
+            If the rejector's accept set is not a threshold on its score (no operating point,
+            or another rule: call :meth:`accept` then).
+        """
+        lam = check_lam(lam)
+        threshold = self._score_threshold(lam)
+        if threshold is None:
+            raise ValueError(
+                f"the {self.name!r} rejector's accept set is not a threshold on its score; "
+                "call accept(X, lam)"
+            )
+        return np.asarray(scores) >= threshold
+
+    def _score_threshold(self, lam: float) -> float | None:
+        """The score at or above which :meth:`accept` accepts at cost ``lam``, or ``None``."""
+        return None
+
     @abc.abstractmethod
     def _score_predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`score_predict` for a validated ``X``."""

@@ -9,8 +9,9 @@ and L-BFGS then needs a few dozen iterations instead of hundreds), and both can 
   training rows each epoch and a last, smaller batch when the batch size does not divide n
   (``DataLoader(shuffle=True, drop_last=False)``): the protocol of ``tab:experimental_parameters``
   of the GCUL paper (30 epochs, lr 1e-3, batch 256);
-- :func:`lbfgs`: full-batch L-BFGS (``scipy.optimize.minimize(method="L-BFGS-B")``) on the same
-  objective.
+- :func:`lbfgs`: full-batch L-BFGS on the same objective, ``scipy.optimize.minimize(
+  method="L-BFGS-B")`` bit for bit (:func:`simulations.models.lbfgsb_minimize`: SciPy's core
+  without ``minimize``'s wrappers).
 
 A loss is a callable ``loss(theta, rows) -> (value, gradient)`` on a flat parameter vector and the
 training rows of one (mini-)batch (``None``: all of them).
@@ -22,7 +23,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.optimize import minimize
+
+from simulations.models import lbfgsb_minimize
 
 __all__ = [
     "Whitening",
@@ -167,16 +169,12 @@ def lbfgs(loss: Loss, theta0: np.ndarray, *, max_iter: int = 500, gtol: float = 
     """Full-batch L-BFGS-B from ``theta0`` (no bounds); stops when the largest gradient entry is
     at most ``gtol`` (features whitened: about unit scale), on a relative decrease below
     ``64 eps``, or after ``max_iter`` iterations."""
-    result = minimize(
+    result = lbfgsb_minimize(
         lambda theta: loss(theta, None),
         theta0,
-        method="L-BFGS-B",
-        jac=True,
-        options={
-            "maxiter": max_iter,
-            "gtol": gtol,
-            "ftol": 64 * np.finfo(np.float64).eps,
-            "maxls": 50,
-        },
+        maxiter=max_iter,
+        gtol=gtol,
+        ftol=64 * np.finfo(np.float64).eps,
+        maxls=50,
     )
-    return Trained(result.x, int(result.nit), bool(result.status == 0))
+    return Trained(result.x, result.nit, result.status == 0)

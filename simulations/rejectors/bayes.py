@@ -120,6 +120,9 @@ class FittedBayes(FittedRejector):
     def _accept(self, X: np.ndarray, lam: float) -> np.ndarray:
         return self._score_predict(X)[0] >= log_chow_threshold(lam)
 
+    def _score_threshold(self, lam: float) -> float:
+        return log_chow_threshold(lam)
+
 
 def fit(context: RejectorContext) -> FittedBayes:
     """The posterior of ``context.mixture`` (synthetic protocol only; nothing is fitted).

@@ -226,8 +226,8 @@ def score_rejectors(
         scores[entry.name] = score
         predictions[entry.name] = labels
         wrong[entry.name] = labels != y_test
-        if entry.name in CHOW_REJECTORS:
-            chow[entry.name] = fitted.accept(X_test, lam)
+        if entry.name in CHOW_REJECTORS:  # Chow's rule: a threshold on the score just computed
+            chow[entry.name] = fitted.accept_scores(score, lam)
     return CellScores(
         scores, predictions, wrong, gcul_accept, outcomes.base_wrong, chow, float(lam)
     )
@@ -239,6 +239,14 @@ def evaluation_columns(cell: CellScores) -> dict[str, float]:
     Rejectors absent from ``cell.scores`` (not fitted) give NaN columns.
     """
     m = cell.n_accept
+    # one risk-coverage curve per rejector gives both of its columns: R(m) is
+    # gcul_theory.selective_risk_at_coverage(scores, wrong, m) and the correctly rounded mean of
+    # R(1..n) is gcul_theory.aurc(scores, wrong), the same operations bit for bit (each of those
+    # would sort the scores again)
+    risks = {
+        name: gcul_theory.risk_coverage_curve(scores, cell.wrong[name]).selective_risk
+        for name, scores in cell.scores.items()
+    }
     out: dict[str, float] = {}
     for name in REJECTOR_NAMES:
         column = f"sel_risk_{name}"
@@ -247,14 +255,10 @@ def evaluation_columns(cell: CellScores) -> dict[str, float]:
         elif name == "gcul":  # its own accept set (= its m highest scores, see rejectors.gcul)
             out[column] = float(_rate(cell.wrong["gcul"] & cell.gcul_accept, m))
         else:
-            out[column] = float(
-                gcul_theory.selective_risk_at_coverage(cell.scores[name], cell.wrong[name], m)
-            )
+            out[column] = float(risks[name][m - 1])
     for name in REJECTOR_NAMES:
         out[f"aurc_{name}"] = (
-            float(gcul_theory.aurc(cell.scores[name], cell.wrong[name]))
-            if name in cell.scores
-            else math.nan
+            math.fsum(risks[name].tolist()) / risks[name].size if name in cell.scores else math.nan
         )
     lam = cell.lam
     for name in CHOW_REJECTORS:

@@ -72,6 +72,9 @@ class FittedMSP(Phase1Rejector):
     def _accept(self, X: np.ndarray, lam: float) -> np.ndarray:
         return self._score_predict(X)[0] >= log_chow_threshold(lam)
 
+    def _score_threshold(self, lam: float) -> float:
+        return log_chow_threshold(lam)
+
 
 fit = FittedMSP.from_context
 """The ``msp`` rejector of ``context.model.phase1_`` (nothing is fitted)."""

@@ -175,19 +175,47 @@ def check_backend(backend: str, scheduler: str | None) -> tuple[str, str | None]
     return backend, scheduler
 
 
-def cell_task(seed: int, noise: float, config: SyntheticConfig, error_pool: str = "observed"):
+CELL_SCORES_KEY = "_cell_scores"
+"""The key under which :func:`cell_task` adds a cell's per-sample rejector scores to its row when
+asked (``keep_scores``); the sweep takes it out before the row is checked or cached."""
+
+
+def cell_task(
+    seed: int,
+    noise: float,
+    config: SyntheticConfig,
+    error_pool: str = "observed",
+    keep_scores: bool = False,
+):
     """Compute one cell in a worker: ``(seed, noise, row, seconds)``, the row unchecked (the
-    parent checks it before caching it)."""
+    parent checks it before caching it). With ``keep_scores`` the row also holds the cell's
+    :class:`~simulations.rejectors.evaluate.CellScores` under :data:`CELL_SCORES_KEY`."""
     # cell.compute_row is looked up at call time, so that a test can replace it (in-process runs)
     start = time.perf_counter()
-    row = cell.compute_row(seed, noise, config, error_pool=error_pool)
+    if keep_scores:
+        scores: dict = {}
+        row = cell.compute_row(seed, noise, config, error_pool=error_pool, scores=scores)
+        if "cell" in scores:
+            row = {**row, CELL_SCORES_KEY: scores["cell"]}
+    else:
+        row = cell.compute_row(seed, noise, config, error_pool=error_pool)
     return seed, noise, row, time.perf_counter() - start
 
 
 def run_cells(
-    cells, config, n_jobs, backend="loky", scheduler=None, bar=None, error_pool="observed"
+    cells,
+    config,
+    n_jobs,
+    backend="loky",
+    scheduler=None,
+    bar=None,
+    error_pool="observed",
+    keep_scores=frozenset(),
 ) -> Generator[tuple[int, float, dict, float], None, None]:
     """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
+
+    The rows of the cells in ``keep_scores`` (a set of ``(seed, noise)``) also hold their
+    per-sample rejector scores (:func:`cell_task`).
 
     With loky the cells go through joblib's ``Parallel(return_as="generator_unordered")`` (with
     one job they run in this process, in order); with dask each cell is one task submitted to
@@ -216,16 +244,17 @@ def run_cells(
     if bar is not None:
         bar.workers = n_jobs
     if backend == "dask":
-        yield from _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool)
+        yield from _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool, keep_scores)
         return
     if n_jobs == 1:
         for seed, noise in cells:
-            yield cell_task(seed, noise, config, error_pool)
+            yield cell_task(seed, noise, config, error_pool, (seed, noise) in keep_scores)
         return
     with parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),)):
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
         outputs = parallel(
-            delayed(cell_task)(seed, noise, config, error_pool) for seed, noise in cells
+            delayed(cell_task)(seed, noise, config, error_pool, (seed, noise) in keep_scores)
+            for seed, noise in cells
         )
         try:
             # not `yield from`: that would pass our close() on to joblib's generator outside the
@@ -248,7 +277,7 @@ def run_cells(
 _WORKER_DIED = "killed, or out of memory; the cells finished before are cached and a rerun resumes"
 
 
-def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool):
+def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool, keep_scores=frozenset()):
     """:func:`run_cells` on dask: one task per cell on the client of :func:`_dask_client`.
 
     A worker that dies while running a cell hands it back to the scheduler, which waits for
@@ -268,6 +297,7 @@ def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool):
             [noise for _, noise in cells],
             [config] * n_cells,
             [error_pool] * n_cells,
+            [cell in keep_scores for cell in cells],
             pure=False,  # a key per submission: a rerun computes, never reuses another's result
         )
         where = (

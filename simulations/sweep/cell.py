@@ -46,7 +46,7 @@ import numpy as np
 import gcul_theory
 from simulations import registry
 from simulations.models import single_threaded_blas
-from simulations.rejectors.evaluate import evaluate_cell
+from simulations.rejectors.evaluate import evaluation_columns, score_cell
 from simulations.results import (
     CONTAMINATION_MODELS,
     check_error_pool,
@@ -220,12 +220,15 @@ def compute_row(
     model_factory: Callable[[], Any] | None = None,
     profile: dict[str, float] | None = None,
     error_pool: str = "observed",
+    scores: dict[str, Any] | None = None,
 ) -> dict[str, int | float]:
     """The row of :func:`run_cell` for arguments already checked, itself not checked.
 
     What a sweep's worker runs (:func:`simulations.sweep.backends.cell_task`): the sweep checks
     its arguments once, for the whole grid, and each row once, when it reaches the parent process
-    and before it is cached.
+    and before it is cached. ``scores``, if given, receives the cell's per-sample rejector scores
+    under ``"cell"`` (the :class:`~simulations.rejectors.evaluate.CellScores` its rejector columns
+    come from: what the risk-coverage figure draws).
     """
     if model_factory is None:  # imported here: scikit-learn loads in the workers, not the parent
         from simulations.gcul import GCUL
@@ -240,6 +243,7 @@ def compute_row(
             profile,
             error_pool,
             config=config,
+            scores=scores,
         )
     return {
         "seed": seed,
@@ -259,13 +263,14 @@ def fit_and_measure(
     error_pool: str = "observed",
     *,
     config: SyntheticConfig = DEFAULT_CONFIG,
+    scores: dict[str, Any] | None = None,
 ) -> dict[str, float]:
     """Every measured column of a cell's row (all but ``seed``, ``noise``, ``level``,
     ``flip_prob``): fit ``model_factory()`` on the training split, predict λ* from its error
     pool (judged against the labels ``error_pool`` names), measure λ*_EMP on the test split, add
     the certified predictor's columns and every rejector's at GCUL's coverage
     (:func:`simulations.rejectors.evaluate.evaluate_cell`; ``config`` is the protocol of
-    ``data``, for the Bayes rejector's mixture)."""
+    ``data``, for the Bayes rejector's mixture; ``scores``: as :func:`compute_row`)."""
     model = model_factory().fit(data.X_train, data.y_train)
 
     # Training split: predicted λ* from the geometry of the phase-1 error pool, for every
@@ -322,7 +327,10 @@ def fit_and_measure(
     # Selective-classification evaluation (issue 16): every rejector of the registry against
     # GCUL's accept set on the test split, and the Bayes limit.
     start = time.perf_counter()
-    metrics.update(evaluate_cell(data, model, seed, noise, config))
+    cell_scores = score_cell(data, model, seed, noise, config)  # evaluate_cell, in two steps
+    metrics.update(evaluation_columns(cell_scores))
+    if scores is not None:
+        scores["cell"] = cell_scores
     if profile is not None:
         profile["rejectors"] = time.perf_counter() - start
     return metrics

@@ -38,10 +38,14 @@ class SweepRows(list):
         it took when it was computed and cached). Not part of the rows, which hold no timing.
     cached : int
         How many of the rows were served from the cache (the others were computed by this call).
+    scores : dict
+        ``{(seed, noise): CellScores}`` of the cells of ``keep_scores`` (:meth:`SweepPlan.run`)
+        that this call computed (none for a cell served from the cache).
     """
 
     timings: list[dict[str, int | float]]
     cached: int
+    scores: dict
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,9 +93,12 @@ class SweepPlan:
         self,
         progress: bool = True,
         on_start: Callable[[int, int], object] | None = None,
+        keep_scores: Iterable[tuple[int, float]] = (),
     ) -> SweepRows:
         """Run every cell not in the cache; see :func:`run_sweep` (``progress``, ``on_start``,
-        what is raised, what is returned)."""
+        what is raised, what is returned). The computed cells of ``keep_scores`` (``(seed, σ)``
+        pairs) also give their per-sample rejector scores (``SweepRows.scores``)."""
+        keep_scores = frozenset(keep_scores)
         if not isinstance(progress, bool):
             raise TypeError(f"progress must be a bool; got {progress!r}")
         if on_start is not None and not callable(on_start):
@@ -101,6 +108,7 @@ class SweepPlan:
         cells = self.cells
         rows: dict[tuple[int, float], dict[str, int | float]] = {}
         seconds: dict[tuple[int, float], float] = {}
+        kept: dict[tuple[int, float], object] = {}
         with contextlib.ExitStack() as stack:
             store = None
             rejected: list[tuple[Path, str]] = []
@@ -133,10 +141,20 @@ class SweepPlan:
                 total=len(cells), done=len(rows), enabled=progress, workers=self.n_jobs
             )
             finished = backends.run_cells(
-                todo, self.config, self.n_jobs, self.backend, self.scheduler, bar, self.error_pool
+                todo,
+                self.config,
+                self.n_jobs,
+                self.backend,
+                self.scheduler,
+                bar,
+                self.error_pool,
+                keep_scores,
             )
             try:
                 for seed, noise, row, elapsed in finished:
+                    if backends.CELL_SCORES_KEY in row:  # not a column: out before the check
+                        row = dict(row)
+                        kept[seed, noise] = row.pop(backends.CELL_SCORES_KEY)
                     # the one check of a computed row: here, before it is cached
                     row = check_row(row, f"cell (seed={seed}, noise={noise!r})")
                     rows[seed, noise], seconds[seed, noise] = row, elapsed
@@ -150,6 +168,7 @@ class SweepPlan:
         result = SweepRows()
         result.timings = []
         result.cached = len(cells) - len(todo)
+        result.scores = kept
         for seed, noise in cells:
             row = dict(rows[seed, noise])  # checked (computed or read back), in column order
             row["level"] = level_of[noise]
