@@ -4,6 +4,7 @@ on each split, measure them on its test part, and draw the guarantee from a cali
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,6 +14,7 @@ import gcul_theory
 from simulations import registry
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
 from simulations.compare.statistics import estimate, stratified_splits, verdict
+from simulations.sweep.progress import format_seconds
 from simulations.validation import argument_namer, check_int, check_real
 
 __all__ = ["DEFAULT_CALIBRATION", "DEFAULT_TEST_SIZE", "MAX_SPLITS", "compare"]
@@ -45,6 +47,7 @@ def compare(
     y_fit: Any = None,
     progress: Callable[[str], None] | None = None,
     names: Mapping[str, str] | None = None,
+    n_jobs: int = 1,
 ) -> CompareResult:
     r"""Compare GCUL's rejection with every baseline rejector on ``(Z, y)``, over stratified splits.
 
@@ -76,9 +79,16 @@ def compare(
         observed labels and the clean truth, as in ``benchmarks/real_data.py``); the same
         classes 0..C-1 as ``y``. Default: ``y``.
     progress : callable, optional
-        Called with a short message as each split and the guarantee finish.
+        Called with a short message when the splits start, as each split finishes (``split i/n``,
+        the elapsed time and an ETA) and when the guarantee is done.
     names : mapping, optional
         How messages name the arguments (the command line passes its options).
+    n_jobs : int, default 1
+        Worker processes for the splits (joblib's loky backend, as the sweep): a count, or -1
+        for all usable cores, -2 for all but one; capped at the usable cores and the splits.
+        The result is the same for every ``n_jobs``: a split depends only on ``seed`` and its
+        index, and every split runs with one BLAS thread. Each worker holds one split's
+        training and test rows in float64 at a time.
 
     Returns
     -------
@@ -137,6 +147,13 @@ def compare(
         )
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable or None; got {progress!r}")
+    from simulations.sweep.backends import resolve_n_jobs
+
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise TypeError(
+            f"{name('n_jobs')} must be a non-zero int (-1 = all usable cores); got {n_jobs!r}"
+        )
+    workers, _ = resolve_n_jobs(int(n_jobs))
     Z, y = _check_data(Z, y, name)
     if y_fit is None:
         y_fit = y
@@ -161,18 +178,10 @@ def compare(
         raise ValueError(
             f"{name('test_size')} {test_size:g} puts no row in the test part; raise it"
         )
-    per_split = []
-    curves: dict = {}
-    for i, (train, test) in enumerate(split_list):
-        measured = _run_split(Z, y_fit, y, train, test, lam, seed, i, entries, want_curves=i == 0)
-        if i == 0:
-            curves = measured.pop("curves")
-        per_split.append(measured)
-        if progress is not None:
-            progress(
-                f"split {i + 1}/{splits}: GCUL coverage {measured['gcul']['coverage']:.3f}, "
-                f"selective risk {measured['gcul']['sel_risk']:.4f}"
-            )
+    per_split = _run_splits(
+        Z, y_fit, y, split_list, lam, seed, entries, min(workers, splits), progress
+    )
+    curves = per_split[0].pop("curves")
     ratio = n_test / n_train
     summaries = []
     for entry in entries:
@@ -242,6 +251,68 @@ def compare(
 
 
 _KEYS = ("coverage", "sel_risk", "aurc", "u", "u_joint")
+
+
+def _run_splits(
+    Z: np.ndarray,
+    y_fit: np.ndarray,
+    y: np.ndarray,
+    split_list: list,
+    lam: float,
+    seed: int,
+    entries: list,
+    workers: int,
+    progress: Callable[[str], None] | None,
+) -> list[dict]:
+    """:func:`_split_task` of every split, in split order; ``workers`` loky processes (in this
+    process for one); ``progress`` told as each one finishes, with the elapsed time and an ETA."""
+    n = len(split_list)
+    start = time.perf_counter()
+    if progress is not None:
+        progress(
+            f"{n} split(s) of {split_list[0][0].size} training / {split_list[0][1].size} test "
+            f"rows, {workers} worker(s)"
+        )
+    tasks = (
+        (Z, y_fit, y, train, test, lam, seed, i, entries)
+        for i, (train, test) in enumerate(split_list)
+    )
+    if workers == 1:
+        outputs = (_split_task(*task) for task in tasks)
+    else:
+        from joblib import Parallel, delayed
+
+        outputs = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")(
+            delayed(_split_task)(*task) for task in tasks
+        )
+    done: dict[int, dict] = {}
+    first = start
+    for index, measured in outputs:
+        done[index] = measured
+        if progress is not None:
+            now = time.perf_counter()
+            elapsed = now - start
+            if len(done) == 1:  # the first split also paid for starting the workers
+                first, eta = now, elapsed * (n - 1) / workers
+            else:  # the rate since the first split
+                eta = (now - first) / (len(done) - 1) * (n - len(done))
+            progress(
+                f"split {len(done)}/{n} done (split #{index + 1}: GCUL coverage "
+                f"{measured['gcul']['coverage']:.3f}, selective risk "
+                f"{measured['gcul']['sel_risk']:.4f}); {format_seconds(elapsed)} elapsed, "
+                f"ETA {format_seconds(eta)}"
+            )
+    return [done[i] for i in range(n)]
+
+
+def _split_task(Z, y_fit, y, train, test, lam, seed, index, entries) -> tuple[int, dict]:
+    """One split in a worker (or this process), with one BLAS thread: ``(index, measured)``."""
+    from simulations.models import single_threaded_blas
+
+    with single_threaded_blas():
+        return index, _run_split(
+            Z, y_fit, y, train, test, lam, seed, index, entries, want_curves=index == 0
+        )
 _MIN_TRAIN = 10  # simulations.rejectors.knn.N_NEIGHBORS
 
 
@@ -263,7 +334,10 @@ def _run_split(
     from simulations.gcul import GCUL
     from simulations.rejectors import RejectorContext
 
-    X_train, y_train, X_test, y_test = Z[train], y_fit[train], Z[test], y[test]
+    # float64 rows of this split only (Z may be float32: the conversion is exact)
+    X_train = np.asarray(Z[train], dtype=np.float64)
+    X_test = np.asarray(Z[test], dtype=np.float64)
+    y_train, y_test = y_fit[train], y[test]
     model = GCUL().fit(X_train, y_train)
     outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
@@ -428,7 +502,9 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
         raise ValueError(
             f"{name('Z')}: expected a non-empty 2-D array (N rows x d columns); got shape {Z.shape}"
         )
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    # float32 stays float32 (each split takes its rows in float64: the same numbers); the rest
+    # becomes float64
+    Z = np.ascontiguousarray(Z, dtype=np.float32 if Z.dtype == np.float32 else np.float64)
     finite = np.isfinite(Z).all(axis=1)
     if not finite.all():
         row = int(np.argmin(finite))
