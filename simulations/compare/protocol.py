@@ -334,9 +334,7 @@ def _run_split(
     from simulations.gcul import GCUL
     from simulations.rejectors import RejectorContext
 
-    # float64 rows of this split only (Z may be float32: the conversion is exact)
-    X_train = np.asarray(Z[train], dtype=np.float64)
-    X_test = np.asarray(Z[test], dtype=np.float64)
+    X_train, X_test = _rows_float64(Z, train), _rows_float64(Z, test)
     y_train, y_test = y_fit[train], y[test]
     model = GCUL().fit(X_train, y_train)
     outcomes = model.indicators(X_test, y_test)
@@ -380,6 +378,16 @@ def _run_split(
     if want_curves:
         curves["_gcul_point"] = (n_accept / n_test, out["gcul"]["sel_risk"])
         out["curves"] = curves
+    return out
+
+
+def _rows_float64(Z: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``Z[rows]`` as a new float64 array (exact for float32 ``Z``), gathered a block of rows at a
+    time so that no float32 copy of all the rows is made on the way."""
+    out = np.empty((rows.size, Z.shape[1]))
+    step = max(1, 2**20 // max(Z.shape[1], 1))
+    for start in range(0, rows.size, step):
+        out[start : start + step] = Z[rows[start : start + step]]
     return out
 
 
