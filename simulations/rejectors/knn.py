@@ -11,21 +11,22 @@ nearly every leaf and is slower than brute force) an exact brute force in two st
 query rows at a time:
 
 1. *screening* at matrix-product speed: the squared distances to every training sample from the
-   identity :math:`\lVert x\rVert^2 + \lVert y\rVert^2 - 2x^\top y` (one BLAS product per block,
-   on data centred at the training mean; float32 when every coordinate is a float32 number, as
-   for float32 embeddings, else float64), the k-th smallest of each row by ``numpy.partition``,
-   and as candidates every training sample within a proven margin of it;
+   identity :math:`\lVert x\rVert^2 + \lVert y\rVert^2 - 2x^\top y` (one float32 BLAS product
+   per block, on data centred at the training mean and scaled by a power of two), the k-th
+   smallest of each row by ``numpy.partition``, and as candidates every training sample within
+   a proven margin of it;
 2. the *exact recompute*: :func:`scipy.spatial.distance.cdist` (differences first, no
    cancellation) on the candidates only, whose k-th smallest is the score.
 
 The margin (:func:`screening_margin`) bounds the error of a screened squared distance against
 the exact one, so the candidates hold every training sample at most as far as the exact k-th
 neighbour, and the score is *bit for bit* the k-th smallest of ``cdist`` against all training
-samples (what this module computed before the screening). Data beyond the range where the bound
-holds (coordinates above :math:`2^{40}`, resp. :math:`2^{400}`, from the training mean) take
-``cdist`` against every training sample. Memory: a block holds at most about 2**22 screened
-distances (16 or 32 MiB, three such arrays at once), plus a centred copy of the training
-samples in the screening dtype.
+samples (what this module computed before the screening). Training data whose centred values
+overflow float64 or float32, and blocks holding a query row far outside the training data
+(squared screened norm above :math:`2^{100}`), take ``cdist`` against every training sample.
+Memory: a block holds at most about 2**22 screened distances (16 MiB; with the partition's copy
+and the candidate mask under 40 MiB), plus a centred float32 copy of the training samples
+(:math:`4 n_{train} d` bytes: 215 MB for 70,000 x 768).
 
 References
 ----------
