@@ -6,9 +6,9 @@ confusion blob, :func:`make_embeddings`), then measures, on one machine in one r
 
 1. the commands a user runs, each in its own process: ``gcul feasibility``, ``gcul feasibility
    --certify`` and ``gcul compare --splits 10 --jobs 2``: CPU time (user + sys of the command
-   and every worker it started), wall time, and peak memory (the largest sum of the resident
-   set sizes of the command and its workers, sampled every 0.2 s: shared pages count once per
-   process, so this over-counts);
+   and every worker it started), wall time, and peak memory (the largest sum over the command
+   and its workers of the proportional set size, PSS, and of the resident set size, RSS, which
+   counts the pages the workers share once per process; sampled every 0.5 s);
 2. every component of one compare split (70% training rows, 30% test rows), side by side with
    the scikit-learn equivalent where one exists, both with one BLAS thread: phase 1 (multinomial
    logistic regression, lbfgs, C = 1), phase 2 (K-Means from GCUL's initial centres, one init,
@@ -74,22 +74,26 @@ def make_embeddings(
 # Commands in their own processes
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and all its descendants (0 once it has ended)."""
+def _tree_memory(pid: int) -> tuple[int, int]:
+    """``(rss, pss)``: resident and proportional set bytes of ``pid`` and all its descendants,
+    summed (0 once it has ended). PSS counts a page shared by k processes (the memory-mapped
+    embeddings the workers share) as 1/k in each; the RSS sum counts it k times."""
     import psutil
 
     try:
         root = psutil.Process(pid)
         processes = [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return 0
-    total = 0
+        return 0, 0
+    rss = pss = 0
     for process in processes:
         try:
-            total += process.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
-    return total
+            info = process.memory_full_info()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        rss += info.rss
+        pss += info.pss
+    return rss, pss
 
 
 def run_command(argv: list[str]) -> dict:
@@ -97,12 +101,13 @@ def run_command(argv: list[str]) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = [0]
+    peak = [0, 0]
 
     def sample() -> None:
         while process.poll() is None:
-            peak[0] = max(peak[0], _tree_rss(process.pid))
-            time.sleep(0.2)
+            rss, pss = _tree_memory(process.pid)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
+            time.sleep(0.5)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -114,7 +119,13 @@ def run_command(argv: list[str]) -> dict:
         raise RuntimeError(f"{' '.join(argv)} failed: {err.strip()}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     last = [line for line in err.splitlines() if "split" in line]
-    return {"wall": wall, "cpu": cpu, "peak": peak[0], "progress": last[-1] if last else ""}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "peak_rss": peak[0],
+        "peak_pss": peak[1],
+        "progress": last[-1] if last else "",
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,16 +306,17 @@ def main() -> int:
             lines += [
                 "## Commands",
                 "",
-                "| command | CPU s | wall s | peak memory (GB, summed over processes) "
-                "| load average at the end |",
-                "|---|--:|--:|--:|---|",
+                "| command | CPU s | wall s | peak memory, PSS summed over processes (GB) "
+                "| peak RSS summed (GB) | load average at the end |",
+                "|---|--:|--:|--:|--:|---|",
             ]
             for label, argv in commands:
                 print(f"running {label} ...", file=sys.stderr, flush=True)
                 measured = run_command(argv)
                 lines.append(
                     f"| `{label}` | {measured['cpu']:.1f} | {measured['wall']:.1f} | "
-                    f"{measured['peak'] / 1e9:.2f} | {_load()} |"
+                    f"{measured['peak_pss'] / 1e9:.2f} | {measured['peak_rss'] / 1e9:.2f} | "
+                    f"{_load()} |"
                 )
                 print(lines[-1], file=sys.stderr, flush=True)
             lines.append("")
