@@ -286,16 +286,13 @@ def _run_splits(
             delayed(_split_task)(*task) for task in tasks
         )
     done: dict[int, dict] = {}
-    first = start
     for index, measured in outputs:
         done[index] = measured
         if progress is not None:
-            now = time.perf_counter()
-            elapsed = now - start
-            if len(done) == 1:  # the first split also paid for starting the workers
-                first, eta = now, elapsed * (n - 1) / workers
-            else:  # the rate since the first split
-                eta = (now - first) / (len(done) - 1) * (n - len(done))
+            elapsed = time.perf_counter() - start
+            # splits per second so far; the first `workers` splits run at once, so when the
+            # first of them ends, about `workers` splits' worth of work has been done
+            eta = elapsed * (n - len(done)) / max(len(done), min(workers, n))
             progress(
                 f"split {len(done)}/{n} done (split #{index + 1}: GCUL coverage "
                 f"{measured['gcul']['coverage']:.3f}, selective risk "
@@ -334,9 +331,10 @@ def _run_split(
     from simulations.gcul import GCUL
     from simulations.rejectors import RejectorContext
 
-    X_train, X_test = _rows_float64(Z, train), _rows_float64(Z, test)
+    X_train = _rows_float64(Z, train)
     y_train, y_test = y_fit[train], y[test]
     model = GCUL().fit(X_train, y_train)
+    X_test = _rows_float64(Z, test)  # after the fit, whose copies of X_train peak the memory
     outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
     n_accept = int(np.count_nonzero(~outcomes.rejected))
