@@ -325,6 +325,9 @@ def assess(
         raise ValueError(
             f"{name('y')}: expected one integer label per row; got {y.dtype} of shape {y.shape}"
         )
+    if Z.dtype.kind == "f" and Z.dtype != np.float64:
+        # once, exactly, for the fit, the predictions and the geometry (each would widen its own)
+        Z = Z.astype(np.float64)
     notes: list[str] = []
     if y.size != Z.shape[0]:
         raise ValueError(f"{name('y')}: holds {y.size} labels for {Z.shape[0]} rows of {name('Z')}")

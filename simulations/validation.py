@@ -192,7 +192,7 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def check_embeddings(Z: Any, name: str = "Z") -> Any:
+def check_embeddings(Z: Any, name: str = "Z", *, keep_float32: bool = False) -> Any:
     """Return ``Z`` as a C-contiguous float64 ``(N, d)`` array after checking it.
 
     The one check of an embedding matrix: :func:`simulations.compare.compare`,
@@ -205,10 +205,13 @@ def check_embeddings(Z: Any, name: str = "Z") -> Any:
         Embeddings: real numbers, ``N >= 1`` rows of ``d >= 1`` columns, all finite.
     name : str, default "Z"
         How the message names it (``"--embeddings Z.npy"`` on the command line).
+    keep_float32 : bool, default False
+        Return a float32 ``Z`` as C-contiguous float32 (no float64 copy of a large embedding
+        matrix; :func:`simulations.compare.compare` widens each split's rows itself).
 
     Returns
     -------
-    numpy.ndarray of shape (N, d), float64
+    numpy.ndarray of shape (N, d), float64 (float32 for a float32 ``Z`` with ``keep_float32``)
 
     Raises
     ------
@@ -245,7 +248,8 @@ def check_embeddings(Z: Any, name: str = "Z") -> Any:
     if array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"{name}: has no values (shape {array.shape})")
     with np.errstate(over="ignore"):  # long double beyond float64: caught as inf just below
-        array = np.ascontiguousarray(array, dtype=np.float64)
+        dtype = np.float32 if keep_float32 and array.dtype == np.float32 else np.float64
+        array = np.ascontiguousarray(array, dtype=dtype)
     finite = np.isfinite(array).all(axis=1)
     if not finite.all():
         row = int(np.argmin(finite))

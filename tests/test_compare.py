@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import warnings
@@ -28,6 +29,7 @@ from simulations.compare import (
     verdict,
 )
 from simulations.gcul import GCUL
+from simulations.sweep.backends import usable_cores
 
 U = 2.0**-53  # unit roundoff of float64
 
@@ -332,7 +334,36 @@ def test_progress_messages():
     Z, y = blobs(n=30)
     seen = []
     compare(Z, y, splits=2, progress=seen.append)
-    assert [s.split(":")[0] for s in seen] == ["split 1/2", "split 2/2", "guarantee"]
+    assert seen[0] == "2 split(s) of 63 training / 27 test rows, 1 worker(s)"
+    assert [s.split(" (")[0] for s in seen[1:3]] == ["split 1/2 done", "split 2/2 done"]
+    assert all(re.search(r"; \d+s elapsed, ETA \d+s$", s) for s in seen[1:3])
+    assert seen[2].endswith("ETA 0s") and seen[3] == "guarantee: done"
+
+
+def test_any_number_of_jobs_gives_the_same_result():
+    # a split depends on (seed, index) only and runs with one BLAS thread: two loky workers
+    # (splits finishing in any order) and this process give the same JSON, to the last digit
+    Z, y = blobs(n=40, seed=8)
+    seen = []
+    one = compare(Z, y, splits=4, seed=2)
+    two = compare(Z, y, splits=4, seed=2, n_jobs=2, progress=seen.append)
+    assert json.dumps(two.to_dict()) == json.dumps(one.to_dict())
+    assert seen[0].endswith(f"{min(2, usable_cores())} worker(s)")
+    assert sorted(s.split(" (split #")[1][0] for s in seen[1:5]) == ["1", "2", "3", "4"]
+    for bad in (0, 1.5, True):
+        with pytest.raises(TypeError, match="n_jobs must be a non-zero int"):
+            compare(Z, y, n_jobs=bad)
+
+
+def test_float32_embeddings_are_not_widened_but_give_the_float64_result():
+    # float32 rows are widened split by split (exact), so the result is that of the same
+    # numbers passed as float64
+    Z, y = blobs(n=40, seed=9)
+    Z32 = Z.astype(np.float32)
+    got = compare(Z32, y, splits=2, seed=1)
+    assert json.dumps(got.to_dict()) == json.dumps(
+        compare(Z32.astype(np.float64), y, splits=2, seed=1).to_dict()
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -466,10 +497,16 @@ def test_cli_json_plot_and_progress(files, capsys, tmp_path):
     assert err.splitlines() == [
         line for line in err.splitlines() if line.startswith("gcul compare: ")
     ]
-    assert "split 2/2" in err
+    assert "split 2/2 done" in err and "ETA" in err
     code, out, err = run(argv(files, "Z.npy", "y.npy", "--splits", "1", "--quiet"), capsys)
     assert code == 0 and err == ""
     assert "one split: the t test needs at least 2" in out
+    # --jobs: the same numbers; --quiet silences the progress of the workers' splits too
+    code, out_jobs, err = run(
+        argv(files, "Z.npy", "y.npy", "--splits", "2", "--json", "--jobs", "2", "--quiet"),
+        capsys,
+    )
+    assert code == 0 and err == "" and json.loads(out_jobs) == data
 
 
 def test_fit_labels_train_and_truth_scores(small):

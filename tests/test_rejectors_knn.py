@@ -79,3 +79,94 @@ def test_validation():
         FittedKNN(X, _StubPhase1(), 2, algorithm="ball_tree")
     with pytest.raises(ValueError, match="leaf_size must be an int >= 1; got 0"):
         FittedKNN(X, _StubPhase1(), 2, leaf_size=0)
+
+
+# --------------------------------------------------------------------------------------------
+# The screened brute force: bit for bit the k-th smallest of cdist against every training row
+
+
+def _cdist_reference(X_train, X, k):
+    from scipy.spatial.distance import cdist
+
+    return np.partition(cdist(X, X_train), k - 1, axis=1)[:, k - 1]
+
+
+def _digits():
+    from sklearn.datasets import load_digits
+
+    Z = load_digits().data.astype(np.float64)
+    scale = Z.std(axis=0)
+    scale[scale == 0] = 1.0
+    return (Z - Z.mean(axis=0)) / scale
+
+
+def _float32_embeddings():
+    rng = np.random.default_rng(3)
+    centres = rng.normal(0.0, 1.6, (11, 32)) @ rng.standard_normal((32, 256)) / np.sqrt(32)
+    Z = centres[rng.integers(0, 11, 2600)] + 0.3 * rng.standard_normal((2600, 256))
+    return Z.astype(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize(
+    "case", ["digits", "float32", "offset", "duplicates", "huge", "tiny", "outliers"]
+)
+@pytest.mark.parametrize("k", [1, 10])
+def test_screened_brute_force_is_cdist_bit_for_bit(case, k, monkeypatch):
+    from simulations.rejectors import knn
+
+    rng = np.random.default_rng(11)
+    if case == "digits":
+        Z = _digits()
+    elif case == "float32":
+        Z = _float32_embeddings()
+    else:
+        Z = rng.standard_normal((1500, 70))
+        if case == "offset":  # far from the origin: the identity cancels without centring
+            Z += 1e4
+        elif case == "duplicates":
+            Z[:40] = Z[0]
+            Z[40:80] = Z[1] + 1e-12
+        elif case == "huge":
+            Z *= 1e250
+        elif case == "tiny":
+            Z *= 1e-300  # partly subnormal in float32 before the power-of-two scaling
+    X_train, X = Z[: 2 * len(Z) // 3], Z[2 * len(Z) // 3 :]
+    if case == "outliers":
+        X = X.copy()
+        X[:3] *= 1e30  # far beyond the training data: its block takes cdist
+    calls = []
+    monkeypatch.setattr(knn, "_CHUNK_DISTANCES", 50 * len(X_train))  # several blocks
+    original = knn._cdist_kth
+    monkeypatch.setattr(
+        knn, "_cdist_kth", lambda *a: calls.append(len(a[0])) or original(*a)
+    )
+    fitted = FittedKNN(X_train, _StubPhase1(), k, algorithm="brute")
+    got = fitted.kth_distance(X)
+    np.testing.assert_array_equal(got, _cdist_reference(X_train, X, k))  # every bit
+    # the screening ran (no block fell back to cdist against every row) except for outliers
+    assert calls == ([50] if case == "outliers" else [])
+
+
+def test_screening_margin_bounds_the_screened_error():
+    # The screened squared distances of a block against the exact ones (cdist on the centred,
+    # scaled float64 points, whose own error, a relative (d + 2) * 2**-53, is 2**-29 times
+    # below the float32 margin's terms): every error is within screening_margin.
+    from scipy.spatial.distance import cdist
+
+    from simulations.rejectors import knn
+
+    rng = np.random.default_rng(4)
+    for scale, offset in ((1.0, 0.0), (1e-3, 50.0), (7.0, -3e3)):
+        Y = offset + scale * rng.standard_normal((400, 500))
+        X = offset + scale * rng.standard_normal((60, 500))
+        fitted = FittedKNN(Y, _StubPhase1(), 10, algorithm="brute")
+        Y_screen, mean, exponent, y_norms = fitted._screening()
+        X_screen = knn._centred(X, mean, exponent)
+        x_norms = np.einsum("ij,ij->i", X_screen, X_screen)
+        screened = (X_screen @ Y_screen.T) * np.float32(-2.0) + y_norms + x_norms[:, None]
+        exact = np.ldexp(cdist(X - mean, Y - mean), -exponent) ** 2
+        margin = knn.screening_margin(x_norms, float(y_norms.max()), 500)
+        error = np.abs(screened.astype(np.float64) - exact).max(axis=1)
+        assert np.all(error <= margin)
+        # and the margin is not vacuous: within 1000 times the largest error seen
+        assert np.all(margin <= 1000 * error.max())

@@ -173,3 +173,23 @@ def test_far_points_do_not_cancel():
     curvature = expected**2 / distances[:, 0] + expected * (white_mean / distances[:, 0]) ** 2
     atol = 2 * each + curvature + kappa_L * gamma(d + 2) * expected
     assert np.all(np.abs(step - expected) <= atol), (step - expected, atol)
+
+
+def test_distances_in_blocks_are_those_of_all_columns_at_once(monkeypatch):
+    # each distance is computed alone (differences, squares, a sum over d), so computing a block
+    # of query rows at a time changes no bit of it; the reference is the whole (K', d, n) array
+    from scipy import linalg
+
+    from simulations.rejectors import mahalanobis
+
+    rng = np.random.default_rng(21)
+    X = rng.standard_normal((900, 40)) * rng.uniform(0.1, 10.0, 40)
+    y = rng.integers(0, 7, 900)
+    queries = 3.0 * rng.standard_normal((1001, 40))
+    fitted = mahalanobis.FittedMahalanobis(X, y, 7)
+    white = linalg.solve_triangular(fitted.cholesky_, queries.T, lower=True)
+    diff = white[None, :, :] - fitted._white_means.T[:, :, None]
+    reference = np.sqrt(np.einsum("kdn,kdn->kn", diff, diff))
+    for block in (2**22, 7 * 40 * 64, 7 * 40 * 3 + 5):  # one block; 64 rows; 3 rows
+        monkeypatch.setattr(mahalanobis, "_BLOCK_DIFFERENCES", block)
+        np.testing.assert_array_equal(fitted.distances(queries), reference)

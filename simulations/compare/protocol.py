@@ -4,6 +4,7 @@ on each split, measure them on its test part, and draw the guarantee from a cali
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -14,6 +15,7 @@ from simulations import registry
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
 from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
 from simulations.compare.statistics import DEFAULT_LEVEL, estimate, stratified_splits, verdict
+from simulations.sweep.progress import format_seconds
 from simulations.validation import argument_namer, check_embeddings, check_int, check_real
 
 __all__ = ["DEFAULT_CALIBRATION", "DEFAULT_TEST_SIZE", "MAX_SPLITS", "compare"]
@@ -49,6 +51,7 @@ def compare(
     standardize: bool = False,
     progress: Callable[[str], None] | None = None,
     names: Mapping[str, str] | None = None,
+    n_jobs: int = 1,
 ) -> CompareResult:
     r"""Compare GCUL's rejection with every baseline rejector on ``(Z, y)``, over stratified splits.
 
@@ -90,9 +93,16 @@ def compare(
         tuning and calibration rows; every rejector sees the same standardised features. With
         the Python API the same is a pipeline: ``make_pipeline(StandardScaler(), GCUL())``.
     progress : callable, optional
-        Called with a short message as each split and the guarantee finish.
+        Called with a short message when the splits start, as each split finishes (``split i/n``,
+        the elapsed time and an ETA) and when the guarantee is done.
     names : mapping, optional
         How messages name the arguments (the command line passes its options).
+    n_jobs : int, default 1
+        Worker processes for the splits (joblib's loky backend, as the sweep): a count, or -1
+        for all usable cores, -2 for all but one; capped at the usable cores and the splits.
+        The result is the same for every ``n_jobs``: a split depends only on ``seed`` and its
+        index, and every split runs with one BLAS thread. Each worker holds one split's
+        training and test rows in float64 at a time.
 
     Returns
     -------
@@ -162,6 +172,13 @@ def compare(
         raise TypeError(f"{name('standardize')} must be True or False; got {standardize!r}")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable or None; got {progress!r}")
+    from simulations.sweep.backends import resolve_n_jobs
+
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise TypeError(
+            f"{name('n_jobs')} must be a non-zero int (-1 = all usable cores); got {n_jobs!r}"
+        )
+    workers, _ = resolve_n_jobs(int(n_jobs))
     Z, y = _check_data(Z, y, name)
     if y_fit is None:
         y_fit = y
@@ -186,21 +203,11 @@ def compare(
         raise ValueError(
             f"{name('test_size')} {test_size:g} puts no row in the test part; raise it"
         )
-    per_split = []
-    curves: dict = {}
     options = {"error_pool": error_pool, "standardize": bool(standardize)}
-    for i, (train, test) in enumerate(split_list):
-        measured = _run_split(
-            Z, y_fit, y, train, test, lam, seed, i, entries, want_curves=i == 0, options=options
-        )
-        if i == 0:
-            curves = measured.pop("curves")
-        per_split.append(measured)
-        if progress is not None:
-            progress(
-                f"split {i + 1}/{splits}: GCUL coverage {measured['gcul']['coverage']:.3f}, "
-                f"selective risk {measured['gcul']['sel_risk']:.4f}"
-            )
+    per_split = _run_splits(
+        Z, y_fit, y, split_list, lam, seed, entries, min(workers, splits), progress, options
+    )
+    curves = per_split[0].pop("curves")
     ratio = n_test / n_train
     summaries = []
     for entry in entries:
@@ -290,6 +297,69 @@ def compare(
 
 
 _KEYS = ("coverage", "sel_risk", "aurc", "u", "u_joint")
+
+
+def _run_splits(
+    Z: np.ndarray,
+    y_fit: np.ndarray,
+    y: np.ndarray,
+    split_list: list,
+    lam: float,
+    seed: int,
+    entries: list,
+    workers: int,
+    progress: Callable[[str], None] | None,
+    options: Mapping[str, Any],
+) -> list[dict]:
+    """:func:`_split_task` of every split, in split order; ``workers`` loky processes (in this
+    process for one); ``progress`` told as each one finishes, with the elapsed time and an ETA."""
+    n = len(split_list)
+    start = time.perf_counter()
+    if progress is not None:
+        progress(
+            f"{n} split(s) of {split_list[0][0].size} training / {split_list[0][1].size} test "
+            f"rows, {workers} worker(s)"
+        )
+    tasks = (
+        (Z, y_fit, y, train, test, lam, seed, i, entries, options)
+        for i, (train, test) in enumerate(split_list)
+    )
+    if workers == 1:
+        outputs = (_split_task(*task) for task in tasks)
+    else:
+        from joblib import Parallel, delayed
+
+        outputs = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")(
+            delayed(_split_task)(*task) for task in tasks
+        )
+    done: dict[int, dict] = {}
+    for index, measured in outputs:
+        done[index] = measured
+        if progress is not None:
+            elapsed = time.perf_counter() - start
+            # splits per second so far; the first `workers` splits run at once, so when the
+            # first of them ends, about `workers` splits' worth of work has been done
+            eta = elapsed * (n - len(done)) / max(len(done), min(workers, n))
+            progress(
+                f"split {len(done)}/{n} done (split #{index + 1}: GCUL coverage "
+                f"{measured['gcul']['coverage']:.3f}, selective risk "
+                f"{measured['gcul']['sel_risk']:.4f}); {format_seconds(elapsed)} elapsed, "
+                f"ETA {format_seconds(eta)}"
+            )
+    return [done[i] for i in range(n)]
+
+
+def _split_task(
+    Z, y_fit, y, train, test, lam, seed, index, entries, options
+) -> tuple[int, dict]:
+    """One split in a worker (or this process), with one BLAS thread: ``(index, measured)``."""
+    from simulations.models import single_threaded_blas
+
+    with single_threaded_blas():
+        return index, _run_split(
+            Z, y_fit, y, train, test, lam, seed, index, entries, want_curves=index == 0,
+            options=options,
+        )
 _MIN_TRAIN = 10  # simulations.rejectors.knn.N_NEIGHBORS
 
 
@@ -312,10 +382,18 @@ def _run_split(
     from simulations.gcul import GCUL
     from simulations.rejectors import RejectorContext
 
-    X_train, y_train, X_test, y_test = Z[train], y_fit[train], Z[test], y[test]
-    if options["standardize"]:
-        X_train, X_test = _standardized(X_train, X_test)
+    X_train = _rows_float64(Z, train)
+    y_train, y_test = y_fit[train], y[test]
+    scaler = None
+    if options["standardize"]:  # z-scores fitted on the training rows only
+        from sklearn.preprocessing import StandardScaler
+
+        scaler = StandardScaler().fit(X_train)
+        X_train = scaler.transform(X_train)
     model = GCUL(error_pool=options["error_pool"]).fit(X_train, y_train)
+    X_test = _rows_float64(Z, test)  # after the fit, whose copies of X_train peak the memory
+    if scaler is not None:
+        X_test = scaler.transform(X_test)
     outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
     n_accept = int(np.count_nonzero(~outcomes.rejected))
@@ -364,6 +442,16 @@ def _run_split(
     return out
 
 
+def _rows_float64(Z: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``Z[rows]`` as a new float64 array (exact for float32 ``Z``), gathered a block of rows at a
+    time so that no float32 copy of all the rows is made on the way."""
+    out = np.empty((rows.size, Z.shape[1]))
+    step = max(1, 2**20 // max(Z.shape[1], 1))
+    for start in range(0, rows.size, step):
+        out[start : start + step] = Z[rows[start : start + step]]
+    return out
+
+
 def _guarantee(
     Z: np.ndarray,
     y_fit: np.ndarray,
@@ -397,8 +485,8 @@ def _guarantee(
         )
     (train, tune), *_ = stratified_splits(y_fit[fit], 1, test_size, seed=_derived(seed))
     train, tune = fit[train], fit[tune]
-    if options["standardize"]:  # z-scores of GCUL's fit rows, for every row
-        (Z,) = _standardized(Z[train], Z)[1:]
+    if options["standardize"]:  # z-scores of GCUL's fit rows, for every row (in float64)
+        (Z,) = _standardized(_rows_float64(Z, train), Z.astype(np.float64, copy=False))[1:]
     model = GCUL(error_pool=options["error_pool"]).fit(Z[train], y_fit[train])
     context = RejectorContext(Z[train], y_fit[train], model, seed=np.random.SeedSequence(seed))
     gcul = get_rejector("gcul").fit(context)
@@ -484,7 +572,8 @@ def _derived(seed: int) -> int:
 
 
 def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray, np.ndarray]:
-    Z = check_embeddings(Z, name("Z"))
+    # float32 stays float32 (each split takes its rows in float64: the same numbers)
+    Z = check_embeddings(Z, name("Z"), keep_float32=True)
     try:
         y = np.asarray(y)
     except (TypeError, ValueError) as exc:

@@ -36,7 +36,8 @@ def power_of_two_exponent(*arrays: np.ndarray) -> int:
     of the unscaled computation (every operation commutes with an exact power-of-two scale),
     as long as nothing overflows or underflows.
     """
-    largest = max((float(np.max(np.abs(a))) if a.size else 0.0) for a in arrays)
+    # max |a| as max(max a, -min a): the same number without an |a| temporary as large as a
+    largest = max((max(float(a.max()), -float(a.min())) if a.size else 0.0) for a in arrays)
     if largest == 0.0:
         return 0
     return int(np.frexp(largest)[1])
