@@ -59,6 +59,12 @@ REFERENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("simulations.feasibility", "simulations.compare"),
     ),
     (
+        "Text emotion corpora",
+        "Loaders of GoEmotions and dair-ai/emotion, and the representations the text benchmark "
+        "uses (the optional extra ``text``).",
+        ("simulations.text", "simulations.text.representations"),
+    ),
+    (
         "Rejectors and the judged methods",
         "GCUL's rejection and the baselines it is judged against; the registry of every "
         "predictor and rejector (labels, styles, guarantees).",
@@ -110,6 +116,7 @@ INTERNAL: tuple[str, ...] = (
     "simulations.gcul",  # GCUL is simulations.GCUL; the rest is simulations.certification's
     "simulations.outputs",  # atomic writes and folder locks of reproduce
     "simulations.validation",  # argument checks
+    "simulations.text.corpora",  # re-exported by simulations.text
 )
 """Modules without a page: implementation that a public module re-exports or uses (fnmatch
 patterns on the dotted name)."""
