@@ -131,6 +131,73 @@ def _agrees(stated: str, value: float) -> bool:
     return f"{value:.{_decimals(stated)}f}" == stated
 
 
+def _text_findings() -> dict:
+    """The README's text-corpora numbers, from benchmarks/text_emotion/'s per-split CSV rows."""
+    import importlib.util
+    import sys
+
+    bench_dir = ROOT / "benchmarks"
+    sys.path.insert(0, str(bench_dir))  # the script imports operating_points.py beside it
+    try:
+        spec = importlib.util.spec_from_file_location("gcul_readme_text", bench_dir / "text_emotion.py")
+        bench = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(bench_dir))
+    out = ROOT / "benchmarks" / "text_emotion"
+    rows = bench.read_csv(out / "rows.csv")
+    compare_rows = bench.read_csv(out / "compare.csv")
+    verdicts = {
+        (v["corpus"], v["representation"], v["rejector"]): v["verdict"]
+        for v in bench.read_csv(out / "verdicts.csv")
+    }
+    corpus_of = {"dair-ai/emotion": "carer", "GoEmotions": "goemotions"}
+    method_of = {"a": "oof_logistic", "c": "wordllama"}
+    splits = {r["split"] for r in rows}
+
+    def mean(selected, column):
+        return float(np.mean([r[column] for r in selected]))
+
+    def row(m):
+        corpus, method = corpus_of[m[1]], method_of[m[2]]
+        gcul = bench.select(rows, corpus=corpus, representation=method, variant="gcul")
+        msp = bench.select(compare_rows, corpus=corpus, representation=method, rejector="msp")
+        verdict = verdicts[(corpus, method, "msp")]
+        said_lower = m[6] is not None
+        return (
+            len(gcul) == len(splits)
+            and _agrees(m[3], 100 * mean(gcul, "base_acc"))
+            and _agrees(m[4], 100 * mean(gcul, "sel_acc"))
+            and _agrees(m[5], 100 * mean(gcul, "rejection"))
+            and said_lower == ("is lower by" in verdict)
+            and (not said_lower or _agrees(m[6], -100 * mean(msp, "difference")))
+            and (said_lower or "no difference" in verdict)
+            and _agrees(m[7], mean(gcul, "lambda_pre_paper"))
+            and _agrees(m[8], mean(gcul, "lambda_emp"))
+        )
+
+    def paper(m):
+        base, sel, rejected, pre, emp = bench.PAPER_GCUL[corpus_of[m[1]]][bench.REDUCED]
+        stated = tuple(float(g) for g in m.groups()[1:])
+        return stated == (base, sel, rejected, pre, emp)
+
+    paper.goemotions_pre = bench.PAPER_GCUL["goemotions"][bench.REDUCED][3]
+    level = float(re.search(r"at level (\d+(?:\.\d+)?)", verdicts[("carer", "oof_logistic", "msp")])[1])
+    return {
+        "splits": len(splits),
+        "lam": bench.LAM,
+        "reduced": bench.REDUCED,
+        "level": level,
+        "row": row,
+        "paper": paper,
+        "paper_pre_goemotions": [
+            mean(bench.select(rows, corpus="goemotions", representation=r, variant="gcul"),
+                 "lambda_pre_paper")
+            for r in ("oof_logistic", "lsa", "wordllama")
+        ],
+    }
+
+
 @pytest.mark.slow
 def test_every_number_the_readme_states_is_checked():
     """About 10 s of CPU: 50 sweep cells (5 noise levels × seeds 10-19)."""
@@ -242,6 +309,33 @@ def test_every_number_the_readme_states_is_checked():
             _agrees(s, v) for s, v in zip(m.groups()[1:], risks(float(m[1])), strict=True)
         ),
     )
+    # the text corpora: every number recomputed from the per-split rows that
+    # benchmarks/text_emotion.py wrote (benchmarks/text_emotion/*.csv), and the paper's numbers
+    # from the script's table of them
+    corpora = _text_findings()
+    check(r"\((\d+) stratified splits, mean; λ = (\d+(?:\.\d+)?)\)", lambda m: (
+        int(m[1]) == corpora["splits"] and float(m[2]) == corpora["lam"]
+    ))  # fmt: skip
+    check(r"appendix, PCA d = (\d+)\)", lambda m: int(m[1]) == corpora["reduced"])
+    check(r"`gcul compare`, (\d+)% t test", lambda m: float(m[1]) / 100 == corpora["level"])
+    check(
+        r"\| (dair-ai/emotion|GoEmotions) \| \(([ac])\) [^|]+\| (\d+\.\d) → (\d+\.\d), "
+        r"(\d+\.\d) \| (?:lower risk by (\d+\.\d) points|no difference) \| "
+        r"(\d\.\d\d) → (\d\.\d\d) \|",
+        lambda m: corpora["row"](m),
+    )
+    check(
+        r"\| (dair-ai/emotion|GoEmotions) \| the paper \(DistilBERT\) \| (\d+\.\d+) → (\d+\.\d+), "
+        r"(\d+\.\d+) \| — \| (\d\.\d\d) → (\d\.\d\d) \|",
+        lambda m: corpora["paper"](m),
+    )
+    check(
+        r"λ\*_PRE (\d\.\d\d)–(\d\.\d\d) on GoEmotions, not (\d)",
+        lambda m: _agrees(m[1], min(corpora["paper_pre_goemotions"]))
+        and _agrees(m[2], max(corpora["paper_pre_goemotions"]))
+        and int(m[3]) == corpora["paper"].goemotions_pre,
+    )
+    check(r"λ\*_EMP exceeds (\d+\.\d+)", lambda m: float(m[1]) == corpora["lam"])
     # names that hold a digit but state no number
     check(r"phase 1\b", lambda m: True)
     check(r"(?<!\S)\d\. (?=\*\*)", lambda m: True)  # the numbers of the findings' list
