@@ -13,18 +13,9 @@ import time
 
 import numpy as np
 import pytest
+from _cli import run
 
 import simulations.cli.loaders as loaders
-from simulations.cli import main
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -17,22 +17,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import run
 
 import simulations.compare
 import simulations.outputs as outputs
-from simulations.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 LINUX = Path("/proc/self/fd").is_dir()
 
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -17,10 +17,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _cli import run
 from scipy import stats
 
 from gcul_theory import selective_risk_upper_bound
-from simulations.cli import main
 from simulations.compare import (
     MAX_SPLITS,
     compare,
@@ -416,14 +416,6 @@ def test_bad_data(Z, y, message):
 # --------------------------------------------------------------------------------------------
 # The command line
 
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

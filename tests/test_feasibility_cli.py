@@ -10,21 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import run
 
 from gcul_theory import MAX_CLASSES, METHODS, PREDICTORS, feasibility_report
 from gcul_theory._report import COLUMN_LEGEND
 from simulations import cli
-from simulations.cli import main
 from simulations.feasibility import VERDICT_DEFAULT, requested_methods
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def blobs(n=200, seed=0):

@@ -9,24 +9,15 @@ import json
 
 import numpy as np
 import pytest
+from _cli import run
 from sklearn.preprocessing import StandardScaler
 
 from simulations._error_pool import phase1_regime
-from simulations.cli import main
 from simulations.compare import compare
 from simulations.compare.statistics import stratified_splits
 from simulations.feasibility import assess
 from simulations.gcul import GCUL
 from simulations.validation import check_embeddings
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def separable(n=150, d=200, seed=0):

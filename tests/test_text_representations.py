@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_text_corpora import SAMPLE
 
 from simulations.certification import random_folds
 from simulations.text import load_goemotions
@@ -14,7 +15,6 @@ from simulations.text.representations import (
     lsa,
     out_of_fold_scores,
 )
-from test_text_corpora import SAMPLE
 
 WORDS = {
     0: ["happy", "glad", "joy", "smile", "great"],
