@@ -168,10 +168,11 @@ def test_dev_full_on_stdout_is_one_line_naming_it(files, unbuffered):
                 [sys.executable, "-m", "simulations.cli", *argv],
                 stdout=full, stderr=subprocess.PIPE, text=True, env=env, check=False,
             )  # fmt: skip
-        if argv == ["--version"] and unbuffered:
-            # argparse writes --version itself and ignores a failed write (its choice); nothing
-            # of value is lost, and nothing is claimed
-            assert done.returncode == 0 and done.stderr == ""
+        if argv == ["--version"] and unbuffered and done.returncode == 0:
+            # argparse writes --version itself and, from Python 3.11 on, ignores a failed write
+            # (its choice): nothing of value is lost, and nothing is claimed. On 3.10 the write
+            # fails as the others do, and the checks below apply.
+            assert done.stderr == ""
             continue
         command = "gcul feasibility" if argv[0] == "feasibility" else "gcul"
         assert done.returncode == 2, done.stderr

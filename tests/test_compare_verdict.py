@@ -63,12 +63,16 @@ def test_the_cut_is_exactly_the_t_quantile(df, level):
 @pytest.mark.parametrize("level", [0.01, 0.05, 0.1])
 def test_the_quantile_against_closed_forms(level):
     # Student's t with 1 df is Cauchy: t_p = tan(pi (p - 1/2)); with 2 df:
-    # t_p = (2p - 1) / sqrt(2 p (1 - p)). Both within a few ulps in double precision, scipy's
-    # within ~1e-14 relative: 1e-12 leaves room for both.
+    # t_p = (2p - 1) / sqrt(2 p (1 - p)); both closed forms are within a few ulps. What is
+    # checked is that the cut is Student's quantile at these df, not scipy's accuracy, which
+    # differs by release: current releases (Boost's quantile) agree to ~1e-15 relative, SciPy
+    # 1.10 (cephes' iterative stdtrit) to 2.0e-11 (12.706204736432 against 12.706204736175 at
+    # 1 df, 5%). rel=1e-9 admits both and is far below the distance to any other df's quantile
+    # at these levels (more than 1e-2 relative).
     p = 1.0 - level / 2.0
-    assert t_critical(level, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-12)
+    assert t_critical(level, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-9)
     assert t_critical(level, 2) == pytest.approx(
-        (2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-12
+        (2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-9
     )
 
 
