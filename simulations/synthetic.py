@@ -5,7 +5,17 @@ for ``(seed, σ)`` is built from σ-independent base draws (common random number
 
 - class centres ``c_k ~ U([-S, S]^d)``, ``k = 0..K-1``;
 - ``n_per_class`` samples of class ``k`` from ``N(c_k, r² I)``;
-- ``n_confusion`` samples from ``N(mean_k c_k, r² I)`` with labels uniform over the ``K`` classes;
+- ``n_confusion`` samples from the *confusion population* ``N(c_conf, (a r)² I)``: its centre
+  ``c_conf = c̄ + t (c_τ - c̄)`` lies on the segment from the centres' mean ``c̄ = mean_k c_k`` to
+  the centre of class ``τ`` (``confusion_shift`` t, ``confusion_target`` τ), its radius is
+  ``confusion_radius_ratio`` a times the classes' ``r``; its labels have the law
+  ``π_k = (1 - b)/K + b 1[k ∈ N_m]/m`` (``confusion_label_bias`` b), ``N_m`` the
+  ``m = confusion_label_classes`` classes whose centres are nearest to ``c_conf`` (ties by
+  index): uniform over the ``K`` classes at ``b = 0``, uniform over ``N_m`` at ``b = 1``. A
+  label is drawn uniform over the ``K`` classes, then, iff a uniform ``u < b``, replaced by
+  ``N_m[j]`` with ``j`` uniform on ``0..m-1`` (``u`` and ``j`` from a stream of their own, drawn
+  only when ``b > 0``). Its share of the samples is ``n_confusion / n_total``. The defaults (``a = 1``, ``t = 0``,
+  ``b = 0``) are the paper's blob: ``N(c̄, r² I)`` with uniform labels;
 - a random train/test split (``test_fraction`` of the samples go to the test split);
 - one standard-normal matrix ``G``; the features at σ are ``X + σ G``;
 - one uniform ``u_i`` and one "other class" offset ``o_i ∈ {1..K-1}`` per sample; a *training*
@@ -55,6 +65,7 @@ _STREAM_FEATURE_NOISE = 4
 _STREAM_FLIP_UNIFORM = 5
 _STREAM_FLIP_OTHER_CLASS = 6
 _STREAM_TEST_FLIP = 7  # y_test_noisy: a uniform, then an offset, per sample
+_STREAM_CONFUSION_LABEL = 8  # confusion labels' bias (drawn only if b > 0): uniforms, then indices
 
 # Number of base datasets kept in memory (one per (seed, config)); a full-size one is about 2.5 MB.
 _BASE_CACHE_SIZE = 32
@@ -77,18 +88,46 @@ class SyntheticConfig:
     n_per_class : int
         Samples drawn around each class centre.
     n_confusion : int
-        Samples in the confusion population around the mean of the centres.
+        Samples in the confusion population; its share of all samples is
+        :attr:`confusion_share`.
     test_fraction : float
         Share of all samples put in the test split, in (0, 1); the test split has
         ``round(test_fraction * n_total)`` samples.
     flip_per_noise : float
         A training label flips with probability ``flip_per_noise * σ`` (0.025 in the paper), which
         must stay at most 1.
+    confusion_radius_ratio : float, default 1.0
+        ``a > 0`` (finite): the confusion population's standard deviation is ``a * radius``
+        around its centre (before the feature noise σ, which every population gets).
+    confusion_shift : float, default 0.0
+        ``t`` in [0, 1]: the confusion centre is ``c̄ + t (c_τ - c̄)``, with ``c̄`` the mean of
+        the class centres and ``τ = confusion_target``; 0 keeps it at ``c̄``, 1 puts it on
+        ``c_τ``.
+    confusion_target : int, default 0
+        ``τ`` in ``0..n_classes-1``: the class whose centre the confusion centre moves toward.
+    confusion_label_bias : float, default 0.0
+        ``b`` in [0, 1]: a confusion sample's label has the law
+        ``π_k = (1 - b)/K + b 1[k ∈ N_m]/m``, ``N_m`` the ``m`` classes whose centres are nearest
+        (Euclidean) to the confusion centre, ties broken by the smaller index.
+    confusion_label_classes : int, default 2
+        ``m`` in ``1..n_classes``: the size of ``N_m``.
+
+    Notes
+    -----
+    The defaults reproduce the paper's data bit for bit: the confusion population is
+    ``N(c̄, r² I)`` with labels uniform over the classes. How the draws realise the law is in the
+    module docstring and :func:`mixture`.
 
     Examples
     --------
     >>> SyntheticConfig().n_total, SyntheticConfig().n_test
     (12000, 2400)
+    >>> round(SyntheticConfig().confusion_share, 6)
+    0.166667
+    >>> SyntheticConfig(confusion_target=7)
+    Traceback (most recent call last):
+    ...
+    ValueError: confusion_target must be an integer in [0, 4]; got 7 (a class index: n_classes is 5)
     """
 
     n_classes: int = 5
@@ -99,6 +138,11 @@ class SyntheticConfig:
     n_confusion: int = 2000
     test_fraction: float = 0.2
     flip_per_noise: float = 0.025
+    confusion_radius_ratio: float = 1.0
+    confusion_shift: float = 0.0
+    confusion_target: int = 0
+    confusion_label_bias: float = 0.0
+    confusion_label_classes: int = 2
 
     def __post_init__(self) -> None:
         check_int("n_classes", self.n_classes, 2)
@@ -114,6 +158,34 @@ class SyntheticConfig:
                 f"test_fraction={self.test_fraction!r} leaves {self.n_test} of {self.n_total} "
                 "samples for the test split; both splits need at least one sample"
             )
+        # The geometry's fields are stored as Python floats and ints (a NumPy scalar is accepted
+        # and converted), so that the sweep's cache key, which hashes the config as JSON, takes
+        # them as they are.
+        geometry = {
+            "confusion_radius_ratio": check_real(
+                "confusion_radius_ratio", self.confusion_radius_ratio, 0.0, open_low=True
+            ),
+            "confusion_shift": check_real("confusion_shift", self.confusion_shift, 0.0, 1.0),
+            "confusion_label_bias": check_real(
+                "confusion_label_bias", self.confusion_label_bias, 0.0, 1.0
+            ),
+        }
+        K = int(self.n_classes)
+        for name, low, high, what in (
+            ("confusion_target", 0, K - 1, "a class index"),
+            ("confusion_label_classes", 1, K, "a number of classes"),
+        ):
+            try:
+                geometry[name] = check_int(name, getattr(self, name), low, high)
+            except ValueError as error:
+                raise ValueError(f"{error} ({what}: n_classes is {K})") from None
+        for name, value in geometry.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def confusion_share(self) -> float:
+        """The confusion population's share of all samples, ``n_confusion / n_total``."""
+        return self.n_confusion / self.n_total
 
     @property
     def n_total(self) -> int:
@@ -249,12 +321,15 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
 class Mixture(NamedTuple):
     r"""The law of one sample of a ``(seed, σ)`` dataset: a mixture of ``K + 1`` isotropic normals.
 
-    ``centers[k]`` (shape ``(K, d)``) is the mean of class ``k``; ``confusion_center`` (shape
-    ``(d,)``) that of the confusion population, ``centers.mean(axis=0)``; every component has
-    covariance ``spread**2 * I`` with ``spread = sqrt(radius**2 + noise**2)``. Class ``k`` has
-    weight ``n_per_class / n_total`` and label ``k``; the confusion population has weight
-    ``n_confusion / n_total`` and a label uniform over ``0..K-1``, independent of the features.
-    ``radius`` and ``noise`` are the ``r`` and ``σ`` that make ``spread``. See :func:`mixture`.
+    ``centers[k]`` (shape ``(K, d)``) is the mean of class ``k``, whose covariance is
+    ``spread**2 * I`` with ``spread = hypot(radius, noise)``; class ``k`` has weight
+    ``n_per_class / n_total`` and label ``k``. ``confusion_center`` (shape ``(d,)``) is the mean of
+    the confusion population (the centres' mean moved by ``confusion_shift``), its covariance
+    ``confusion_spread**2 * I`` with ``confusion_spread = hypot(confusion_radius_ratio * radius,
+    noise)``; it has weight ``n_confusion / n_total`` and a label drawn from
+    ``confusion_label_law`` (shape ``(K,)``, summing to 1) independently of the features.
+    ``radius`` and ``noise`` are the classes' ``r`` and the ``σ`` that make ``spread``. See
+    :func:`mixture`.
     """
 
     centers: np.ndarray
@@ -264,6 +339,8 @@ class Mixture(NamedTuple):
     n_confusion: int
     radius: float
     noise: float
+    confusion_spread: float
+    confusion_label_law: np.ndarray
 
 
 def mixture(seed: int, noise: float, config: SyntheticConfig | None = None) -> Mixture:
@@ -282,30 +359,40 @@ def mixture(seed: int, noise: float, config: SyntheticConfig | None = None) -> M
     -------
     Mixture
         The centres (the same draws as :func:`make_dataset` makes for this seed: nothing is drawn
-        twice differently, and no other stream is touched), the confusion centre, the common
-        spread and the component sizes.
+        twice differently, and no other stream is touched), the confusion centre, the spreads,
+        the confusion labels' law and the component sizes.
 
     Notes
     -----
     How :func:`make_dataset` builds a sample, read off the code: the centres ``c_k`` are one draw
-    ``U([-S, S]^d)`` per seed; class ``k`` holds exactly ``n_per_class`` samples ``c_k + r z``,
-    the confusion population ``n_confusion`` samples ``\bar c + r z`` (``\bar c`` the mean of the
-    centres) with labels drawn uniformly from ``0..K-1`` independently of ``z``; every sample, of
-    the training *and* the test split, gets feature noise ``σ g`` with ``g`` standard normal and
-    independent of ``z``; the split is a uniformly random subset of ``n_test`` samples; only
-    training labels are flipped. Hence a test sample is marginally distributed as
+    ``U([-S, S]^d)`` per seed; class ``k`` holds exactly ``n_per_class`` samples ``c_k + r z``;
+    the confusion population ``n_confusion`` samples ``c_{conf} + a r z`` with
+    ``c_{conf} = \bar c + t (c_τ - \bar c)`` (``\bar c`` the mean of the centres, ``a`` the
+    ``confusion_radius_ratio``, ``t`` the ``confusion_shift``, ``τ`` the ``confusion_target``),
+    each labelled independently of ``z``: a label ``v`` uniform on ``0..K-1``, replaced by
+    ``N_m[j]`` (``j`` uniform on ``0..m-1``) iff a uniform ``u < b``, so that
+
+    .. math::
+
+        P(y = k \mid \text{confusion}) = π_k = \frac{1 - b}{K} + b\,\frac{1[k \in N_m]}{m},
+
+    ``N_m`` the ``m`` classes whose centres are nearest to ``c_{conf}`` (ties by index). Every
+    sample, of the training *and* the test split, gets feature noise ``σ g`` with ``g`` standard
+    normal and independent of ``z``; the split is a uniformly random subset of ``n_test``
+    samples; only training labels are flipped. Hence a test sample is marginally distributed as
 
     .. math::
 
         x \sim \sum_k \tfrac{n_{pc}}{N} \mathcal N(c_k, s^2 I)
-        + \tfrac{n_{conf}}{N} \mathcal N(\bar c, s^2 I), \qquad s^2 = r^2 + σ^2,
+        + \tfrac{n_{conf}}{N} \mathcal N(c_{conf}, s_c^2 I), \qquad s^2 = r^2 + σ^2,
+        \quad s_c^2 = (a r)^2 + σ^2,
 
     and its (clean) label has the posterior
 
     .. math::
 
         P(y = k \mid x) \propto n_{pc}\, φ(x; c_k, s^2 I)
-        + \tfrac{n_{conf}}{K}\, φ(x; \bar c, s^2 I).
+        + n_{conf}\, π_k\, φ(x; c_{conf}, s_c^2 I).
 
     This is the law of each sample given the seed's centres. The split draws the test set
     without replacement from a population with fixed component sizes, so the test samples are
@@ -317,20 +404,27 @@ def mixture(seed: int, noise: float, config: SyntheticConfig | None = None) -> M
     --------
     >>> small = SyntheticConfig(n_per_class=20, n_confusion=20)
     >>> law = mixture(16, 2.0, small)
-    >>> law.centers.shape, round(law.spread, 6)
-    ((5, 10), 2.5)
+    >>> law.centers.shape, round(law.spread, 6), round(law.confusion_spread, 6)
+    ((5, 10), 2.5, 2.5)
     >>> bool(np.array_equal(law.confusion_center, law.centers.mean(axis=0)))
     True
+    >>> law.confusion_label_law.tolist()
+    [0.2, 0.2, 0.2, 0.2, 0.2]
     >>> bool(np.array_equal(mixture(16, 2.0).centers, law.centers))  # sizes do not move centres
     True
+    >>> moved = mixture(16, 2.0, SyntheticConfig(confusion_shift=1.0, confusion_target=3,
+    ...                                          confusion_radius_ratio=0.5))
+    >>> bool(np.array_equal(moved.confusion_center, law.centers[3])), round(moved.confusion_spread, 6)
+    (True, 2.136001)
     """
     config = check_config(config)
     seed = check_seed(seed)
     noise = check_noise(noise, config)
     centers = _draw_centers(seed, config)
     centers.flags.writeable = False
-    confusion_center = centers.mean(axis=0)
+    confusion_center, _, label_law = _confusion_geometry(centers, config)
     confusion_center.flags.writeable = False
+    label_law.flags.writeable = False
     radius = float(config.radius)
     return Mixture(
         centers=centers,
@@ -340,6 +434,8 @@ def mixture(seed: int, noise: float, config: SyntheticConfig | None = None) -> M
         n_confusion=int(config.n_confusion),
         radius=radius,
         noise=noise,
+        confusion_spread=math.hypot(float(config.confusion_radius_ratio) * radius, noise),
+        confusion_label_law=label_law,
     )
 
 
@@ -398,6 +494,34 @@ def _draw_centers(seed: int, config: SyntheticConfig) -> np.ndarray:
     return _rng(seed, _STREAM_CENTERS).uniform(-S, S, (K, d))
 
 
+def _confusion_geometry(
+    centers: np.ndarray, config: SyntheticConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The confusion population's centre ``c̄ + t (c_τ - c̄)``, shape ``(d,)``; ``N_m``, the
+    indices of the ``m`` centres nearest to it (ties by index), shape ``(m,)``; and its label law
+    ``π``, shape ``(K,)``. Nothing is drawn.
+
+    At ``t = 0`` the centre is ``centers.mean(axis=0)`` itself and at ``t = 1`` it is ``c_τ``
+    itself (the interpolation ``(1 - t) c̄ + t c_τ`` is exact at both ends); at ``b = 0`` every
+    ``π_k`` is the float ``1/K``.
+    """
+    K = config.n_classes
+    mean = centers.mean(axis=0)
+    shift = float(config.confusion_shift)
+    if shift == 0.0:
+        center = mean
+    else:
+        center = (1.0 - shift) * mean + shift * centers[config.confusion_target]
+    diff = centers - center
+    distances = np.einsum("kd,kd->k", diff, diff)
+    m = int(config.confusion_label_classes)
+    nearest = np.argsort(distances, kind="stable")[:m]
+    bias = float(config.confusion_label_bias)
+    law = np.full(K, (1.0 - bias) / K)
+    law[nearest] += bias / m
+    return center, nearest, law
+
+
 @functools.lru_cache(maxsize=_BASE_CACHE_SIZE)
 def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
     """Draw everything that does not depend on σ, once per ``(seed, config)``."""
@@ -410,9 +534,17 @@ def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
     X_clean_pop = centers[y_clean_pop] + r * _rng(seed, _STREAM_CLASS_SAMPLES).standard_normal(
         (n_clean, d)
     )
+    conf_center, nearest, _ = _confusion_geometry(centers, config)
+    conf_radius = float(config.confusion_radius_ratio) * r  # a * r; exactly r at a = 1
     rng_conf = _rng(seed, _STREAM_CONFUSION)
-    X_conf = centers.mean(axis=0) + r * rng_conf.standard_normal((n_conf, d))
+    X_conf = conf_center + conf_radius * rng_conf.standard_normal((n_conf, d))
     y_conf = rng_conf.integers(0, K, size=n_conf, dtype=np.int64)
+    bias = float(config.confusion_label_bias)
+    if bias > 0.0:  # stream 8 is drawn only here: at b = 0 the labels are the paper's
+        rng_label = _rng(seed, _STREAM_CONFUSION_LABEL)
+        u = rng_label.random(n_conf)
+        j = rng_label.integers(0, nearest.size, size=n_conf, dtype=np.int64)
+        y_conf = np.where(u < bias, nearest[j], y_conf).astype(np.int64, copy=False)
 
     X = np.concatenate([X_clean_pop, X_conf])
     y = np.concatenate([y_clean_pop, y_conf])
