@@ -178,7 +178,7 @@ def _overlaps(fig, gap_px: float = 2.0) -> list[tuple[int, str, str]]:
         labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
         extents = [(t.get_window_extent(renderer), t.get_text()) for t in labels]
         boxes = sorted((box.x0, box.x1, text) for box, text in extents)
-        for (_, right, a), (left, _, b) in zip(boxes, boxes[1:]):
+        for (_, right, a), (left, _, b) in zip(boxes[:-1], boxes[1:], strict=True):
             if left < right + gap_px:
                 found.append((index, a, b))
     return found
