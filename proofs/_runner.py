@@ -9,7 +9,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import replace
 from typing import NoReturn
 
 import sympy as sp
@@ -37,6 +37,7 @@ from . import (
     _variance_proxy,
     _voronoi,
 )
+from ._citations import cite_labels, paper_label
 from ._result import STATUSES, ClaimResult
 from ._trace import tracing
 
@@ -168,14 +169,40 @@ def summary_line(results: Sequence[ClaimResult]) -> str:
     return f"{len(results)} claims: {parts}"
 
 
+def cited(result: ClaimResult) -> ClaimResult:
+    """`result` as a reader of the paper's PDF can follow it: every LaTeX label in its texts
+    (the reference, the statement, what was computed, the evidence, the correction) replaced by
+    the number and title the paper prints (:func:`proofs._citations.cite_labels`).
+
+    The formatters print this; the label itself stays in :attr:`ClaimResult.reference` (and in
+    JSON's ``reference_label``) for a program or a developer holding the paper's source.
+
+    Examples
+    --------
+    >>> r = ClaimResult("a.b", "thm:monotonicity", "S rises in r1", "e", "verified", None, "ev")
+    >>> cited(r).reference
+    'Theorem 3.1 “Strict Monotonicity of Selectivity Score”'
+    """
+    return replace(
+        result,
+        reference=cite_labels(result.reference),
+        statement=cite_labels(result.statement),
+        established=cite_labels(result.established),
+        evidence=cite_labels(result.evidence),
+        corrected=None if result.corrected is None else cite_labels(result.corrected),
+    )
+
+
 def _evidence_label(r: ClaimResult) -> str:
     return "counterexample" if r.status == "erratum" else "evidence"
 
 
 def format_text(results: Sequence[ClaimResult], verbose: bool = False) -> str:
-    """Plain-text claim table: label, statement as printed, what was computed, verdict, evidence.
+    """Plain-text claim table: verdict, the paper's item, statement as printed, what was
+    computed, evidence.
 
-    Errata show their counterexample and the corrected statement.
+    Errata show their counterexample and the corrected statement. The paper's items are cited
+    by number and title (:func:`cited`), as in every format.
 
     Parameters
     ----------
@@ -184,12 +211,13 @@ def format_text(results: Sequence[ClaimResult], verbose: bool = False) -> str:
         Accepted for compatibility; every claim's statement and computation are always shown.
     """
     del verbose
+    results = [cited(r) for r in results]
     w_name = max(len("claim"), *(len(r.name) for r in results))
-    w_ref = max(len("reference"), *(len(r.reference) for r in results))
-    lines = [f"{'#':>3}  {'claim':<{w_name}}  {'reference':<{w_ref}}  status"]
+    lines = [f"{'#':>3}  {'claim':<{w_name}}  status"]
     lines.append("-" * len(lines[0]) + "-" * 4)
     for i, r in enumerate(results, 1):
-        lines.append(f"{i:>3}  {r.name:<{w_name}}  {r.reference:<{w_ref}}  {r.status}")
+        lines.append(f"{i:>3}  {r.name:<{w_name}}  {r.status}")
+        lines.append(f"     reference:   {r.reference}")  # a title: too long for a column
         lines.append(f"     statement:   {r.statement}")
         lines.append(f"     computed:    {r.established}")
         lines.append(f"     {_evidence_label(r) + ':':<13}{r.evidence}")
@@ -209,20 +237,23 @@ def format_markdown(results: Sequence[ClaimResult], verbose: bool = False) -> st
         computed, counterexample) is always included.
     """
     del verbose
+    results = [cited(r) for r in results]
     lines = [
         "| # | Claim | Reference | Status | Evidence |",
         "|---:|---|---|---|---|",
     ]
     for i, r in enumerate(results, 1):
-        lines.append(f"| {i} | `{r.name}` | `{r.reference}` | **{r.status}** | {_md(r.evidence)} |")
+        lines.append(
+            f"| {i} | `{r.name}` | {_md(r.reference)} | **{r.status}** | {_md(r.evidence)} |"
+        )
     errata = [r for r in results if r.status == "erratum"]
     if errata:
         lines += ["", "### Corrections", ""]
-        lines += [f"- `{r.name}` (`{r.reference}`): {_md(r.corrected or '')}" for r in errata]
+        lines += [f"- `{r.name}` ({_md(r.reference)}): {_md(r.corrected or '')}" for r in errata]
     lines += ["", "### Details", ""]
     for r in results:
         lines += [
-            f"- `{r.name}` (`{r.reference}`, {r.status})",
+            f"- `{r.name}` ({_md(r.reference)}, {r.status})",
             f"  - statement: {_md(r.statement)}",
             f"  - computed: {_md(r.established)}",
             f"  - {_evidence_label(r)}: {_md(r.evidence)}",
@@ -233,30 +264,38 @@ def format_markdown(results: Sequence[ClaimResult], verbose: bool = False) -> st
 
 
 def format_json(results: Sequence[ClaimResult], elapsed: float | None = None) -> str:
-    """JSON: ``{"summary": {...}, "claims": [{id, reference, statement, computed, ...}]}``.
+    """JSON: ``{"summary": {...}, "claims": [{id, reference, reference_label, statement, ...}]}``.
+
+    ``reference`` and the texts cite the paper by number and title (:func:`cited`);
+    ``reference_label`` is the claim's LaTeX label as written (``"thm:monotonicity"``), for a
+    program, or null for a claim about the package itself (reference ``finite_sample_lambda``).
 
     Examples
     --------
     >>> import json
     >>> from proofs._result import ClaimResult
-    >>> r = ClaimResult("a.b", "eq:x", "s", "e", "verified", None, "ev")
-    >>> json.loads(format_json([r]))["claims"][0]["id"]
-    'a.b'
+    >>> r = ClaimResult("a.b", "eq:r1_bound", "s", "e", "verified", None, "ev")
+    >>> claim = json.loads(format_json([r]))["claims"][0]
+    >>> claim["id"], claim["reference_label"]
+    ('a.b', 'eq:r1_bound')
+    >>> claim["reference"]
+    'Eq. (8) in section 3.3 “Effectiveness threshold and feasibility region”'
     """
     counts = Counter(r.status for r in results)
     claims = []
-    for r in results:
-        d = asdict(r)
+    for result in results:
+        r = cited(result)
         claims.append(
             {
-                "id": d["name"],
-                "reference": d["reference"],
-                "statement": d["statement"],
-                "computed": d["established"],
-                "status": d["status"],
-                "evidence": d["evidence"],
-                "counterexample": d["evidence"] if r.status == "erratum" else None,
-                "corrected": d["corrected"],
+                "id": r.name,
+                "reference": r.reference,
+                "reference_label": paper_label(result.reference),
+                "statement": r.statement,
+                "computed": r.established,
+                "status": r.status,
+                "evidence": r.evidence,
+                "counterexample": r.evidence if r.status == "erratum" else None,
+                "corrected": r.corrected,
             }
         )
     summary: dict[str, int | float] = {
@@ -282,6 +321,11 @@ _LATEX_ESCAPES = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
+    # the paper's titles (proofs._citations): quotation marks and the symbols of its captions
+    "“": "``",
+    "”": "''",
+    "λ": r"\ensuremath{\lambda}",
+    "×": r"\ensuremath{\times}",
 }
 
 
@@ -295,10 +339,11 @@ def format_latex(results: Sequence[ClaimResult]) -> str:
     Examples
     --------
     >>> from proofs._result import ClaimResult
-    >>> r = ClaimResult("a.b", "eq:x", "50% & more", "e", "verified", None, "ev")
+    >>> r = ClaimResult("a.b", "eq:r1_bound", "50% & more", "e", "verified", None, "ev")
     >>> r"50\% \& more" in format_latex([r])
     True
     """
+    results = [cited(r) for r in results]
     lines = [
         "% requires \\usepackage{booktabs,longtable}",
         r"\begin{longtable}{@{}r p{0.3\linewidth} p{0.2\linewidth} l@{}}",
@@ -309,8 +354,7 @@ def format_latex(results: Sequence[ClaimResult]) -> str:
     ]
     for i, r in enumerate(results, 1):
         lines.append(
-            f"{i} & \\texttt{{{_tex(r.name)}}} & \\texttt{{{_tex(r.reference)}}} & "
-            f"\\textbf{{{r.status}}} \\\\"
+            f"{i} & \\texttt{{{_tex(r.name)}}} & {_tex(r.reference)} & \\textbf{{{r.status}}} \\\\"
         )
         parts = [
             ("Statement", r.statement),
@@ -361,15 +405,17 @@ def format_derivation(
         (``$$...$$``, SymPy's LaTeX). ``"latex"``: a fragment (``\\subsection*``, a
         ``description`` and an ``enumerate`` with ``gather*`` math; needs
         ``\\usepackage{amsmath}``). JSON is :func:`format_json` plus the steps (the CLI).
+        Every format cites the paper's items by number and title (:func:`cited`).
 
     Examples
     --------
     >>> result, steps = run_one("criterion.step2_divide")
     >>> format_derivation(result, steps, fmt="markdown").splitlines()[0]
-    '### `criterion.step2_divide` (`app:criterion_derivation`)'
-    >>> print(format_derivation(result, steps, fmt="latex").splitlines()[1])
-    \\subsection*{\\texttt{criterion.step2\\_divide} (\\texttt{app:criterion\\_derivation})}
+    '### `criterion.step2_divide` (appendix A.1 “Derivation of the effectiveness criterion (Eq. 4)”)'
+    >>> print(format_derivation(result, steps, fmt="latex").splitlines()[1][:62])
+    \\subsection*{\\texttt{criterion.step2\\_divide} (appendix A.1 ``
     """
+    result = cited(result)
     if fmt == "markdown":
         return _derivation_markdown(result, steps)
     if fmt == "latex":
@@ -385,7 +431,7 @@ def format_derivation(
     if steps:
         lines.append("derivation:")
         for k, st in enumerate(steps, 1):
-            lines.append(f"  step {k}: {st.label}")
+            lines.append(f"  step {k}: {cite_labels(st.label)}")
             for expr in st.exprs:
                 for row in _pretty(expr, unicode).splitlines():
                     lines.append(f"      {row}")
@@ -405,7 +451,7 @@ def _md(text: str) -> str:
 
 def _derivation_markdown(result: ClaimResult, steps: Sequence) -> str:
     lines = [
-        f"### `{result.name}` (`{result.reference}`)",
+        f"### `{result.name}` ({_md(result.reference)})",
         "",
         f"- **statement (as printed):** {_md(result.statement)}",
         "",
@@ -413,7 +459,7 @@ def _derivation_markdown(result: ClaimResult, steps: Sequence) -> str:
     if steps:
         lines += ["**Derivation**", ""]
         for k, st in enumerate(steps, 1):
-            lines.append(f"{k}. {_md(st.label)}")
+            lines.append(f"{k}. {_md(cite_labels(st.label))}")
             for expr in st.exprs:
                 lines += ["", f"   $$ {sp.latex(expr)} $$"]
             lines.append("")
@@ -426,7 +472,7 @@ def _derivation_markdown(result: ClaimResult, steps: Sequence) -> str:
 def _derivation_latex(result: ClaimResult, steps: Sequence) -> str:
     lines = [
         "% requires \\usepackage{amsmath}",
-        f"\\subsection*{{\\texttt{{{_tex(result.name)}}} (\\texttt{{{_tex(result.reference)}}})}}",
+        f"\\subsection*{{\\texttt{{{_tex(result.name)}}} ({_tex(result.reference)})}}",
         r"\begin{description}",
         rf"\item[Statement (as printed)] {_tex(result.statement)}",
         r"\end{description}",
@@ -434,7 +480,7 @@ def _derivation_latex(result: ClaimResult, steps: Sequence) -> str:
     if steps:
         lines += [r"\paragraph{Derivation}", r"\begin{enumerate}"]
         for st in steps:
-            lines.append(rf"\item {_tex(st.label)}")
+            lines.append(rf"\item {_tex(cite_labels(st.label))}")
             if st.exprs:
                 rows = [sp.latex(expr) for expr in st.exprs]
                 lines += [r"\begin{gather*}", " \\\\\n".join(rows), r"\end{gather*}"]
@@ -486,6 +532,27 @@ def _unicode_ok() -> bool:
     return encoding in ("utf8", "utf_8")
 
 
+#: The non-ASCII characters of the paper's titles (proofs._citations), spelled in ASCII.
+_ASCII = str.maketrans({"“": '"', "”": '"', "λ": "lambda", "×": "x"})
+
+
+def _print(text: str, *, is_json: bool = False) -> None:
+    """Print `text`; on a stdout that cannot encode the titles' quotation marks and symbols (an
+    ASCII terminal), print them in ASCII (JSON as ``\\u`` escapes) rather than fail with
+    ``UnicodeEncodeError``."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        if is_json:
+            text = json.dumps(json.loads(text), indent=2, ensure_ascii=True)
+        else:
+            text = text.translate(_ASCII).encode(encoding, errors="replace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: leave it to print
+        pass
+    print(text)
+
+
 def _print_one(claim_id: str, fmt: str, prog: str) -> int:
     if claim_id not in claim_ids():
         near = close_matches(claim_id)
@@ -496,11 +563,12 @@ def _print_one(claim_id: str, fmt: str, prog: str) -> int:
     if fmt == "json":
         payload = json.loads(format_json([result]))["claims"][0]
         payload["steps"] = [
-            {"label": st.label, "expressions": [sp.sstr(e) for e in st.exprs]} for st in steps
+            {"label": cite_labels(st.label), "expressions": [sp.sstr(e) for e in st.exprs]}
+            for st in steps
         ]
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        _print(json.dumps(payload, indent=2, ensure_ascii=False), is_json=True)
     else:
-        print(format_derivation(result, steps, unicode=_unicode_ok(), fmt=fmt))
+        _print(format_derivation(result, steps, unicode=_unicode_ok(), fmt=fmt))
     return 1 if result.status == "failed" else 0
 
 
@@ -532,13 +600,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m proofs") -> i
     results = run_all()
     elapsed = time.perf_counter() - start
     if args.format == "json":
-        print(format_json(results, elapsed))
+        _print(format_json(results, elapsed), is_json=True)
     elif args.format == "latex":
-        print(format_latex(results))
+        _print(format_latex(results))
         print(f"% {summary_line(results)} ({elapsed:.1f} s)")
     else:
         formatter = format_markdown if args.format == "markdown" else format_text
-        print(formatter(results))
+        _print(formatter(results))
         print()
         line = f"{summary_line(results)} ({elapsed:.1f} s)"
         print(f"**{line}**" if args.format == "markdown" else line)

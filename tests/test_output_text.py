@@ -3,15 +3,19 @@ finds in it, never by a LaTeX label (``tab:violation_analysis``, ``subsec:assump
 file the user may not have ("see the README") (issue 23, item 4).
 
 Scanned: the tables ``gcul reproduce`` writes (Markdown, LaTeX captions, CSV, the manifest) and
-prints, the help of every command, ``gcul demo --list``, and what ``gcul compare`` and ``gcul
-feasibility`` print; and, from the source, every string literal of ``simulations`` and
-``gcul_theory`` that is not a docstring (a docstring may name a label beside a title, for the
-developer holding the paper's source).
+prints, the help of every command, ``gcul demo --list``, what ``gcul compare`` and ``gcul
+feasibility`` print, the report of ``gcul prove`` and every claim's derivation in each of its
+formats (text, Markdown, JSON, LaTeX; JSON keeps the label in ``reference_label``, a field for
+programs); the documentation's sources (``docs/``: .md, .rst), ``CONTRIBUTING.md`` and the
+README, where a label may stand in parentheses after the title it names; and, from the source,
+every string literal of ``simulations`` and ``gcul_theory`` that is not a docstring (a docstring
+may name a label beside a title, for the developer holding the paper's source).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -24,8 +28,11 @@ from simulations.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: A LaTeX cross-reference label of the paper: tab:…, subsec:…, eq:…, thm:…, ...
-LABEL = re.compile(r"\b(?:tab|sec|subsec|fig|eq|thm|app|alg|lem|cor|ass):[A-Za-z_\\]+")
+#: A LaTeX cross-reference label of the paper: tab:…, subsec:…, eq:…, thm:…, ... (digits too:
+#: thm:r1_rigorous), or an equation named by its label without the prefix, as the claims once
+#: printed "Eq. (selectivity_score)" and "Eqs. (r1_hat), (r2_hat)".
+LATEX_LABEL = r"\b(?:tab|sec|subsec|fig|eq|thm|app|alg|lem|cor|ass):[A-Za-z0-9_\\]+"
+LABEL = re.compile(LATEX_LABEL + r"|\bEqs?\.\s*\((?:eq:)?[a-z][a-z0-9]*_[a-z0-9_]*\)")
 #: A reference to a document the reader of an output may not have.
 ELSEWHERE = re.compile(r"README|see the docs")
 
@@ -46,6 +53,10 @@ def test_the_pattern_finds_what_the_old_outputs_said():
     assert LABEL.search("the counts printed in the paper's tab:violation_analysis (union)")
     assert LABEL.search("as the paper's Sec. subsec:assumptions1 defines it")
     assert LABEL.search(r"the paper's tab:violation\_analysis")
+    assert LABEL.search("union bound of thm:r1_rigorous").group() == "thm:r1_rigorous"
+    assert LABEL.search("gives Eq. (selectivity_score) = ...")  # the old gcul prove
+    assert LABEL.search("are Eqs. (r1_hat), (r2_hat) and")
+    assert not LABEL.search("Eq. (4) in section 3.2 “Selectivity score and monotonicity”")
     assert ELSEWHERE.search("(README: “Where the paper is wrong as written”)")
     assert_cites_no_label(r"\caption{A.}" "\n" r"\label{tab:violation_analysis}", "a label")
     assert_cites_no_label("table “GCUL performance under varying noise levels”", "a title")
@@ -205,3 +216,80 @@ def test_the_classroom_notebooks_cite_no_label():
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         for index, cell in enumerate(cells):
             assert_cites_no_label("".join(cell["source"]), f"{path.name}, cell {index}")
+
+
+# ------------------------------------------------------------------------------- gcul prove
+
+
+def _without_label_fields(payload):
+    """A JSON report without its machine-readable ``reference_label`` fields (a label there is
+    for a program, beside the ``reference`` a reader reads)."""
+    if isinstance(payload, dict):
+        return {k: _without_label_fields(v) for k, v in payload.items() if k != "reference_label"}
+    if isinstance(payload, list):
+        return [_without_label_fields(v) for v in payload]
+    return payload
+
+
+def _readable(text: str, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(_without_label_fields(json.loads(text)), ensure_ascii=False)
+    return text
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "latex"])
+def test_gcul_prove_cites_the_papers_titles_in_every_format(fmt, capsys):
+    assert main(["prove", "--format", fmt]) == 0
+    out, err = capsys.readouterr()
+    assert_cites_no_label(_readable(out, fmt) + err, f"gcul prove --format {fmt}")
+    quote = ("``", "''") if fmt == "latex" else ("“", "”")
+    title = f"Theorem 3.1 {quote[0]}Strict Monotonicity of Selectivity Score{quote[1]}"
+    assert title in out, fmt  # the reference column, by number and title
+    if fmt == "json":
+        claims = json.loads(out)["claims"]
+        by_id = {claim["id"]: claim for claim in claims}
+        assert by_id["monotonicity.signs"]["reference_label"] == "thm:monotonicity"
+        assert by_id["monotonicity.signs"]["reference"] == title
+        assert sum(claim["reference_label"] is not None for claim in claims) == len(claims) - 1
+
+
+def test_every_claim_derivation_cites_the_papers_titles_in_every_format(capsys):
+    import proofs
+
+    for claim_id in proofs.claim_ids():
+        for fmt in ("text", "markdown", "json", "latex"):
+            assert main(["prove", "--claim", claim_id, "--format", fmt]) == 0, (claim_id, fmt)
+            out, err = capsys.readouterr()
+            assert_cites_no_label(_readable(out, fmt) + err, f"gcul prove --claim {claim_id}")
+
+
+# ------------------------------------------------------------------------- documentation
+
+#: A label in parentheses right after the title it names: ``“Title” (`eq:x`)`` or ``“Title”
+#: (eq:x)``, the one place a documentation page may show one.
+BESIDE_A_TITLE = re.compile(r"”\s*\(`*" + LATEX_LABEL + r"`*\)")
+
+
+def _documentation():
+    yield ROOT / "README.md"
+    yield ROOT / "CONTRIBUTING.md"
+    for path in sorted((ROOT / "docs").rglob("*")):
+        if path.suffix in (".md", ".rst") and "_build" not in path.parts:
+            yield path
+
+
+def test_the_documentation_cites_titles_and_a_label_only_beside_its_title():
+    pages = list(_documentation())
+    assert len(pages) >= 10
+    for path in pages:
+        text = BESIDE_A_TITLE.sub("”", path.read_text(encoding="utf-8"))
+        found = LABEL.findall(text)
+        assert not found, f"{path.relative_to(ROOT)}: {found}"
+
+
+def test_a_label_beside_its_title_is_the_only_one_allowed():
+    assert BESIDE_A_TITLE.sub("”", "Theorem 3.5 “Rigorous …” (`thm:r1_rigorous`)") == (
+        "Theorem 3.5 “Rigorous …”"
+    )
+    assert LABEL.search(BESIDE_A_TITLE.sub("”", "Theorem `thm:r1_rigorous` (“Rigorous …”)"))
+    assert LABEL.search(BESIDE_A_TITLE.sub("”", "see (`thm:r1_rigorous`)"))

@@ -685,7 +685,10 @@ def test_claim_derivation_is_rendered_in_markdown_and_latex(capsys):
     n_expressions = sum(len(st.exprs) for st in steps)
     assert proofs.main(["--claim", claim_id, "--format", "markdown"]) == 0
     markdown = capsys.readouterr().out
-    assert markdown.startswith(f"### `{claim_id}` (`{result.reference}`)\n")
+    # the paper's item by number and title, never its LaTeX label (issue 23)
+    title = "Theorem 3.5 “Rigorous Sub-Gaussian Lower Bound for Global Capture Rate r1”"
+    assert result.reference == "thm:r1_rigorous"
+    assert markdown.startswith(f"### `{claim_id}` ({title})\n")
     assert markdown.count("   $$ ") == n_expressions
     assert f"- **verdict:** **{result.status}**" in markdown
     assert "step 1:" not in markdown and "⎛" not in markdown  # no text-mode pretty print

@@ -45,8 +45,10 @@ def test_text_and_markdown_show_statement_and_computation(capsys):
     assert proofs.main(["--format", "markdown"]) == 0
     md = capsys.readouterr().out
     assert md.count("  - statement:") == md.count("  - computed:") == len(_runner.CHECKS)
-    # plain text is escaped for Markdown (``_`` of a label, ``*`` of a SymPy product)
-    assert "  - counterexample: tab:synthetic\\_gcul: 13 of 41" in md
+    # plain text is escaped for Markdown (``*`` of lambda*, ``_`` of a name); the paper's table
+    # is cited by number and title, not by its LaTeX label (issue 23)
+    assert "  - counterexample: Table 21 “GCUL performance under varying noise levels on " in md
+    assert "lambda\\*\\_PRE" in md
 
 
 def test_claim_option_works_for_every_claim(capsys):
@@ -92,3 +94,24 @@ def test_gcul_prove_passes_format_and_claim(capsys):
     assert len(err) == 1 and err[0].startswith("gcul prove: error: unknown claim 'nope'")
     assert gcul_main(["prove", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["summary"]["failed"] == 0
+
+
+def test_an_ascii_terminal_gets_the_titles_in_ascii(monkeypatch):
+    # the paper's titles bring “”, λ and × into the report; a stdout that cannot encode them
+    # gets ASCII quotes and words (JSON: \u escapes), not a UnicodeEncodeError traceback
+    import io
+    import sys
+
+    claim_id = "conservative.lambda_pre_lower_bound"  # cites Table 20 “… (λ_target = 0.15)”
+    for fmt in ("text", "json"):
+        raw = io.BytesIO()
+        stdout = io.TextIOWrapper(raw, encoding="ascii")
+        monkeypatch.setattr(sys, "stdout", stdout)
+        assert proofs.main(["--claim", claim_id, "--format", fmt]) == 0
+        stdout.flush()
+        out = raw.getvalue().decode("ascii")
+        if fmt == "json":
+            assert json.loads(out)["reference"].startswith("Table 21 “GCUL performance")
+        else:
+            assert 'reference:      Table 21 "GCUL performance under varying noise' in out
+            assert "(lambda_target = 0.15)" in out

@@ -167,3 +167,55 @@ def test_subsample_is_stratified_and_keeps_small_classes():
     # each class in proportion (round(share * m_c)), but never under MIN_CLASS_ROWS
     assert counts.tolist() == [round(9000 * 1000 / 9912), round(900 * 1000 / 9912), bench.MIN_CLASS_ROWS]
     assert np.array_equal(keep, np.unique(keep)) and np.array_equal(keep, bench.subsample(y, 1000))
+
+
+def _overlaps(fig, gap_px: float = 2.0) -> list[tuple[int, str, str]]:
+    """Pairs of neighbouring visible x tick labels less than ``gap_px`` pixels apart, panel by
+    panel (touching digits read as one number: "80100")."""
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for index, ax in enumerate(fig.axes):
+        labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        extents = [(t.get_window_extent(renderer), t.get_text()) for t in labels]
+        boxes = sorted((box.x0, box.x1, text) for box, text in extents)
+        for (_, right, a), (left, _, b) in zip(boxes[:-1], boxes[1:], strict=True):
+            if left < right + gap_px:
+                found.append((index, a, b))
+    return found
+
+
+def test_the_committed_pca_sweep_has_no_overlapping_tick_labels():
+    # benchmarks/text_emotion/pca_sweep.png drew 80 and 100 (LSA) and 8 and 10 (the paper's
+    # 768-d sweep) on top of each other; redrawn from the committed CSV, no label touches another
+    sweep = bench.tables_from_csv(_BENCH / "text_emotion")["sweep"]
+    fig = bench.plot_sweep(sweep, list(bench.CORPORA))
+    try:
+        assert _overlaps(fig) == []
+        # (get_xticklabels lists the visible labels only: the ticks hold every one)
+        labels = [[tick.label1 for tick in ax.xaxis.get_major_ticks()] for ax in fig.axes]
+        hidden = {(i, t.get_text()) for i, row in enumerate(labels) for t in row
+                  if not t.get_visible()}  # fmt: skip
+        assert {(1, "80"), (3, "10")} <= hidden, hidden  # the two collisions
+        assert len(hidden) <= 4, hidden  # and little else
+        for row in labels:  # the largest dimension keeps its label
+            assert row[-1].get_visible()
+        # with every label shown again, the same figure has the old collisions
+        for row in labels:
+            for t in row:
+                t.set_visible(True)
+        assert {(1, "80", "100"), (3, "8", "10")} <= set(_overlaps(fig))
+    finally:
+        bench.plt.close(fig)
+
+
+def test_redraw_draws_both_figures_from_the_csv_files_alone(run, tmp_path, capsys):
+    for name in ("rows", "compare", "operating_points", "pca_sweep", "verdicts"):
+        shutil.copy(run / f"{name}.csv", tmp_path / f"{name}.csv")
+    assert bench.main(["--redraw", "--out", str(tmp_path)]) == 0
+    for name in ("operating_points.png", "pca_sweep.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    capsys.readouterr()
+    (tmp_path / "pca_sweep.csv").unlink()
+    assert bench.main(["--redraw", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --redraw: ") and err.count("\n") == 1 and "pca_sweep.csv" in err

@@ -15,9 +15,10 @@ def add_parser(commands) -> None:
         "prove",
         help="re-derive the paper's claims with SymPy and print the report",
         description="Check every claim of the GCUL paper (and of the package's own predictors): "
-        "each row gives the paper's label, the statement as printed, what was computed, the "
-        "verdict (verified / erratum / failed) and, for an erratum, the counterexample and the "
-        "corrected statement. Exit 1 if a check failed.",
+        "each row gives where the claim is in the paper (number and title, as its PDF prints "
+        "them), the statement as printed, what was computed, the verdict (verified / erratum / "
+        "failed) and, for an erratum, the counterexample and the corrected statement. Exit 1 if "
+        "a check failed.",
     )
     prove.add_argument(
         "--format",
