@@ -156,17 +156,29 @@ class SyntheticConfig:
                 f"test_fraction={self.test_fraction!r} leaves {self.n_test} of {self.n_total} "
                 "samples for the test split; both splits need at least one sample"
             )
-        check_real("confusion_radius_ratio", self.confusion_radius_ratio, 0.0, open_low=True)
-        check_real("confusion_shift", self.confusion_shift, 0.0, 1.0)
-        check_real("confusion_label_bias", self.confusion_label_bias, 0.0, 1.0)
+        # The geometry's fields are stored as Python floats and ints (a NumPy scalar is accepted
+        # and converted), so that the sweep's cache key, which hashes the config as JSON, takes
+        # them as they are.
+        geometry = {
+            "confusion_radius_ratio": check_real(
+                "confusion_radius_ratio", self.confusion_radius_ratio, 0.0, open_low=True
+            ),
+            "confusion_shift": check_real("confusion_shift", self.confusion_shift, 0.0, 1.0),
+            "confusion_label_bias": check_real(
+                "confusion_label_bias", self.confusion_label_bias, 0.0, 1.0
+            ),
+        }
         K = int(self.n_classes)
-        for name, high in (("confusion_target", K - 1), ("confusion_label_classes", K)):
-            low = 0 if name == "confusion_target" else 1
+        for name, low, high, what in (
+            ("confusion_target", 0, K - 1, "a class index"),
+            ("confusion_label_classes", 1, K, "a number of classes"),
+        ):
             try:
-                check_int(name, getattr(self, name), low, high)
+                geometry[name] = check_int(name, getattr(self, name), low, high)
             except ValueError as error:
-                what = "a class index" if low == 0 else "a number of classes"
                 raise ValueError(f"{error} ({what}: n_classes is {K})") from None
+        for name, value in geometry.items():
+            object.__setattr__(self, name, value)
 
     @property
     def confusion_share(self) -> float:

@@ -68,8 +68,9 @@ def test_test_split_follows_the_mixture(noise):
     components = [(data.y_test == k) & ~data.is_confusion_test for k in range(5)]
     components.append(data.is_confusion_test)
     means = list(law.centers) + [law.confusion_center]
-    for rows, mean in zip(components, means, strict=True):
-        Z = (data.X_test[rows] - mean) / law.spread  # N(0, I) per row, if the law is right
+    spreads = [law.spread] * 5 + [law.confusion_spread]
+    for rows, mean, spread in zip(components, means, spreads, strict=True):
+        Z = (data.X_test[rows] - mean) / spread  # N(0, I) per row, if the law is right
         n = Z.shape[0]
         # given the split (independent of the features), sum ||Z||^2 ~ chi2(n d) exactly
         total = float(np.sum(Z**2))
@@ -143,7 +144,10 @@ def test_posterior_of_a_two_class_toy_by_hand():
 
 
 def test_without_confusion_and_with_zero_spread():
-    law = Mixture(np.array([[0.0, 0.0], [2.0, 0.0]]), np.array([1.0, 0.0]), 1.0, 10, 0, 1.0, 0.0)
+    uniform = np.array([0.5, 0.5])
+    law = Mixture(
+        np.array([[0.0, 0.0], [2.0, 0.0]]), np.array([1.0, 0.0]), 1.0, 10, 0, 1.0, 0.0, 1.0, uniform
+    )
     p = np.exp(log_posterior(law, np.array([[1.0, 5.0]])))
     # Both joint terms are the same float J = log 10 - 26/2 (equal distances), so only the
     # logsumexp's rounding moves exp(J - LSE) off 1/2: log 2 (u log 2) plus J (u |LSE|), the
@@ -187,8 +191,12 @@ def draw(law: Mixture, n: int, rng: np.random.Generator):
     weights = np.array([law.n_per_class] * K + [law.n_confusion], dtype=float)
     component = rng.choice(K + 1, size=n, p=weights / weights.sum())
     means = np.concatenate([law.centers, law.confusion_center[None]])
-    X = means[component] + law.spread * rng.standard_normal((n, d))
-    y = np.where(component < K, component, rng.integers(0, K, n))
+    spreads = np.where(component < K, law.spread, law.confusion_spread)
+    X = means[component] + spreads[:, None] * rng.standard_normal((n, d))
+    pi = law.confusion_label_law
+    uniform = bool(np.all(pi == pi[0]))  # the paper's labels: the draws this test always made
+    labels = rng.integers(0, K, n) if uniform else rng.choice(K, size=n, p=pi)
+    y = np.where(component < K, component, labels)
     return X, y
 
 
