@@ -109,8 +109,12 @@ def check_score() -> Finding:
     r2 = equal_coverage_r2(eps, rho, r1)
     step("r2 at fixed rho", r2)
     target = equal_coverage_score(eps, rho, r1)
-    printed = identity_test(selectivity_expr(eps, r1, r2), target, "Eq. selectivity_score at r2(rho)")
-    factored = identity_test(selectivity_closed_form(eps, r1, r2), target, "factored form at r2(rho)")
+    printed = identity_test(
+        selectivity_expr(eps, r1, r2), target, "Eq. selectivity_score at r2(rho)"
+    )
+    factored = identity_test(
+        selectivity_closed_form(eps, r1, r2), target, "factored form at r2(rho)"
+    )
     clean = identity_test(clean_error_expr(eps, r1, r2), eps * (1 - r1) / (1 - rho), "eps_clean")
     _cross_check(eps, rho, r1)
     holds = printed.holds and factored.holds and clean.holds
