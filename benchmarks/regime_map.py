@@ -65,7 +65,6 @@ import dataclasses
 import io
 import math
 import platform
-import resource
 import sys
 import time
 from collections.abc import Sequence
@@ -466,9 +465,15 @@ def predictor_table(summaries: list[dict]) -> list[dict]:
     choice = [s for s in usable if not s["held_out"]]
     test = [s for s in usable if s["held_out"]]
     out = []
-    for significant_only in (False, True):
-        c_set = [s for s in choice if s["significant_any"]] if significant_only else choice
-        t_set = [s for s in test if s["significant_any"]] if significant_only else test
+    sigma0 = FACTORS["sigma"].default
+    blocks = {
+        "all": lambda s: True,
+        "Holm-significant": lambda s: bool(s["significant_any"]),
+        f"σ = {sigma0:g} only": lambda s: s["sigma"] == sigma0,
+    }
+    for block, keep in blocks.items():
+        c_set = [s for s in choice if keep(s)]
+        t_set = [s for s in test if keep(s)]
         y_c = np.array([s["diff"] < 0 for s in c_set])
         y_t = np.array([s["diff"] < 0 for s in t_set])
         for column, label, kind, rule in PREDICTORS:
@@ -482,12 +487,12 @@ def predictor_table(summaries: list[dict]) -> list[dict]:
                 "predictor": column,
                 "label": label,
                 "kind": kind,
-                "settings": "Holm-significant" if significant_only else "all",
+                "settings": block,
                 "n_choice": len(c_set),
                 "n_held_out": len(t_set),
                 "n_gcul_better_held_out": int(y_t.sum()),
                 "orientation": "higher = GCUL better" if sign > 0 else "lower = GCUL better",
-                "auc_choice": auc_choice,
+                "auc_choice": max(auc_choice, 1.0 - auc_choice),
                 "auc": roc_auc(sign * x_t, y_t),
                 "auc_se": delong_se(sign * x_t, y_t),
                 "threshold": sign * cut,
@@ -602,7 +607,8 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: repr(v) if isinstance(v, float) else v for k, v in row.items()})
+        # float() first: a NumPy float64 is a float whose repr is "np.float64(...)"
+        writer.writerow({k: repr(float(v)) if isinstance(v, float) else v for k, v in row.items()})
     atomic_write_text(path, buffer.getvalue())
 
 
@@ -645,9 +651,13 @@ def plot_map(diagrams: list[dict], path: Path, n_seeds: int) -> None:
             for n in NAMES if n not in (first, second)
         )  # fmt: skip
         ax.set_title(f"GCUL − MSP over {f.symbol} × {g.symbol} ({others})", fontsize=9)
-    fig.colorbar(
+    bar = fig.colorbar(
         image, ax=axes, shrink=0.6, label="GCUL − MSP selective risk at GCUL's coverage (points)"
     )
+    negative = np.linspace(low, 0.0, 4)[:-1]
+    positive = np.linspace(0.0, high, 5)
+    bar.set_ticks(np.concatenate([negative, positive]))
+    bar.ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%+.2f"))
     handles, labels = axes.flat[0].get_legend_handles_labels()
     handles.append(plt.Line2D([], [], color="black", lw=1.6))
     labels.append("sign boundary (zero contour)")
@@ -712,7 +722,7 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
     lines = [
         "# When does GCUL's rejection beat thresholding confidence? A regime map",
         "",
-        f"Made by `{meta['command']}` ({meta['platform']}). {meta['timing']}",
+        meta["made_by"],
         "",
         f'Cites {PAPER} by section title: the synthetic protocol of "Synthetic phase-transition '
         'verification" (K = 5 classes in d = 10, centre scale 10, class radius r = 1.5, 2,000 '
@@ -798,8 +808,12 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
         f"the training split only (labels as observed, i.e. partly flipped). The {n_all} settings "
         f"were split at random in two halves (seed {HALF_SEED}); each predictor's orientation "
         '(which sign means "GCUL better") and threshold (the cut of highest accuracy) were '
-        "chosen on the first half; AUC and accuracy are on the held-out half only. The second "
-        "block keeps only the settings whose difference is Holm-significant in some diagram.",
+        "chosen on the first half (within each block); AUC and accuracy are on the held-out "
+        "half only. Blocks: all settings; only the settings whose difference is Holm-significant "
+        "in some diagram (clear outcomes); only the settings at the default noise "
+        f"σ = {FACTORS['sigma'].default:g}, where the geometry varies and σ does not (σ alone "
+        "separates much of the map: the training error ε, which knows nothing of the geometry, "
+        "is the reference).",
         "",
         "Predictors. S_GCUL: the paper's selectivity score of GCUL's own rejection on the training "
         "split (its r1 = share of phase-1 errors it rejects, r2 = share of correct samples it "
@@ -880,12 +894,63 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=Path(__file__).resolve().parent / "text_emotion" / "compare.csv",
     )
+    parser.add_argument(
+        "--tables-only",
+        action="store_true",
+        help="recompute the tables and figures from the CSV files already in --out",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         print(f"regime_map.py: error: --jobs must be >= 1; got {args.jobs}", file=sys.stderr)
         return 2
-    seeds = SEEDS[: args.seeds]
     setting_list = settings()
+    if args.tables_only:
+        rows = read_csv(args.out / "cells.csv")
+        text = read_csv(args.out / "text.csv") if (args.out / "text.csv").is_file() else []
+        seeds = tuple(sorted({r["seed"] for r in rows}))
+        previous = (args.out / "regime_map.md").read_text(encoding="utf-8").splitlines()
+        command, timing = previous[2], previous[2]  # the "Made by ..." line, kept as it was
+    else:
+        seeds = SEEDS[: args.seeds]
+        rows, text, timing = compute(args, setting_list, seeds)
+        command = None
+    summaries = summarise_settings(rows, setting_list)
+    for s in summaries:
+        s["significant_any"] = 0
+    diagrams = [diagram(summaries, pair) for pair in PAIRS]
+    for d in diagrams:
+        for cell, sig in zip(d["cells"], d["significant"].ravel(), strict=True):
+            cell["significant_any"] = max(cell["significant_any"], int(sig))
+    table = predictor_table(summaries)
+    text_summary = summarise_text(text) if text else []
+    text_check = check_against_compare(text, args.compare_csv) if text else math.nan
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_csv(args.out / "cells.csv", rows)
+    write_csv(args.out / "settings.csv", summaries)
+    write_csv(args.out / "predictors.csv", table)
+    if text:
+        write_csv(args.out / "text.csv", text)
+    plot_map(diagrams, args.out / "regime_map.png", len(seeds))
+    plot_predictors(summaries, table, text_summary, args.out / "predictors.png", len(seeds))
+    if command is None:
+        command = (
+            f"Made by `PYTHONPATH=$PWD python benchmarks/regime_map.py --out {args.out} "
+            f"--jobs {args.jobs}"
+            + (" --corpora CORPORA --cache CACHE" if args.corpora is not None else "")
+            + f"` (simulations {simulations.__version__}, Python {platform.python_version()}, "
+            f"NumPy {np.__version__}, {platform.machine()}, BLAS on one thread). {timing}"
+        )
+    meta = {"made_by": command, "n_seeds": len(seeds)}
+    atomic_write_text(
+        args.out / "regime_map.md",
+        report(summaries, diagrams, table, text_summary, text_check, meta) + "\n",
+    )
+    print(command, file=sys.stderr)
+    return 0
+
+
+def compute(args: argparse.Namespace, setting_list: list[Setting], seeds: Sequence[int]):
+    """Run every cell (and the text corpora with ``--corpora``): ``(rows, text rows, timing)``."""
     started = time.perf_counter()
     tasks = [(i, s, seeds) for i, s in enumerate(setting_list)]
     if args.jobs > 1:
@@ -899,61 +964,39 @@ def main(argv: list[str] | None = None) -> int:
     results.sort(key=lambda r: r[0])
     rows = [row for _, block, _ in results for row in block]
     cpu_cells = sum(c for *_, c in results)
-    wall_synthetic = time.perf_counter() - started
-    summaries = summarise_settings(rows, setting_list)
-    for s in summaries:
-        s["significant_any"] = 0
-    diagrams = [diagram(summaries, pair) for pair in PAIRS]
-    for d in diagrams:
-        for cell, sig in zip(d["cells"], d["significant"].ravel(), strict=True):
-            cell["significant_any"] = max(cell["significant_any"], int(sig))
-    table = predictor_table(summaries)
-    text, text_summary, text_check = [], [], math.nan
-    wall_text = cpu_text = 0.0
+    wall = time.perf_counter() - started
+    timing = (
+        f"{len(setting_list)} settings × {len(seeds)} seeds = {len(rows)} cells: "
+        f"{cpu_cells:.0f} s CPU in the cells, {wall:.0f} s wall with {args.jobs} worker(s)"
+    )
+    text: list[dict] = []
     if args.corpora is not None:
         t0 = time.perf_counter()
         text = text_rows(args.corpora, args.cache, args.jobs)
-        wall_text = time.perf_counter() - t0
         cpu_text = sum(r.pop("cpu_seconds") for r in text)
-        text_check = check_against_compare(text, args.compare_csv)
-        text_summary = summarise_text(text)
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_csv(args.out / "cells.csv", rows)
-    write_csv(args.out / "settings.csv", summaries)
-    write_csv(args.out / "predictors.csv", table)
-    if text:
-        write_csv(args.out / "text.csv", text)
-    plot_map(diagrams, args.out / "regime_map.png", len(seeds))
-    plot_predictors(summaries, table, text_summary, args.out / "predictors.png", len(seeds))
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    command = f"PYTHONPATH=$PWD python benchmarks/regime_map.py --out {args.out} --jobs {args.jobs}"
-    if args.corpora is not None:
-        command += " --corpora CORPORA --cache CACHE"
-    timing = (
-        f"{len(setting_list)} settings × {len(seeds)} seeds = {len(rows)} cells: "
-        f"{cpu_cells:.0f} s CPU in the cells, {wall_synthetic:.0f} s wall with {args.jobs} "
-        f"worker(s)"
-        + (
-            f"; text corpora: {cpu_text:.0f} s CPU, {wall_text:.0f} s wall (representations cached)"
-            if text
-            else ""
-        )  # fmt: skip
-        + f". Process total: {usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime:.0f} s CPU."
-    )
-    meta = {
-        "command": command,
-        "platform": f"simulations {simulations.__version__}, Python {platform.python_version()}, "
-        f"NumPy {np.__version__}, {platform.machine()}, BLAS on one thread",
-        "timing": timing,
-        "n_seeds": len(seeds),
-    }
-    atomic_write_text(
-        args.out / "regime_map.md",
-        report(summaries, diagrams, table, text_summary, text_check, meta) + "\n",
-    )
-    print(timing, file=sys.stderr)
-    return 0
+        timing += (
+            f"; text corpora: {cpu_text:.0f} s CPU, {time.perf_counter() - t0:.0f} s wall "
+            "(representations cached)"
+        )
+    return rows, text, timing + "."
+
+
+def read_csv(path: Path) -> list[dict]:
+    """Rows of a CSV this script wrote: integers as int, other numbers as float, text as is."""
+    out = []
+    with path.open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            parsed = {}
+            for key, value in row.items():
+                try:
+                    parsed[key] = int(value)
+                except ValueError:
+                    try:
+                        parsed[key] = float(value)
+                    except ValueError:
+                        parsed[key] = value
+            out.append(parsed)
+    return out
 
 
 if __name__ == "__main__":
