@@ -2,7 +2,7 @@ r"""When does GCUL's rejection beat thresholding confidence? A regime map (issue
 
 The paper's conclusion calls GCUL "a geometry-dependent selective learning framework rather than a
 universal baseline" that helps "on datasets exhibiting coherent confusion structures" (section
-"Conclusion"). The synthetic protocol of its section "Synthetic phase-transition verification"
+"Conclusion and discussion"). The synthetic protocol of its section "Synthetic phase-transition verification"
 fixes that geometry; :class:`simulations.synthetic.SyntheticConfig` now exposes it. This script
 maps GCUL against MSP over it and asks whether the paper's own quantities predict the sign.
 
@@ -169,7 +169,7 @@ def config_of(setting: Setting) -> tuple[Any, float]:
 def selectivity_extended(eps: float, r1: float, rho: float) -> float:
     r"""S of a rejection with base error ε, error capture r1 and rejection rate ρ.
 
-    :math:`S = \varepsilon(r_1 - \rho)/(\rho(1 - \rho))`, the paper's Eq. "selectivity score"
+    :math:`S = \varepsilon(r_1 - \rho)/(\rho(1 - \rho))`, the paper's selectivity score
     with :math:`r_2 = (\rho - \varepsilon r_1)/(1 - \varepsilon)` substituted (claim
     ``equal_coverage.score`` of ``gcul prove``); it equals
     :func:`gcul_theory.selectivity_score` where that is defined (r2 ≤ r1) and extends it,
@@ -728,15 +728,18 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
         'verification" (K = 5 classes in d = 10, centre scale 10, class radius r = 1.5, 2,000 '
         "samples per class, 80/20 split, training labels flipped with probability 0.025σ, test "
         "labels clean), with the confusion population's geometry as the factors below; the "
-        'quantities S_GCUL (Eq. "selectivity score"), λ*_PRE (section "Feasibility threshold") '
-        "and S_exist (the corollary on the attractor's properties).",
+        'quantities S_GCUL (section "Selectivity score and monotonicity"), λ*_PRE (section '
+        '"Effectiveness threshold and feasibility region", with the valid Hunter-Worsley bound of '
+        'r1 in place of the printed one) and S_exist (Corollary "Structural Confidence and Dense '
+        'Convergence").',
         "",
         "**Legend (every table).** σ: feature noise; a: confusion radius / class radius; t: shift "
         "of the confusion centre from the centres' mean toward class 0 (1 = on it); q: confusion "
         "share n_conf / n_total; b: label bias of the confusion samples toward their m = 2 nearest "
         "classes (0 = uniform labels). Defaults: "
         + ", ".join(f"{f.symbol} = {axis_label(n, f.default)}" for n, f in FACTORS.items())
-        + ". R: selective risk (error rate among accepted test samples, clean labels); "
+        + ". coverage: share of the test samples GCUL accepts (mean over seeds). R: selective risk "
+        "(error rate among accepted test samples, clean labels); "
         "R_GCUL of GCUL's own accept set; R_MSP and R_Bayes of the maximum-softmax and the exact "
         "Bayes-posterior rejectors at GCUL's coverage (the same accepted count; ties by expected "
         "value). GCUL − MSP: mean over seeds of the paired difference R_GCUL − R_MSP, in "

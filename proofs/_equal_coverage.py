@@ -3,7 +3,7 @@ r"""Two rejections at the same coverage: S_GCUL orders them as their selective r
 Beyond the GCUL paper [1]_: the regime map (``benchmarks/regime_map.py``, issue 26) compares
 GCUL's rejection with MSP's *at GCUL's coverage* and asks whether a training-split quantity
 predicts which is better. Its derived predictor ΔS_eq rests on these two claims about the
-paper's utility model (section "Selectivity score", Eq. ``eq:selectivity_score``), for one base
+paper's utility model (section "Selectivity score and monotonicity", Eq. ``eq:selectivity_score``), for one base
 classifier with error :math:`\varepsilon \in (0, 1)` and a rejection that captures a share
 :math:`r_1` of its errors and :math:`r_2` of its correct samples, rejecting
 :math:`\rho = \varepsilon r_1 + (1-\varepsilon) r_2`:
@@ -34,7 +34,7 @@ that difference (Δ_train against ΔS_eq).
 References
 ----------
 .. [1] "GCUL: Ambiguity Identification in Text Emotion Classification via Cluster-Guided
-   Learning" (the GCUL paper), section "Selectivity score" (``subsec:selectivity_score``),
+   Learning" (the GCUL paper), section "Selectivity score and monotonicity" (``subsec:selectivity_score``),
    Eq. ``eq:selectivity_score``.
 """
 
