@@ -11,8 +11,10 @@ for ``(seed, σ)`` is built from σ-independent base draws (common random number
   ``confusion_radius_ratio`` a times the classes' ``r``; its labels have the law
   ``π_k = (1 - b)/K + b 1[k ∈ N_m]/m`` (``confusion_label_bias`` b), ``N_m`` the
   ``m = confusion_label_classes`` classes whose centres are nearest to ``c_conf`` (ties by
-  index): uniform over the ``K`` classes at ``b = 0``, uniform over ``N_m`` at ``b = 1``. Its
-  share of the samples is ``n_confusion / n_total``. The defaults (``a = 1``, ``t = 0``,
+  index): uniform over the ``K`` classes at ``b = 0``, uniform over ``N_m`` at ``b = 1``. A
+  label is drawn uniform over the ``K`` classes, then, iff a uniform ``u < b``, replaced by
+  ``N_m[j]`` with ``j`` uniform on ``0..m-1`` (``u`` and ``j`` from a stream of their own, drawn
+  only when ``b > 0``). Its share of the samples is ``n_confusion / n_total``. The defaults (``a = 1``, ``t = 0``,
   ``b = 0``) are the paper's blob: ``N(c̄, r² I)`` with uniform labels;
 - a random train/test split (``test_fraction`` of the samples go to the test split);
 - one standard-normal matrix ``G``; the features at σ are ``X + σ G``;
