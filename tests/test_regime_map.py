@@ -135,3 +135,19 @@ def test_settings_cover_every_pair_grid_once():
             if all(s[i] == default[n] for i, n in enumerate(bench.NAMES) if n not in (first, second))
         ]  # fmt: skip
         assert len(got) == want
+
+
+def test_orientation_and_threshold_come_from_the_choice_half_only():
+    # on the choice half a higher predictor means "GCUL better" (diff < 0); on the held-out
+    # half the opposite: a table that chose on the held-out half (or on both) would not give 0
+    def summary(value, diff, held_out):
+        row = {column: value for column, *_ in bench.PREDICTORS}
+        return row | {"diff": diff, "held_out": held_out, "significant_any": 1, "sigma": 4.0}
+
+    choice = [summary(v, -0.01 if v > 0.5 else 0.01, 0) for v in (0.1, 0.2, 0.7, 0.8)]
+    test = [summary(v, 0.01 if v > 0.5 else -0.01, 1) for v in (0.15, 0.25, 0.75, 0.85)]
+    table = bench.predictor_table(choice + test)
+    for row in table:
+        assert row["orientation"] == "higher = GCUL better"
+        assert row["auc_choice"] == 1.0 and row["auc"] == 0.0 and row["accuracy"] == 0.0
+        assert 0.2 < row["threshold"] < 0.7
