@@ -882,7 +882,54 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
                 f"{fmt_points(t['diff'], t['diff_se'])} | " + " | ".join(cells) + " |"
             )
         lines.append("")
+        sigma_rows = sigma_axis(summaries)
+        lines += [
+            f"Table {len(diagrams) + 4}. Text corpora on the σ axis: σ̂ is the σ at which the "
+            "default geometry's mean training error ε equals the corpus's (linear interpolation "
+            "between grid values; '< 0' or '> 10' off the grid), and the map's GCUL − MSP at σ̂ "
+            "(interpolated the same way; at the nearest end off the grid) is what the map would "
+            "predict there. Only σ is placed: the other factors are parameters of the "
+            "generator (a confusion centre, radius, share and label law) that a corpus does not "
+            "expose, and GCUL's rejection rate is not the confusion share (on the map it is "
+            "close to q only at low noise and moves with σ). same sign: whether the map's value "
+            "at σ̂ and the measured difference are both negative or both not.",
+            "",
+            "| corpus | representation | ε (training) | σ̂ | map's GCUL − MSP at σ̂ (points) | "
+            "measured GCUL − MSP (points) | same sign |",
+            "|---|---|--:|--:|--:|--:|---|",
+        ]
+        for t in text:
+            sigma_hat, predicted = place_on_sigma(sigma_rows, t["eps_train"])
+            lines.append(
+                f"| {t['corpus']} | {t['representation']} | {t['eps_train']:.3f} | {sigma_hat} | "
+                f"{100 * predicted:+.2f} | {fmt_points(t['diff'], t['diff_se'])} | "
+                f"{'yes' if (predicted < 0) == (t['diff'] < 0) else 'no'} |"
+            )
+        lines.append("")
     return "\n".join(lines)
+
+
+def sigma_axis(summaries: list[dict]) -> list[dict]:
+    """The settings of the default geometry, one per σ of the grid, in σ order."""
+    default = {n: f.default for n, f in FACTORS.items() if n != "sigma"}
+    rows = [s for s in summaries if all(s[n] == v for n, v in default.items())]
+    return sorted(rows, key=lambda s: s["sigma"])
+
+
+def place_on_sigma(rows: list[dict], eps: float) -> tuple[str, float]:
+    """σ̂ (as text) where the default geometry's training error is ``eps``, and the map's
+    GCUL − MSP there (both by linear interpolation on the σ grid; the end value off it)."""
+    errors = np.array([r["eps_train"] for r in rows])
+    sigmas = np.array([r["sigma"] for r in rows])
+    diffs = np.array([r["diff"] for r in rows])
+    if not np.all(np.diff(errors) > 0):  # interpolation needs ε increasing in σ
+        return "—", math.nan
+    predicted = float(np.interp(eps, errors, diffs))
+    if eps < errors[0]:
+        return f"< {sigmas[0]:g}", predicted
+    if eps > errors[-1]:
+        return f"> {sigmas[-1]:g}", predicted
+    return f"{float(np.interp(eps, errors, sigmas)):.1f}", predicted
 
 
 def main(argv: list[str] | None = None) -> int:
