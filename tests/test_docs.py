@@ -74,6 +74,7 @@ PAGES = (
     "explanation/theory",
     "explanation/errata",
     "explanation/rejection",
+    "explanation/regimes",
     "proofs",
     "gallery",
     "reference/index",

@@ -54,6 +54,8 @@ EXPECTED_STATUS = {
     "criterion.step7_expand_rho": "verified",
     "criterion.step8_closed_form": "verified",
     "criterion.equivalence": "verified",
+    "equal_coverage.score": "verified",
+    "equal_coverage.order": "verified",
     "utility.conditional_error": "verified",
     "joint_utility.maximiser": "erratum",
     "monotonicity.part1_derivative": "verified",
