@@ -490,6 +490,7 @@ def format_baselines_latex(table: BaselinesTable, *, label: str = "tab:baselines
         lines.append(" & ".join(cells) + r" \\")
     caption = " ".join(_caption(table)).replace("±", r"$\pm$").replace("−", "$-$")
     caption = caption.replace("λ", r"$\lambda$").replace("U_joint", r"$\mathcal U_{joint}$")
+    caption = caption.replace("σ", r"$\sigma$").replace("“", "``").replace("”", "''")
     lines += [
         r"\bottomrule",
         r"\end{tabular}",
