@@ -313,7 +313,8 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
         handles, labels, loc="outside lower center", ncol=4, fontsize=FONT_SIZE - 0.5,
         frameon=False,
     )  # fmt: skip
-    fig.suptitle(f"Test split, mean over {n_seeds} seeds", fontsize=FONT_SIZE + 1)
+    seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
+    fig.suptitle(f"Test split, mean over {seeds}", fontsize=FONT_SIZE + 1)
     return BaselinesPlot(fig, risk_ax, excess_ax, zoom_ax, lines, legend)
 
 
