@@ -609,8 +609,9 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
         label = int(np.argmin(counts))
         missing = counts[label] == 0
         raise ValueError(
-            f"{name('y')}: class {label} has {counts[label]} rows; every class 0..C-1 needs at "
-            "least 2 (one to train on, one to test)"
+            f"{name('y')}: class {label} has {counts[label]} "
+            f"row{'' if counts[label] == 1 else 's'}; every class 0..C-1 needs at least 2 (one "
+            "to train on, one to test)"
             + (". Encode labels with np.unique(y, return_inverse=True)" if missing else "")
         )
     if counts.size > gcul_theory.MAX_CLASSES:
