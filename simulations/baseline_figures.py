@@ -27,7 +27,7 @@ from matplotlib.patches import Patch
 
 import gcul_theory
 from simulations import registry
-from simulations.figures import FONT_SIZE, NOISE_LABEL, rejector_line_kwargs
+from simulations.figures import FONT_SIZE, NOISE_LABEL, SINGLE_LEVEL_WINDOW, rejector_line_kwargs
 from simulations.gcul import GCUL
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import CellScores, score_cell
@@ -219,6 +219,11 @@ ZOOM_UP_TO = 6.0
 """Panel (c) of :func:`plot_baselines` magnifies the noise levels σ ≤ this, where the rejectors
 near the Bayes floor lie within a few thousandths of one another."""
 
+EDGE_MARGIN = 0.04
+"""The margin left of the first and right of the last noise level in each panel of
+:func:`plot_baselines`, as a share of the range: wider than a marker's radius plus its edge
+((4.2 + 1.0) / 2 pt = 0.036 in) in the narrowest panel (about 1.6 in wide at 7 in)."""
+
 _BAND_EDGES = (4.0, 10.0)  # the σ bands of simulations.baselines.BANDS
 
 
@@ -297,9 +302,15 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     for ax in (risk_ax, excess_ax, zoom_ax):
         ax.set_xlabel(NOISE_LABEL, fontsize=FONT_SIZE)
         _style(ax)
-    for ax in (risk_ax, excess_ax):
-        ax.set_xlim(float(levels[0]), float(levels[-1]))
-    zoom_ax.set_xlim(float(levels[0]), zoom_high)
+    # a margin of EDGE_MARGIN of the range each side, so that no marker at the first or last
+    # level is cut by the panel's edge; one level alone is shown within SINGLE_LEVEL_WINDOW
+    for ax, (lo, hi) in (
+        (risk_ax, (float(levels[0]), float(levels[-1]))),
+        (excess_ax, (float(levels[0]), float(levels[-1]))),
+        (zoom_ax, (float(levels[0]), zoom_high)),
+    ):
+        pad = EDGE_MARGIN * (hi - lo) if hi > lo else SINGLE_LEVEL_WINDOW
+        ax.set_xlim(lo - pad, hi + pad)
     risk_top = float(np.nanmax([np.nanmax(v.get_ydata()) for v in lines["risk"].values()]))
     risk_ax.set_ylim(-0.03 * risk_top, 1.05 * risk_top)
     handles = [lines["risk"][name] for name in names]
@@ -313,7 +324,8 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
         handles, labels, loc="outside lower center", ncol=4, fontsize=FONT_SIZE - 0.5,
         frameon=False,
     )  # fmt: skip
-    fig.suptitle(f"Test split, mean over {n_seeds} seeds", fontsize=FONT_SIZE + 1)
+    seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
+    fig.suptitle(f"Test split, mean over {seeds}", fontsize=FONT_SIZE + 1)
     return BaselinesPlot(fig, risk_ax, excess_ax, zoom_ax, lines, legend)
 
 

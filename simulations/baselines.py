@@ -332,6 +332,10 @@ def _counts(row: BaselineRow) -> str:
     return "—" if row.better is None else f"{row.better} / {row.tied} / {row.worse}"
 
 
+def _seed_means(n_seeds: int) -> str:
+    """``"10 seed means"``, ``"1 seed mean"``."""
+    return f"{n_seeds} seed mean{'s' if n_seeds != 1 else ''}"
+
 
 def _caption(table: BaselinesTable) -> list[str]:
     """The LaTeX caption's two paragraphs (plain text; the LaTeX writer converts the symbols)."""
@@ -339,7 +343,7 @@ def _caption(table: BaselinesTable) -> list[str]:
         f"Selective risk at GCUL's coverage (the same accepted count as GCUL's accept set), "
         f"AURC, and coverage, U and U_joint at the natural operating point at λ = "
         f"{table.lam:g} (GCUL: its accept set; MSP and Bayes: Chow's rule), on the test split; "
-        f"mean ± SE over {table.n_seeds} seed means (the cells of one seed share draws).",
+        f"mean ± SE over {_seed_means(table.n_seeds)} (the cells of one seed share draws).",
         "GCUL − r: paired difference of the selective risks (negative: GCUL lower); "
         "better / tied / worse: cells where GCUL's risk is lower / within one binomial SE "
         "sqrt(r(1 − r)/m) / higher. Bayes (oracle) is the exact posterior of the generator: "
@@ -397,7 +401,7 @@ def _legend(table: BaselinesTable) -> list[tuple[str, str]]:
         ),
         (
             "±",
-            f"one standard error over the {table.n_seeds} seed means (the cells of one seed "
+            f"one standard error over the {_seed_means(table.n_seeds)} (the cells of one seed "
             "share their draws); — where a quantity does not apply or the band has no cell.",
         ),
     ]
@@ -490,6 +494,7 @@ def format_baselines_latex(table: BaselinesTable, *, label: str = "tab:baselines
         lines.append(" & ".join(cells) + r" \\")
     caption = " ".join(_caption(table)).replace("±", r"$\pm$").replace("−", "$-$")
     caption = caption.replace("λ", r"$\lambda$").replace("U_joint", r"$\mathcal U_{joint}$")
+    caption = caption.replace("σ", r"$\sigma$").replace("“", "``").replace("”", "''")
     lines += [
         r"\bottomrule",
         r"\end{tabular}",

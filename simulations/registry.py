@@ -309,7 +309,8 @@ _CERTIFIED_NOISY = replace(
     columns=("lambda_emp_cert_noisy",),
     judged_on="the same λ*_CERT against λ*_EMP on the test labels flipped as the calibration "
     "labels are (lambda_emp_cert_noisy), the test of its guarantee",
-    judged_on_tex="",
+    judged_on_tex=r"the same $\lambda^*_{\mathrm{CERT}}$ against $\lambda^*_{\mathrm{EMP}}$ on the "
+    "test labels flipped as the calibration labels are, the test of its guarantee",
     always=False,
 )
 

@@ -434,7 +434,8 @@ class _Run:
             where = f"{n_compute} to compute with {workers} job(s)"
         cached = f"{n_cached} in the cache, " if n_cached and n_compute else ""
         print(
-            f"gcul reproduce: {len(plan.seeds)} seeds x {len(plan.grid)} noise levels = "
+            f"gcul reproduce: {len(plan.seeds)} seed{'s' if len(plan.seeds) != 1 else ''} x "
+            f"{len(plan.grid)} noise levels = "
             f"{n_cached + n_compute} cells, {cached}{where}; cache {plan.cache_dir}",
             file=sys.stderr,
             flush=True,

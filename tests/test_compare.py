@@ -395,7 +395,7 @@ def test_bad_arguments(kwargs, message):
     ("Z", "y", "message"),
     [
         (np.zeros((6, 2)), np.zeros(6, int), "y: holds a single class (0)"),
-        (np.zeros((6, 2)), np.array([0, 0, 0, 1, 1, 2]), "y: class 2 has 1 rows"),
+        (np.zeros((6, 2)), np.array([0, 0, 0, 1, 1, 2]), "y: class 2 has 1 row;"),
         (np.zeros((6, 2)), np.array([0, 0, 0, 2, 2, 2]), "y: class 1 has 0 rows"),
         (np.zeros((6, 2)), np.array([0, 1, 0]), "y: holds 3 labels for 6 rows of Z"),
         (np.array([[0.0, np.nan]] * 6), np.array([0, 1] * 3), "Z: row 0 holds NaN"),

@@ -479,7 +479,7 @@ def test_a_fully_cached_run_names_no_scheduler(tmp_path, capsys) -> None:
     assert main([*argv, "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"]) == 0
     err = capsys.readouterr().err
     header = (
-        "gcul reproduce: 1 seeds x 2 noise levels = 2 cells, all in the cache: nothing to "
+        "gcul reproduce: 1 seed x 2 noise levels = 2 cells, all in the cache: nothing to "
         f"compute; cache {out / 'cache'}"
     )
     assert err.splitlines()[0] == header and "127.0.0.1:9" not in err

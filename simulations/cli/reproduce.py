@@ -43,8 +43,11 @@ def add_parser(commands) -> None:
         help="run the synthetic sweep and write the paper's figure and tables",
         description="Run the synthetic phase-transition sweep (default: the paper's 41 levels x "
         "seeds 10-19) and write results.csv, timings.csv, violations.* (one block per "
-        f"predictor: {', '.join(registry.judged_names(always=True))}), seed16.*, phase_transition.* (the "
-        "paper's figure), predictors.* (one panel per predictor) and manifest.json. "
+        f"predictor: {', '.join(registry.judged_names())}), seed16.* (the paper's per-level "
+        "table; seedN.* for the first seed N when 16 is not run), phase_transition.* (the "
+        "paper's figure), predictors.* (one panel per predictor), baselines.* (GCUL against "
+        "every rejector and the Bayes limit, by noise band), risk_coverage.* (the "
+        "risk-coverage curves of that seed at three noise levels) and manifest.json. "
         "results.csv is byte-identical for any --jobs and for a resumed run; the wall times go "
         "to timings.csv.",
     )

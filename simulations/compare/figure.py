@@ -31,7 +31,7 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
     from matplotlib.figure import Figure
 
     if ax is None:
-        ax = Figure(figsize=(5.0, 3.6), layout="constrained").add_subplot()
+        ax = Figure(figsize=(6.4, 3.6), layout="constrained").add_subplot()
     from simulations.figures import rejector_line_kwargs
 
     curves = result.curves
@@ -63,7 +63,7 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
     )
     ax.set_xlabel("coverage (share of test rows accepted)")
     ax.set_ylabel("selective risk")
-    ax.set_xlim(0.0, 1.0)
+    ax.set_xlim(-0.02, 1.02)  # a marker at coverage 0 or 1 is drawn whole
     high = min(1.0, 1.08 * top) if top > 0 else 1.0
     ax.set_ylim(-0.03 * high, high)  # a curve at zero risk stays above the x-axis
     ax.grid(True, color="0.88", linewidth=0.5)
@@ -72,8 +72,12 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
         ax.spines[side].set_visible(False)
     ax.set_title(
         f"Risk–coverage, first of {result.splits} splits ({result.n_test} test rows, "
-        f"lam {result.lam:g})",
+        f"λ = {result.lam:g})",
         fontsize=9,
     )
-    ax.legend(fontsize=7, frameon=False, loc="upper left")
+    # beside the axes: inside, every corner holds a curve (the upper left the risk of the
+    # fewest accepted rows, the right end the base error and GCUL's operating point)
+    ax.legend(
+        fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
+    )
     return ax

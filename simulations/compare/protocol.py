@@ -204,6 +204,9 @@ def compare(
             f"{name('test_size')} {test_size:g} puts no row in the test part; raise it"
         )
     options = {"error_pool": error_pool, "standardize": bool(standardize)}
+    # the guarantee's calibration split is drawn (and refused) before the splits run, so that a
+    # share that leaves a class too few rows fails at once, not after every split is computed
+    cal, fit = _calibration_split(y_fit, calibration, seed, name)
     per_split = _run_splits(
         Z, y_fit, y, split_list, lam, seed, entries, min(workers, splits), progress, options
     )
@@ -241,7 +244,7 @@ def compare(
     lowest_mean = min(s.sel_risk.mean for s in summaries)
     lowest = tuple(s.label for s in summaries if s.sel_risk.mean == lowest_mean)
     guarantee = _guarantee(
-        Z, y_fit, y, lam, delta, calibration, test_size, target_risk, seed, name, options=options
+        Z, y_fit, y, lam, delta, (cal, fit), test_size, target_risk, seed, name, options=options
     )
     if progress is not None:
         progress("guarantee: done")
@@ -452,30 +455,17 @@ def _rows_float64(Z: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _guarantee(
-    Z: np.ndarray,
-    y_fit: np.ndarray,
-    y: np.ndarray,
-    lam: float,
-    delta: float,
-    calibration: float,
-    test_size: float,
-    target_risk: float | None,
-    seed: int,
-    name: Callable[[str], str],
-    *,
-    options: Mapping[str, Any],
-) -> Guarantee:
-    """Split once at random into fit and calibration parts; bound GCUL and MSP; run SGR."""
-    from simulations.gcul import GCUL
-    from simulations.rejectors import RejectorContext, get_rejector
-
-    n = y.size
+def _calibration_split(
+    y_fit: np.ndarray, calibration: float, seed: int, name: Callable[[str], str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The guarantee's random split of the rows into calibration and fit parts, (cal, fit),
+    sorted; refused when the fit part leaves a class fewer than 2 rows."""
+    n = y_fit.size
     n_cal = min(max(int(math.floor(calibration * n + 0.5)), 1), n - 1)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
     order = rng.permutation(n)
     cal, fit = np.sort(order[:n_cal]), np.sort(order[n_cal:])
-    counts = np.bincount(y_fit[fit], minlength=int(y.max()) + 1)
+    counts = np.bincount(y_fit[fit], minlength=int(y_fit.max()) + 1)
     if counts.min() < 2:
         label = int(np.argmin(counts))
         raise ValueError(
@@ -483,6 +473,29 @@ def _guarantee(
             f"{counts[label]} row(s) of class {label} to fit on (at least 2 are needed); lower "
             f"{name('calibration')} or pass more rows of that class"
         )
+    return cal, fit
+
+
+def _guarantee(
+    Z: np.ndarray,
+    y_fit: np.ndarray,
+    y: np.ndarray,
+    lam: float,
+    delta: float,
+    parts: tuple[np.ndarray, np.ndarray],
+    test_size: float,
+    target_risk: float | None,
+    seed: int,
+    name: Callable[[str], str],
+    *,
+    options: Mapping[str, Any],
+) -> Guarantee:
+    """Fit on ``parts``' fit rows (see :func:`_calibration_split`), bound GCUL and MSP on its
+    calibration rows; run SGR."""
+    from simulations.gcul import GCUL
+    from simulations.rejectors import RejectorContext, get_rejector
+
+    cal, fit = parts
     (train, tune), *_ = stratified_splits(y_fit[fit], 1, test_size, seed=_derived(seed))
     train, tune = fit[train], fit[tune]
     if options["standardize"]:  # z-scores of GCUL's fit rows, for every row (in float64)
@@ -511,7 +524,7 @@ def _guarantee(
         m = int(np.count_nonzero(accept))
         x = int(np.count_nonzero(accept & wrong))
         return {
-            "coverage": m / n_cal,
+            "coverage": m / cal.size,
             "n_accepted": m,
             "n_wrong": x,
             "risk": x / m if m else 0.0,
@@ -549,7 +562,7 @@ def _guarantee(
     return Guarantee(
         n_train=int(train.size),
         n_tune=int(tune.size),
-        n_cal=int(n_cal),
+        n_cal=int(cal.size),
         delta=delta,
         gcul=bounded(accept_gcul, wrong_gcul),
         msp=msp_part,
@@ -596,8 +609,9 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
         label = int(np.argmin(counts))
         missing = counts[label] == 0
         raise ValueError(
-            f"{name('y')}: class {label} has {counts[label]} rows; every class 0..C-1 needs at "
-            "least 2 (one to train on, one to test)"
+            f"{name('y')}: class {label} has {counts[label]} "
+            f"row{'' if counts[label] == 1 else 's'}; every class 0..C-1 needs at least 2 (one "
+            "to train on, one to test)"
             + (". Encode labels with np.unique(y, return_inverse=True)" if missing else "")
         )
     if counts.size > gcul_theory.MAX_CLASSES:

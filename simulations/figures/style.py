@@ -222,13 +222,14 @@ def new_axes(ax: Axes | None) -> Axes:
 def framed_legend(
     ax: Axes, handles: Sequence[Any], labels: Sequence[str], look: Mapping[str, Any], **extra: Any
 ) -> Legend:
-    """A legend in the upper right corner of ``ax`` on a light frame with no edge, with the sizes
-    and spacing of ``look`` (:data:`PAPER_LEGEND`, :data:`PANEL_LEGEND`) and any ``extra``
-    keyword of :meth:`matplotlib.axes.Axes.legend` (a title)."""
+    """A legend on a light frame with no edge, in the upper right corner of ``ax`` unless
+    ``extra`` names another ``loc``, with the sizes and spacing of ``look``
+    (:data:`PAPER_LEGEND`, :data:`PANEL_LEGEND`) and any other ``extra`` keyword of
+    :meth:`matplotlib.axes.Axes.legend` (a title)."""
     return ax.legend(
         handles,
         labels,
-        loc="upper right",
+        loc=extra.pop("loc", "upper right"),
         frameon=True,
         edgecolor="none",
         borderaxespad=0.2,

@@ -87,10 +87,26 @@ _LATEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # pdflatex declares no Greek letter in its default text fonts: a bare λ stops the build
+    # ("Unicode character λ (U+03BB) not set up for use with LaTeX"); set them as math
+    "λ": r"$\lambda$",
+    "σ": r"$\sigma$",
+    "ε": r"$\varepsilon$",
+    "ρ": r"$\rho$",
+    "π": r"$\pi$",
+    "δ": r"$\delta$",
+    "×": r"$\times$",
 }
 
 
 def latex_escape(text: str) -> str:
+    r"""``text`` with LaTeX's special characters escaped and its Greek letters set as math.
+
+    Examples
+    --------
+    >>> print(latex_escape("λ*_CERT: 80% of σ × 2"))
+    $\lambda$*\_CERT: 80\% of $\sigma$ $\times$ 2
+    """
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text)
 
 
