@@ -195,7 +195,8 @@ def phase1_regime(
     ... # doctest: +NORMALIZE_WHITESPACE
     phase 1 makes no training error (in-sample pool: it separates its training rows) in 2 of 3
     splits, and at most K = 10 errors, fewer than phase 2's 11 clusters, in 1 more of 3 splits,
-    so GCUL cannot reject, or not from a confusion region: try --error-pool out_of_fold
+    so GCUL cannot reject, or rejects around a few isolated errors rather than a confusion region:
+    try --error-pool out_of_fold
     >>> phase1_regime([12, 40], 10, "in_sample", []) is None
     True
     """
@@ -219,7 +220,16 @@ def phase1_regime(
         if few:
             parts.append(f"{scarce}, in {few}{' more' if empty else ''} of {total} {unit}")
         head = "phase 1 makes " + ", and ".join(parts)
-    consequence = "so GCUL cannot reject" + ("" if not few else ", or not from a confusion region")
+    if few:  # a few errors make clusters of one or two samples: GCUL may reject, but not a region
+        consequence = (
+            "so GCUL cannot reject, or rejects around a few isolated errors rather than a"
+            " confusion region"
+            if empty
+            else "so GCUL rejects, if at all, around a few isolated errors rather than a confusion"
+            " region"
+        )
+    else:
+        consequence = "so GCUL cannot reject"
     advice = (
         "try " + " or ".join(suggestions)
         if suggestions

@@ -227,21 +227,25 @@ def test_every_per_class_column_is_defined_citing_the_paper_by_title(files, caps
         assert f"{name}: {' '.join(meaning.split())}" in flat, name
 
 
-def test_docs_define_the_per_class_columns_with_the_papers_labels():
-    # the command line reference of the documentation (moved there from the README, issue 23)
+def test_docs_define_the_per_class_columns_citing_the_paper_by_number_and_title():
+    # the command line reference of the documentation (moved there from the README, issue 23);
+    # it cites the paper as its PDF prints it (number and section title), never by LaTeX label
+    from proofs._paper_labels import PAPER_LABELS
+
     page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "cli.md"
     readme = page.read_text(encoding="utf-8")
     section = readme[readme.index("- `gcul feasibility --embeddings") :]
     section = section[: section.index("\n- `gcul demo")]
+    flat = " ".join(section.split())
     for name, _ in COLUMN_LEGEND:
         assert f"`{name}`" in section, name
-    for label in (
-        "eq:p_loss_exact",
-        "eq:chernoff_outlier",
-        "eq:q_contam_exact",
-        "cor:attractor_properties",
-    ):
-        assert f"`{label}`" in section, label
+    for label in ("eq:p_loss_exact", "eq:chernoff_outlier", "eq:q_contam_exact"):
+        item = PAPER_LABELS[label]
+        assert f"Eq. ({item.number}) in section {item.section}" in flat, label
+        assert item.section_title in flat, label
+    corollary = PAPER_LABELS["cor:attractor_properties"]
+    assert f"Corollary {corollary.number} “{corollary.title}”" in flat
+    assert not re.search(r"\b(eq|cor|lem|thm):[a-z_]", section)
     assert "geometric verdict:" in section  # and which verdict line comes last
 
 

@@ -217,8 +217,8 @@ def test_a_fit_with_few_errors_carries_the_note():
     assert model.n_error_pool_ == 2
     assert model.error_pool_note_ == (
         "phase 1 makes only 2 training errors (in-sample pool; at most K = 2 errors, fewer than "
-        "phase 2's 3 clusters), so GCUL cannot reject, or not from a confusion region: try "
-        "error_pool='out_of_fold' or standardised features (make_pipeline(StandardScaler(), "
-        "GCUL()))"
+        "phase 2's 3 clusters), so GCUL rejects, if at all, around a few isolated errors rather "
+        "than a confusion region: try error_pool='out_of_fold' or standardised features "
+        "(make_pipeline(StandardScaler(), GCUL()))"
     )
 
