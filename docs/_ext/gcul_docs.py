@@ -882,6 +882,27 @@ def _on_cite_paper_labels(app, what, name, obj, options, lines) -> None:
     lines[:] = cite_paper_labels(lines)
 
 
+ABBREVIATIONS = ("Eq.", "Eqs.", "Sec.", "Secs.", "Fig.", "Figs.", "Thm.", "cf.")
+"""Abbreviations after which a summary's first sentence goes on (see :func:`_keep_abbreviations`)."""
+
+
+def _keep_abbreviations() -> None:
+    """Let autosummary's one-line summaries read past "Eq." and "Sec.".
+
+    ``sphinx.ext.autosummary`` takes a docstring's first sentence as its summary, cut at the
+    first ". " unless it ends a well-known abbreviation ("e.g.", "i.e.", "et al.", "vs."), so
+    "Right-hand side of Eq. (13) in section 3.4 …" showed as "Right-hand side of Eq.": the
+    citation was lost from the tables of the module pages. Its list is a module constant,
+    read at each call, with no configuration value; it is extended here (and left alone if a
+    later Sphinx renames it, which ``tests/test_docs.py`` would notice)."""
+    from sphinx.ext import autosummary
+
+    known = getattr(autosummary, "WELL_KNOWN_ABBREVIATIONS", None)
+    if isinstance(known, tuple):
+        extra = tuple(word for word in ABBREVIATIONS if word not in known)
+        autosummary.WELL_KNOWN_ABBREVIATIONS = known + extra
+
+
 def _on_config_inited(app, config) -> None:
     write_api_pages(Path(app.srcdir))
 
@@ -1058,6 +1079,7 @@ def _on_skip_member(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    _keep_abbreviations()
     app.connect("config-inited", _on_config_inited)
     app.connect("autodoc-skip-member", _on_skip_member)
     # before numpydoc's handler (priority 500), which would reformat the type's docstring
