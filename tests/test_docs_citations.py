@@ -228,6 +228,43 @@ def test_the_cited_docstring_is_valid_rest_and_reads_as_the_original():
     assert out.endswith(">>> 1 + 1\n2\n")
 
 
+TEXTS = (
+    "Tables ``tab:synthetic_data_params`` and ``tab:noise_params`` of [1] give them.",
+    "Eqs. (``eq:p_loss_exact``) and (``eq:q_contam_exact``), Lemma ``lem:projection_tails``.",
+    "S of Eqs. (r1_hat), (r2_hat); then Eq. eq:selectivity_score and (``eq:r1_bound``).",
+    "Eqs. (``eq:r1_bound``) and (``eq:r1_rigorous_bound``) here",
+    'Table ``tab:noise_params`` of the paper ("Noise sweep parameters").',
+    "the paper's figure (``fig:synthetic_dynamics``), section ``subsec:assumptions2``.",
+    'appendix "Proof of Theorem ``thm:monotonicity`` (strict monotonicity)" (app:proof_voronoi)',
+    "Sources: app:criterion_derivation, thm:r1_rigorous; Corollary ``cor:attractor_properties``.",
+    NUMPYDOC,
+)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_citing_twice_is_citing_once(text):
+    """A label beside its citation is recognised as cited, so the hook cannot stack citations
+    (and a docstring that writes "“Title” (``label``)" itself is left as written)."""
+    once = cited(text)
+    assert once != text
+    assert cited(once) == once
+
+
+def test_only_a_citation_before_a_label_makes_it_cited():
+    assert cited("at σ = 2 (``tab:noise_params``)") == (
+        f"at σ = 2 ({NOISE} (``tab:noise_params``))"
+    )
+    assert cited("theorem labels (``thm:monotonicity``, ...)") == (
+        "theorem labels (Theorem 3.1 “Strict Monotonicity of Selectivity Score” "
+        "(``thm:monotonicity``), ...)"
+    )
+    # a quoted phrase that is not the item's title
+    assert cited("the line “Thus, we obtain” (``app:criterion_derivation``)") == (
+        "the line “Thus, we obtain” (appendix A.1 “Derivation of the effectiveness criterion "
+        "(Eq. 4)” (``app:criterion_derivation``))"
+    )
+
+
 def test_the_reference_index_summary_cites_without_the_label():
     """The module list of the reference (one line per module) shows the citation alone."""
     summary = gcul_docs._summary("simulations.synthetic")

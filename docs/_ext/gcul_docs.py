@@ -583,6 +583,12 @@ _BARE_EQUATION = re.compile(r"\(\s*([A-Za-z0-9_]+)\s*\)")
 """An equation named without its ``eq:`` prefix, as the claims do: ``Eq. (selectivity_score)``."""
 _CHAIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)")
 """What joins the labels of a list: "``tab:a`` and ``tab:b``", "(a), (b)"."""
+_CITED = re.compile(
+    r"(?:“([^“”]*)”|\b(?:[Tt]ables?|[Ff]igures?|[Tt]heorems?|[Ll]emmas?|[Cc]orollary|[Rr]emark"
+    r"|[Aa]ssumption|[Aa]lgorithm|Eqs?\.)\s+\(?[0-9][\w.]*\)?)\s*\((?:\s*``[^`\s]+``\s*,)*\s*\Z"
+)
+"""What stands before a label already beside its citation: "“Title” (" (the title of its item,
+or of the section of an equation), "Table 21 (", or a list of labels after one."""
 _SENTENCE_END = re.compile(r"(\S*?)[.!?][\"”')\]]*\s+")
 _ABBREVIATIONS = frozenset(
     {"eq", "eqs", "sec", "secs", "fig", "figs", "thm", "tab", "e.g", "i.e", "al", "vs", "cf"}
@@ -662,6 +668,8 @@ def _mentions(text: str) -> list[_Mention]:
                 previous = match.end()
     mentions = []
     for label, start, end in sorted(found, key=lambda item: item[1]):
+        if _cited_already(text[:start], label):
+            continue  # (a docstring that says it, or a second pass)
         left = re.search(r"\(\s*\Z", text[:start])
         right = re.match(r"\s*\)", text[end:])
         if left and right:
@@ -669,6 +677,18 @@ def _mentions(text: str) -> list[_Mention]:
         else:
             mentions.append(_Mention(label, start, end, start, end))
     return mentions
+
+
+def _cited_already(before: str, label: str) -> bool:
+    """Whether the label after ``before`` stands beside its citation already."""
+    match = _CITED.search(before)
+    if match is None:
+        return False
+    if match.group(1) is None:
+        return True  # "Table 21 (``tab:x``)"
+    item = PAPER_LABELS[label]
+    title = item.section_title if item.kind == "equation" else item.title
+    return _normalise(match.group(1)) == _normalise(title)
 
 
 def _word_before(text: str, position: int) -> str:
@@ -749,7 +769,8 @@ def cite_paper_labels(lines: list[str], beside: bool = True) -> list[str]:
     - Doctest lines, literal blocks, code and math directives, roles, inline literals that hold
       more than a label, and a ``kind:name`` that is not the paper's label are left as written.
 
-    The result has as many lines as ``lines``. ``beside=False`` leaves the labels out of the
+    A label already beside its citation (after "“Title” (") is left as written, so citing twice
+    changes nothing. The result has as many lines as ``lines``. ``beside=False`` leaves the labels out of the
     citations (for a one-line summary).
     """
     prose = _prose_lines(lines)
