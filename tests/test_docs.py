@@ -193,6 +193,60 @@ def test_module_pages_open_with_what_users_need_not_the_contributors_paragraphs(
     assert text.index("The public Python API") < 400
 
 
+def test_the_api_reference_cites_the_paper_by_number_and_title(built):
+    """Every label of the paper on the API pages stands beside the number and title of its item
+    (``Table 7 “Noise sweep parameters” (tab:noise_params)``) or beside a title the docstring
+    quotes; left as written are only code (doctests, literal blocks), signatures (a parameter's
+    default value) and a label quoted as a Python string value (``"thm:monotonicity"``)."""
+    from proofs._citations import LABEL
+    from proofs._paper_labels import PAPER_LABELS
+
+    html_dir, _ = built
+    beside = re.compile(r"(”|\d[0-9A-Za-z.]*)\s*\((?:[a-z]+:\w+, )*\Z")
+    pages = sorted((html_dir / "reference" / "generated").glob("*.html"))
+    cited, alone = 0, []
+    for page in [*pages, html_dir / "reference" / "index.html"]:
+        source = page.read_text(encoding="utf-8")
+        body = source[
+            source.index('<div class="body"') : source.index('<div class="sphinxsidebar"')
+        ]
+        body = re.sub(r'<pre>.*?</pre>|<dt class="sig.*?</dt>', " ", body, flags=re.S)
+        body = re.sub(r"</?(p|div|dt|dd|li|td|th|tr|h[1-6]|table|br)\b[^>]*>", " ", body)
+        text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", body)))
+        for match in LABEL.finditer(text):
+            label, before = match.group(0), text[max(0, match.start() - 300) : match.start()]
+            if label not in PAPER_LABELS:
+                continue
+            title = re.sub(r"\W+", " ", PAPER_LABELS[label].title.lower()).strip()
+            if beside.search(before):
+                cited += 1
+            elif not (
+                (title and title in re.sub(r"\W+", " ", before.lower()))
+                or (before.endswith('"') and text[match.end() : match.end() + 1] == '"')
+            ):
+                alone.append(f"{page.name}: ...{text[match.start() - 80 : match.end()]}")
+    assert not alone, "\n".join(alone)
+    assert cited > 100, cited  # the docstrings name the paper's items some 150 times
+
+
+def test_summaries_of_the_module_pages_are_not_cut_at_an_abbreviation(built):
+    """autosummary cuts a summary at the first ". " that ends no abbreviation it knows;
+    "GCUL selectivity score as printed in Eq." lost the citation that follows "Eq."."""
+    html_dir, _ = built
+    cut = []
+    for page in sorted((html_dir / "reference" / "generated").glob("*.html")):
+        source = page.read_text(encoding="utf-8")
+        tables = "".join(re.findall(r'<table class="autosummary.*?</table>', source, flags=re.S))
+        for row in re.findall(r"<tr\b.*?</tr>", tables, flags=re.S):
+            cells = re.findall(r"<td>(.*?)</td>", row, flags=re.S)
+            summary = html.unescape(re.sub(r"<[^>]+>", "", cells[-1])).strip()
+            if summary.endswith(gcul_docs.ABBREVIATIONS):
+                cut.append(f"{page.name}: {summary}")
+    assert not cut, "\n".join(cut)
+    text = _text(html_dir / "reference" / "generated" / "proofs.html")
+    assert "GCUL selectivity score as printed in Eq. (4) in section 3.2" in text
+
+
 DOCTEST_PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "CONTRIBUTING.md"]
 
 
