@@ -251,6 +251,7 @@ NAME_GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 
 CONTRIBUTOR_PARAGRAPHS = (
     "Where a change goes",
+    "Layout (where a change goes)",
     "No module imports a private",
     ":func:`reproduce` is imported with the package",
 )

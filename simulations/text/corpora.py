@@ -31,7 +31,7 @@ import numpy as np
 __all__ = ["CARER_LABELS", "Corpus", "load_carer", "load_goemotions"]
 
 CARER_LABELS = ("sadness", "joy", "love", "anger", "fear", "surprise")
-"""dair-ai/emotion's label names in the order of its integer ids (0 = sadness ... 5 = surprise),
+"""dair-ai/emotion's label names in the order of its integer ids (0 = sadness through 5 = surprise),
 as the Hugging Face copy numbers them."""
 
 _SPLITS = ("train", "dev", "test")
