@@ -1,5 +1,6 @@
 """The numbers docs/explanation/regimes.md quotes, against the committed CSV files of
-benchmarks/regime_map (issue 26's review): its two tables and the maxima its text states.
+benchmarks/regime_map (issue 26's review): its two tables (the AUCs with DeLong's and the
+bootstrap SE) and the maxima its text states.
 
 Every quoted number is the CSV's value printed as the report prints it, so the comparison is of
 strings (no tolerance): a number that moves in the CSV, or a claim that names the wrong maximum,
@@ -84,7 +85,7 @@ def test_quoted_aucs_are_the_csvs():
         strict=True,
     ):  # fmt: skip
         want = [
-            f"{r['auc']:.3f} ± {r['auc_se']:.3f}"
+            f"{r['auc']:.3f} ± {r['auc_se']:.3f} ({r['auc_se_boot']:.3f})"
             for block in blocks
             for r in PREDICTORS
             if r["predictor"] == predictor and r["settings"] == block
@@ -122,3 +123,16 @@ def test_each_quoted_gap_share_is_the_largest_at_its_noise(sigma, where):
     quoted = _gap(best).lstrip("+")
     text = " ".join(PAGE.split())
     assert re.search(re.escape(quoted) + r"\)? at " + re.escape(where), text), (quoted, where)
+
+
+def test_the_bootstrap_claims():
+    """The page's "larger than DeLong's SE everywhere, up to 4.5 times (ΔS_eq over all
+    settings)", and the bootstrap SE of ΔS_eq's AUC of 1.000 at σ = 4."""
+    shown = [r for r in PREDICTORS if r["settings"] in ("all", f"σ = {DEFAULT['sigma']:g} only")]
+    assert all(r["auc_se_boot"] > r["auc_se"] for r in shown)
+    ratio = max((r for r in shown if r["auc_se"]), key=lambda r: r["auc_se_boot"] / r["auc_se"])
+    assert (ratio["predictor"], ratio["settings"]) == ("delta_s_eq", "all")
+    assert f"up to {ratio['auc_se_boot'] / ratio['auc_se']:.1f} times" in " ".join(PAGE.split())
+    (eq4,) = [r for r in shown if r["predictor"] == "delta_s_eq" and r["settings"] != "all"]
+    assert eq4["auc"] == 1.0 and eq4["auc_se"] == 0.0
+    assert f"bootstrap SE of {eq4['auc_se_boot']:.3f}" in " ".join(PAGE.split())
