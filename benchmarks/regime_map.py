@@ -28,10 +28,11 @@ maps GCUL against MSP over it and asks whether the paper's own quantities predic
     (:func:`gcul_theory.structural_existence_confidence`), and two statistics derived here:
     ΔS_eq, the selectivity score of GCUL's rejection minus that of MSP's at the same training
     rejection rate ρ (at equal ρ, S = ε(r1 − ρ)/(ρ(1 − ρ)), so ΔS_eq = ε(r1_GCUL − r1_MSP)/(ρ(1 − ρ))
-    and its sign is that of MSP's minus GCUL's phase-1 selective risk: the claim
-    ``equal_coverage.order`` of ``gcul prove``), and Δ_train, GCUL's minus MSP's selective risk
-    on the training split at GCUL's training coverage (observed labels). A setting's predictor
-    is its mean over seeds; its outcome is the sign of the mean GCUL − MSP. The settings are
+    and its sign is that of MSP's minus GCUL's phase-1 selective risk; indeed it equals that
+    difference over ρ: the claim ``equal_coverage.order`` of ``gcul prove``), and Δ_train,
+    GCUL's minus MSP's selective risk on the training split at GCUL's training coverage
+    (observed labels). A setting's predictor is its mean over seeds; its outcome is the sign of
+    the mean GCUL − MSP. The settings are
     split in two halves at random (seed :data:`HALF_SEED`): on the first, each predictor's
     orientation and an accuracy-maximising threshold are chosen; on the held-out half its ROC
     AUC (Mann-Whitney) is reported with DeLong's SE, a bootstrap SE that also redraws the seeds

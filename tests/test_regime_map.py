@@ -186,3 +186,31 @@ def test_bootstrap_redraws_the_seeds_once_for_all_settings():
     again = [dict(r) for r in table]
     bench.bootstrap_auc_se(rows, summaries, again, n_boot=200)
     assert [r["auc_se_boot"] for r in again] == [r["auc_se_boot"] for r in table]  # seeded
+
+
+def test_delta_s_eq_is_the_training_risk_difference_over_rho():
+    # claim equal_coverage.order: S_A - S_B = (eps_clean,B - eps_clean,A)/rho at equal rho; here
+    # with the phase-1 errors of a fitted GCUL on the training split, MSP's accept set of GCUL's
+    # size against GCUL's own, each risk counted directly
+    from simulations.gcul import GCUL
+    from simulations.synthetic import SyntheticConfig, make_dataset
+
+    data = make_dataset(10, 4.0, SyntheticConfig(n_per_class=150, n_confusion=150))
+    model = GCUL().fit(data.X_train, data.y_train)
+    got = bench.training_predictors(model, data.X_train, data.y_train)
+    errors = model.train_pred_ != data.y_train
+    accept = ~model.indicators(data.X_train, data.y_train).rejected
+    m = int(np.count_nonzero(accept))
+    assert 0 < m < errors.size and errors.any()
+    risk_gcul = np.count_nonzero(errors & accept) / m
+    from simulations.rejectors.msp import FittedMSP
+
+    score, labels = FittedMSP(model.phase1_).score_predict(data.X_train)
+    assert np.array_equal(labels, model.train_pred_)  # MSP's errors are phase 1's
+    risk_msp = gcul_theory.selective_risk_at_coverage(score, errors, m)
+    rho = 1 - m / errors.size
+    assert got["rho_train"] == pytest.approx(rho, rel=REL)
+    # a few operations on numbers of order 0.01-1 each way: 64 units of roundoff, relative to
+    # the terms' size (the difference itself may be small)
+    scale = (risk_msp + risk_gcul) / rho
+    assert abs(got["delta_s_eq"] - (risk_msp - risk_gcul) / rho) <= REL * scale
