@@ -577,3 +577,12 @@ def test_cache_key_sees_the_geometry(change):
     moved = not np.array_equal(first.X_test, second.X_test)
     relabelled = not np.array_equal(first.y_test, second.y_test)
     assert moved or relabelled
+
+
+@pytest.mark.parametrize("name", ["confusion_shift", "confusion_label_bias"])
+def test_negative_zero_is_stored_as_zero(name):
+    """-0.0 is in [0, 1] and gives the default's data; it is stored as 0.0, so that the config,
+    equal to the default, also has the default's cache key (JSON spells -0.0 apart)."""
+    config = SyntheticConfig(**{name: -0.0})
+    assert math.copysign(1.0, getattr(config, name)) == 1.0
+    assert cache_key(config, "code") == cache_key(SyntheticConfig(), "code")
