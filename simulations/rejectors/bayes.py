@@ -122,7 +122,7 @@ class FittedBayes(FittedRejector):
     ----------
     law : simulations.synthetic.Mixture
         The data-generating law; its spreads must be positive, their squares not underflowing
-        (above about 1e-154), and its ``confusion_label_law`` a
+        (s above about 1.6e-162), and its ``confusion_label_law`` a
         probability vector over the ``K`` classes (sum within 1e-9 of 1).
     """
 
@@ -135,7 +135,7 @@ class FittedBayes(FittedRejector):
                 f"law must be a simulations.synthetic.Mixture; got {type(law).__name__}"
             )
         # log_posterior divides by 2 s**2 (and 2 s_c**2): a spread whose square underflows to 0
-        # (below about 1e-154) is a point mass in float64 (a division by zero, 0/0 at a centre)
+        # (s below about 1.6e-162) is a point mass in float64 (a division by zero, 0/0 at a centre)
         if not 2.0 * law.spread**2 > 0.0:
             raise ValueError(
                 "the Bayes posterior needs a positive spread sqrt(radius**2 + noise**2) whose "
