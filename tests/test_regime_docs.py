@@ -136,3 +136,35 @@ def test_the_bootstrap_claims():
     (eq4,) = [r for r in shown if r["predictor"] == "delta_s_eq" and r["settings"] != "all"]
     assert eq4["auc"] == 1.0 and eq4["auc_se"] == 0.0
     assert f"bootstrap SE of {eq4['auc_se_boot']:.3f}" in " ".join(PAGE.split())
+
+
+def test_the_text_corpora_claims():
+    text = bench.read_csv(_ROOT / "benchmarks" / "regime_map" / "text.csv")
+    rows = bench.summarise_text(text)
+    page = " ".join(PAGE.split())
+    assert len(rows) == 6 and all(t["diff"] > 0 for t in rows)  # "MSP ... in all six"
+    low, high = (f(100 * t["diff"] for t in rows) for f in (min, max))
+    assert f"(GCUL - MSP from +{low:.2f} to +{high:.2f} points;" in page
+    assert all(t["delta_s_eq"] < 0 and t["delta_train"] > 0 for t in rows)
+    near, far = (f(t["delta_s_eq"] for t in rows) for f in (max, min))
+    assert f"ΔS_eq < 0 (-{-near:.2f} to -{-far:.2f})" in page
+    cuts = {r["predictor"]: r for r in PREDICTORS if r["settings"] == "all"}
+
+    def says_gcul(t, column):
+        r = cuts[column]
+        sign = 1.0 if r["orientation"].startswith("higher") else -1.0
+        return sign * t[column] > sign * r["threshold"]
+
+    for column in ("s_gcul", "lambda_pre", "delta_s_eq", "delta_train"):
+        assert not any(says_gcul(t, column) for t in rows), column  # "on MSP's side"
+    assert sum(says_gcul(t, "s_exist") for t in rows) == 5  # "five of the six"
+    axis = bench.sigma_axis(SETTINGS)
+    placed = {
+        (t["corpus"], t["representation"]): bench.place_on_sigma(axis, t["eps_train"]) for t in rows
+    }
+    low_eps = placed.pop(("carer", "oof_logistic"))
+    assert low_eps[0] == "< 0"
+    assert min(float(h.lstrip("> ")) for h, _ in placed.values()) == 6.4  # "σ̂ ≥ 6.4"
+    carer = next(t for t in rows if (t["corpus"], t["representation"]) == ("carer", "oof_logistic"))
+    assert f"training error ({carer['eps_train']:.3f})" in page
+    assert f"MSP is {100 * carer['diff']:.1f} points better" in page
