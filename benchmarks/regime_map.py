@@ -28,13 +28,15 @@ maps GCUL against MSP over it and asks whether the paper's own quantities predic
     (:func:`gcul_theory.structural_existence_confidence`), and two statistics derived here:
     ΔS_eq, the selectivity score of GCUL's rejection minus that of MSP's at the same training
     rejection rate ρ (at equal ρ, S = ε(r1 − ρ)/(ρ(1 − ρ)), so ΔS_eq = ε(r1_GCUL − r1_MSP)/(ρ(1 − ρ))
-    and its sign is that of MSP's minus GCUL's phase-1 selective risk: the claim
-    ``equal_coverage.order`` of ``gcul prove``), and Δ_train, GCUL's minus MSP's selective risk
-    on the training split at GCUL's training coverage (observed labels). A setting's predictor
-    is its mean over seeds; its outcome is the sign of the mean GCUL − MSP. The settings are
+    and its sign is that of MSP's minus GCUL's phase-1 selective risk; indeed it equals that
+    difference over ρ: the claim ``equal_coverage.order`` of ``gcul prove``), and Δ_train,
+    GCUL's minus MSP's selective risk on the training split at GCUL's training coverage
+    (observed labels). A setting's predictor is its mean over seeds; its outcome is the sign of
+    the mean GCUL − MSP. The settings are
     split in two halves at random (seed :data:`HALF_SEED`): on the first, each predictor's
     orientation and an accuracy-maximising threshold are chosen; on the held-out half its ROC
-    AUC (Mann-Whitney) is reported with DeLong's SE, and the chosen threshold's accuracy.
+    AUC (Mann-Whitney) is reported with DeLong's SE, a bootstrap SE that also redraws the seeds
+    the settings share (:func:`bootstrap_auc_se`), and the chosen threshold's accuracy.
 
 (3) **The text corpora** (``--corpora DIR``, optional): the same training-split predictors for
     every corpus × representation × split of ``benchmarks/text_emotion.py`` (same pooled
@@ -87,6 +89,8 @@ LAM = 0.15  # the paper's λ_target
 ALPHA = 0.05  # family-wise level of Holm's correction in each phase diagram
 SEEDS = tuple(range(10, 30))  # the paper's seeds 10..19 and ten more
 HALF_SEED = 26  # the random halves of the settings (choice / held out)
+BOOT_SEED = 27  # the bootstrap of the held-out AUC over seeds and settings
+N_BOOT = 1000  # its replicates: the SE's own relative sampling error is about 1/sqrt(2 N_BOOT)
 VALID = "hunter_worsley"  # the tightest valid predictor (gcul_theory.DEFAULT_METHOD)
 N_PER_CLASS = 2000  # the protocol's; q = n_conf / (K n_per_class + n_conf)
 PAPER = 'the GCUL paper ("Ambiguity identification in text emotion classification via cluster-guided learning")'
@@ -459,19 +463,21 @@ def diagram(summaries: list[dict], pair: tuple[str, str]) -> dict[str, Any]:
     return {"pair": pair, "diff": diff, "se": se, "significant": significant, "cells": cells}
 
 
+BLOCKS = {
+    "all": lambda s: True,
+    "Holm-significant": lambda s: bool(s["significant_any"]),
+    f"σ = {FACTORS['sigma'].default:g} only": lambda s: s["sigma"] == FACTORS["sigma"].default,
+}
+"""The blocks of settings of the predictor table: a name and which settings it keeps."""
+
+
 def predictor_table(summaries: list[dict]) -> list[dict]:
     """Per predictor: orientation and threshold chosen on one half, AUC ± SE on the other."""
     usable = [s for s in summaries if np.isfinite(s["diff"]) and s["diff"] != 0.0]
     choice = [s for s in usable if not s["held_out"]]
     test = [s for s in usable if s["held_out"]]
     out = []
-    sigma0 = FACTORS["sigma"].default
-    blocks = {
-        "all": lambda s: True,
-        "Holm-significant": lambda s: bool(s["significant_any"]),
-        f"σ = {sigma0:g} only": lambda s: s["sigma"] == sigma0,
-    }
-    for block, keep in blocks.items():
+    for block, keep in BLOCKS.items():
         c_set = [s for s in choice if keep(s)]
         t_set = [s for s in test if keep(s)]
         y_c = np.array([s["diff"] < 0 for s in c_set])
@@ -502,6 +508,66 @@ def predictor_table(summaries: list[dict]) -> list[dict]:
                 "majority_accuracy": float(max(y_t.mean(), 1 - y_t.mean())) if len(t_set) else math.nan,
             })  # fmt: skip
     return out
+
+
+def bootstrap_auc_se(
+    rows: list[dict],
+    summaries: list[dict],
+    table: list[dict],
+    n_boot: int = N_BOOT,
+    seed: int = BOOT_SEED,
+) -> None:
+    r"""Add ``auc_se_boot`` to each row of ``table``: the SD of its held-out AUC when the seeds
+    *and* the held-out settings are resampled.
+
+    DeLong's SE treats the held-out settings as independent draws. They are not: every setting
+    runs the same seeds, and a seed fixes the class centres and every other draw of the
+    generator (:mod:`simulations.synthetic`), so the settings share their datasets' randomness.
+    Each replicate draws the seeds with replacement, once for all settings (``rows``: one per
+    setting × seed), recomputes every setting's mean GCUL − MSP (over the seeds where it is
+    finite, as :func:`paired_difference`) and mean predictor, and draws the held-out settings of
+    the row's block with replacement; the orientation chosen on the choice half is kept (the
+    choice is not redone) and settings whose mean difference is exactly 0 are left out, as in
+    :func:`predictor_table`. Replicates where one class of outcome is empty are skipped; NaN if
+    fewer than two remain.
+    """
+    index = {s["setting"]: k for k, s in enumerate(summaries)}
+    seeds = sorted({r["seed"] for r in rows})
+    column = {seed: j for j, seed in enumerate(seeds)}
+    names = ["risk_gcul", "risk_msp"] + [p for p, *_ in PREDICTORS]
+    values = {name: np.full((len(summaries), len(seeds)), np.nan) for name in names}
+    for r in rows:
+        for name in names:
+            values[name][index[r["setting"]], column[r["seed"]]] = r[name]
+    diff_all = values["risk_gcul"] - values["risk_msp"]
+    members = {
+        block: np.array([k for k, s in enumerate(summaries) if s["held_out"] and keep(s)], int)
+        for block, keep in BLOCKS.items()
+    }
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    draws: dict[tuple[str, str], list[float]] = {(r["settings"], r["predictor"]): [] for r in table}
+    signs = {
+        (r["settings"], r["predictor"]): 1.0 if r["orientation"].startswith("higher") else -1.0
+        for r in table
+    }
+    for _ in range(n_boot):
+        take = rng.integers(0, len(seeds), len(seeds))
+        d = diff_all[:, take]
+        finite = np.isfinite(d)
+        with np.errstate(invalid="ignore"):
+            diff = np.where(finite, d, 0.0).sum(axis=1) / finite.sum(axis=1)
+        means = {p: values[p][:, take].mean(axis=1) for p, *_ in PREDICTORS}
+        for block, held in members.items():
+            pick = held[rng.integers(0, held.size, held.size)] if held.size else held
+            pick = pick[np.isfinite(diff[pick]) & (diff[pick] != 0.0)]
+            outcome = diff[pick] < 0
+            if outcome.all() or not outcome.any():
+                continue
+            for p, *_ in PREDICTORS:
+                draws[block, p].append(roc_auc(signs[block, p] * means[p][pick], outcome))
+    for r in table:
+        sample = draws[r["settings"], r["predictor"]]
+        r["auc_se_boot"] = float(np.std(sample, ddof=1)) if len(sample) > 1 else math.nan
 
 
 # ------------------------------------------------------------------------------- text corpora
@@ -699,7 +765,11 @@ def plot_predictors(
                        label="threshold chosen on the other half")  # fmt: skip
         ax.set_xlabel(label, fontsize=9)
         ax.set_ylabel("GCUL − MSP (points; < 0: GCUL better)", fontsize=9)
-        ax.set_title(f"held-out AUC {row['auc']:.2f} ± {row['auc_se']:.2f} (DeLong)", fontsize=10)
+        ax.set_title(
+            f"held-out AUC {row['auc']:.2f}; SE {row['auc_se']:.2f} (DeLong), "
+            f"{row['auc_se_boot']:.2f} (bootstrap:\nseeds and settings)",
+            fontsize=9.5,
+        )
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8.5)
     fig.suptitle(
@@ -828,7 +898,11 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
         "Δ_train: R_GCUL − R_MSP measured on the training split at GCUL's training coverage (a "
         "plug-in estimate of the outcome); ε: phase 1's training error (knows nothing of the "
         "geometry; a reference). AUC: probability that a held-out setting where GCUL is better "
-        "ranks above one where MSP is (ties ½), ± DeLong's SE; accuracy: of the threshold chosen "
+        "ranks above one where MSP is (ties ½), ± DeLong's SE, which treats the held-out settings as "
+        "independent; they are not (every setting runs the same seeds, and a seed fixes the class "
+        "centres and every other draw), so bootstrap SE: the SD of the held-out AUC over "
+        f"{N_BOOT} replicates that redraw the seeds (once for all settings) and the held-out "
+        f"settings (seed {BOOT_SEED}; orientation kept); accuracy: of the threshold chosen "
         "on the other half; theory's rule: the accuracy of the rule the theory itself states, "
         "where there is one (no choice made); majority: accuracy of always predicting the "
         "held-out majority.",
@@ -836,14 +910,16 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
         f'Table {len(diagrams) + 2}. Held-out ROC AUC of each predictor for "GCUL beats MSP".',
         "",
         "| settings | predictor | kind | orientation | AUC (choice half) | held-out AUC ± SE | "
-        "held-out accuracy | theory's rule: accuracy | majority | held-out n (GCUL better) |",
-        "|---|---|---|---|--:|--:|--:|--:|--:|--:|",
+        "bootstrap SE | held-out accuracy | theory's rule: accuracy | majority | "
+        "held-out n (GCUL better) |",
+        "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for r in table:
         rule = f"{r['natural_rule']}: {r['natural_accuracy']:.2f}" if r["natural_rule"] else "—"
         lines.append(
             f"| {r['settings']} | {r['label']} | {r['kind']} | {r['orientation']} | "
-            f"{r['auc_choice']:.3f} | {r['auc']:.3f} ± {r['auc_se']:.3f} | {r['accuracy']:.2f} | "
+            f"{r['auc_choice']:.3f} | {r['auc']:.3f} ± {r['auc_se']:.3f} | "
+            f"{r['auc_se_boot']:.3f} | {r['accuracy']:.2f} | "
             f"{rule} | {r['majority_accuracy']:.2f} | {r['n_held_out']} ({r['n_gcul_better_held_out']}) |"
         )
     lines.append("")
@@ -972,6 +1048,7 @@ def main(argv: list[str] | None = None) -> int:
         for cell, sig in zip(d["cells"], d["significant"].ravel(), strict=True):
             cell["significant_any"] = max(cell["significant_any"], int(sig))
     table = predictor_table(summaries)
+    bootstrap_auc_se(rows, summaries, table)
     text_summary = summarise_text(text) if text else []
     text_check = check_against_compare(text, args.compare_csv) if text else math.nan
     args.out.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,10 @@ classifier with error :math:`\varepsilon \in (0, 1)` and a rejection that captur
     so :math:`(S_A - S_B)(\varepsilon_{clean,A} - \varepsilon_{clean,B}) =
     -\varepsilon^2 (r_{1A} - r_{1B})^2/(\rho(1-\rho)^2) \le 0`: the rejection with the larger
     selectivity score has the lower selective risk (strictly, unless :math:`r_{1A} = r_{1B}`).
+    Indeed :math:`S_A - S_B = (\varepsilon_{clean,B} - \varepsilon_{clean,A})/\rho`: the
+    difference of the scores is the difference of the selective risks divided by :math:`\rho`,
+    so the regime map's ΔS_eq is the training split's phase-1 selective risk of MSP minus that of
+    GCUL's rejection, at GCUL's coverage, over ρ.
 
 Both are identities of rational functions (checked with ``cancel``), cross-checked against
 :func:`gcul_theory.selectivity_score` and :func:`gcul_theory.clean_error` at rational points
@@ -130,10 +134,12 @@ def check_score() -> Finding:
     "equal_coverage.order",
     "eq:selectivity_score",
     "Two rejections of one base classifier at the same rejection rate: the one with the larger "
-    "S_GCUL has the lower selective risk eps_clean (strictly unless r1 is equal).",
+    "S_GCUL has the lower selective risk eps_clean (strictly unless r1 is equal); "
+    "S_A - S_B = (eps_clean,B - eps_clean,A)/rho.",
 )
 def check_order() -> Finding:
-    """(S_A − S_B)(ε_clean,A − ε_clean,B) = −ε²(r1A − r1B)²/(ρ(1 − ρ)²) ≤ 0.
+    """(S_A − S_B)(ε_clean,A − ε_clean,B) = −ε²(r1A − r1B)²/(ρ(1 − ρ)²) ≤ 0, and
+    S_A − S_B = (ε_clean,B − ε_clean,A)/ρ.
 
     Sources: eq:selectivity_score.
     """
@@ -152,15 +158,17 @@ def check_order() -> Finding:
     first = identity_test(ds, eps * (r1a - r1b) / (rho * (1 - rho)), "S_A - S_B")
     second = identity_test(dc, -eps * (r1a - r1b) / (1 - rho), "eps_clean,A - eps_clean,B")
     third = identity_test(ds * dc, product, "(S_A - S_B)(eps_clean,A - eps_clean,B)")
+    risks = identity_test(ds, -dc / rho, "S_A - S_B = (eps_clean,B - eps_clean,A)/rho")
     # the product's sign: eps^2 (r1a - r1b)^2 >= 0 over rho (1 - rho)^2 > 0 on 0 < rho < 1
     require(is_identity(product * rho * (1 - rho) ** 2, -(eps**2) * (r1a - r1b) ** 2), "sign form")
-    holds = first.holds and second.holds and third.holds
+    holds = first.holds and second.holds and third.holds and risks.holds
     return decide(
-        Outcome(holds, "; ".join(o.detail for o in (first, second, third))),
+        Outcome(holds, "; ".join(o.detail for o in (first, second, third, risks))),
         "S_A - S_B = eps (r1A - r1B)/(rho (1 - rho)) and eps_clean,A - eps_clean,B = "
         "-eps (r1A - r1B)/(1 - rho): their product is -eps^2 (r1A - r1B)^2/(rho (1 - rho)^2) "
-        "<= 0 on 0 < rho < 1, zero only at r1A = r1B. At equal coverage, ordering two rejections "
-        "by S_GCUL is ordering them by selective risk, reversed.",
+        "<= 0 on 0 < rho < 1, zero only at r1A = r1B; and S_A - S_B = (eps_clean,B - "
+        "eps_clean,A)/rho. At equal coverage, ordering two rejections by S_GCUL is ordering them "
+        "by selective risk, reversed; the difference of the scores is that of the risks over rho.",
     )
 
 

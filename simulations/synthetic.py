@@ -159,8 +159,8 @@ class SyntheticConfig:
                 "samples for the test split; both splits need at least one sample"
             )
         # The geometry's fields are stored as Python floats and ints (a NumPy scalar is accepted
-        # and converted), so that the sweep's cache key, which hashes the config as JSON, takes
-        # them as they are.
+        # and converted, -0.0 becomes 0.0), so that the sweep's cache key, which hashes the
+        # config as JSON, takes them as they are and equal configs share it.
         geometry = {
             "confusion_radius_ratio": check_real(
                 "confusion_radius_ratio", self.confusion_radius_ratio, 0.0, open_low=True
@@ -180,7 +180,8 @@ class SyntheticConfig:
             except ValueError as error:
                 raise ValueError(f"{error} ({what}: n_classes is {K})") from None
         for name, value in geometry.items():
-            object.__setattr__(self, name, value)
+            # + 0 turns -0.0 into 0.0 (as check_noise does): an equal config has one cache key
+            object.__setattr__(self, name, value + 0)
 
     @property
     def confusion_share(self) -> float:

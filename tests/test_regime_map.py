@@ -151,3 +151,66 @@ def test_orientation_and_threshold_come_from_the_choice_half_only():
         assert row["orientation"] == "higher = GCUL better"
         assert row["auc_choice"] == 1.0 and row["auc"] == 0.0 and row["accuracy"] == 0.0
         assert 0.2 < row["threshold"] < 0.7
+
+
+def _bootstrap_inputs(shock):
+    """20 held-out settings k = 0..19 over 10 seeds j: GCUL − MSP = (k − 9.5) + shock(k, j), the
+    predictor −k ("higher = GCUL better"), every setting in every block."""
+    rows, summaries = [], []
+    for k in range(20):
+        summaries.append({"setting": k, "held_out": 1, "significant_any": 1, "sigma": 4.0})
+        for j in range(10):
+            row = {"setting": k, "seed": j, "risk_msp": 0.0, "risk_gcul": k - 9.5 + shock(k, j)}
+            rows.append(row | {column: -float(k) for column, *_ in bench.PREDICTORS})
+    table = [
+        {"settings": block, "predictor": column, "orientation": "higher = GCUL better"}
+        for block in bench.BLOCKS
+        for column, *_ in bench.PREDICTORS
+    ]
+    return rows, summaries, table
+
+
+def test_bootstrap_redraws_the_seeds_once_for_all_settings():
+    # a shock common to every setting of a seed (±5) moves every mean together: the ranking, and
+    # so the AUC (1), survive every replicate; redrawing seeds per setting would scramble the
+    # settings near 0 and give a positive SE
+    rows, summaries, table = _bootstrap_inputs(lambda k, j: 5.0 if j % 2 else -5.0)
+    bench.bootstrap_auc_se(rows, summaries, table, n_boot=200)
+    assert all(r["auc_se_boot"] == 0.0 for r in table)
+    # a shock of each setting's own: the outcomes near 0 flip between replicates
+    rng = np.random.default_rng(3)
+    own = rng.choice([-5.0, 5.0], size=(20, 10))
+    rows, summaries, table = _bootstrap_inputs(lambda k, j: own[k, j])
+    bench.bootstrap_auc_se(rows, summaries, table, n_boot=200)
+    assert all(r["auc_se_boot"] > 0.01 for r in table)
+    again = [dict(r) for r in table]
+    bench.bootstrap_auc_se(rows, summaries, again, n_boot=200)
+    assert [r["auc_se_boot"] for r in again] == [r["auc_se_boot"] for r in table]  # seeded
+
+
+def test_delta_s_eq_is_the_training_risk_difference_over_rho():
+    # claim equal_coverage.order: S_A - S_B = (eps_clean,B - eps_clean,A)/rho at equal rho; here
+    # with the phase-1 errors of a fitted GCUL on the training split, MSP's accept set of GCUL's
+    # size against GCUL's own, each risk counted directly
+    from simulations.gcul import GCUL
+    from simulations.synthetic import SyntheticConfig, make_dataset
+
+    data = make_dataset(10, 4.0, SyntheticConfig(n_per_class=150, n_confusion=150))
+    model = GCUL().fit(data.X_train, data.y_train)
+    got = bench.training_predictors(model, data.X_train, data.y_train)
+    errors = model.train_pred_ != data.y_train
+    accept = ~model.indicators(data.X_train, data.y_train).rejected
+    m = int(np.count_nonzero(accept))
+    assert 0 < m < errors.size and errors.any()
+    risk_gcul = np.count_nonzero(errors & accept) / m
+    from simulations.rejectors.msp import FittedMSP
+
+    score, labels = FittedMSP(model.phase1_).score_predict(data.X_train)
+    assert np.array_equal(labels, model.train_pred_)  # MSP's errors are phase 1's
+    risk_msp = gcul_theory.selective_risk_at_coverage(score, errors, m)
+    rho = 1 - m / errors.size
+    assert got["rho_train"] == pytest.approx(rho, rel=REL)
+    # a few operations on numbers of order 0.01-1 each way: 64 units of roundoff, relative to
+    # the terms' size (the difference itself may be small)
+    scale = (risk_msp + risk_gcul) / rho
+    assert abs(got["delta_s_eq"] - (risk_msp - risk_gcul) / rho) <= REL * scale

@@ -478,6 +478,22 @@ def test_fitted_bayes_refuses_a_law_that_is_not_a_law():
     FittedBayes(law._replace(confusion_spread=0.0, n_confusion=0))  # no blob, no blob spread
 
 
+def test_fitted_bayes_refuses_a_blob_spread_whose_square_underflows():
+    # a = 1e-200 at sigma = 0: s_c = 1.5e-200 > 0, but 2 s_c**2 is 0 in float64, so the posterior
+    # would divide by zero (and 0/0 at the blob's centre); refused like a point mass
+    config = SyntheticConfig(n_per_class=20, n_confusion=20, confusion_radius_ratio=1e-200)
+    law = mixture(3, 0.0, config)
+    assert law.confusion_spread > 0.0 and 2.0 * law.confusion_spread**2 == 0.0
+    with pytest.raises(ValueError, match="positive confusion_spread when n_confusion > 0") as got:
+        FittedBayes(law)
+    assert "underflow" in str(got.value) and "\n" not in str(got.value)
+    FittedBayes(mixture(3, 0.5, config))  # any noise makes it a spread again
+    # the classes' spread likewise (radius 1e-200 at sigma = 0)
+    tiny = mixture(3, 0.0, SyntheticConfig(n_per_class=20, n_confusion=0, radius=1e-200))
+    with pytest.raises(ValueError, match="positive spread .* whose square does not underflow"):
+        FittedBayes(tiny)
+
+
 # ----------------------------------------------------------------------------------------------
 # Validation and the sweep's cache
 
@@ -577,3 +593,12 @@ def test_cache_key_sees_the_geometry(change):
     moved = not np.array_equal(first.X_test, second.X_test)
     relabelled = not np.array_equal(first.y_test, second.y_test)
     assert moved or relabelled
+
+
+@pytest.mark.parametrize("name", ["confusion_shift", "confusion_label_bias"])
+def test_negative_zero_is_stored_as_zero(name):
+    """-0.0 is in [0, 1] and gives the default's data; it is stored as 0.0, so that the config,
+    equal to the default, also has the default's cache key (JSON spells -0.0 apart)."""
+    config = SyntheticConfig(**{name: -0.0})
+    assert math.copysign(1.0, getattr(config, name)) == 1.0
+    assert cache_key(config, "code") == cache_key(SyntheticConfig(), "code")

@@ -121,7 +121,8 @@ class FittedBayes(FittedRejector):
     Parameters
     ----------
     law : simulations.synthetic.Mixture
-        The data-generating law; its spreads must be positive and its ``confusion_label_law`` a
+        The data-generating law; its spreads must be positive, their squares not underflowing
+        (s above about 1.6e-162), and its ``confusion_label_law`` a
         probability vector over the ``K`` classes (sum within 1e-9 of 1).
     """
 
@@ -133,18 +134,21 @@ class FittedBayes(FittedRejector):
             raise TypeError(
                 f"law must be a simulations.synthetic.Mixture; got {type(law).__name__}"
             )
-        if not law.spread > 0.0:
+        # log_posterior divides by 2 s**2 (and 2 s_c**2): a spread whose square underflows to 0
+        # (s below about 1.6e-162) is a point mass in float64 (a division by zero, 0/0 at a centre)
+        if not 2.0 * law.spread**2 > 0.0:
             raise ValueError(
-                "the Bayes posterior needs a positive spread sqrt(radius**2 + noise**2); got "
-                f"{law.spread!r} (radius={law.radius!r}, noise={law.noise!r}): the classes are "
-                "point masses"
+                "the Bayes posterior needs a positive spread sqrt(radius**2 + noise**2) whose "
+                f"square does not underflow; got {law.spread!r} (radius={law.radius!r}, "
+                f"noise={law.noise!r}): the classes are point masses"
             )
         K = law.centers.shape[0]
         pi = np.asarray(law.confusion_label_law)
-        if law.n_confusion and not law.confusion_spread > 0.0:
+        if law.n_confusion and not 2.0 * law.confusion_spread**2 > 0.0:
             raise ValueError(
-                "the Bayes posterior needs a positive confusion_spread when n_confusion > 0; got "
-                f"{law.confusion_spread!r}: the confusion population is a point mass"
+                "the Bayes posterior needs a positive confusion_spread when n_confusion > 0, "
+                f"whose square does not underflow; got {law.confusion_spread!r}: the confusion "
+                "population is a point mass"
             )
         if (
             pi.shape != (K,)
