@@ -88,6 +88,19 @@ def rows_for_panels():
     return rows
 
 
+def baseline_rows():
+    """Four rows of the baselines table (seeds 1, 2 × σ = 2, 12): every rejector's selective risk
+    and AURC 0.3, the shape :func:`simulations.baselines.baselines_table` reads."""
+    from simulations import baselines
+
+    return [
+        {"seed": s, "noise": n, "base_acc": 0.7, "selective_acc": 0.8, "rejection_rate": 0.2,
+         "ujoint_gcul": 0.05}
+        | {f"{k}_{r.name}": 0.3 for r in baselines.REJECTORS for k in ("sel_risk", "aurc")}
+        for s in (1, 2) for n in (2.0, 12.0)
+    ]  # fmt: skip
+
+
 def opaque_pixels(fig, colour) -> int:
     """Pixels of the rendered figure exactly of ``colour`` (8-bit RGB): the inside of an opaque
     mark or line, never a translucent band or an anti-aliased edge blended with white."""

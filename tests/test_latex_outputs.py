@@ -10,7 +10,7 @@ up for use with LaTeX". Every Greek symbol must therefore reach a ``.tex`` file 
 from __future__ import annotations
 
 import pytest
-from _figure_data import make_rows
+from _figure_data import baseline_rows, make_rows
 
 from simulations import baselines, report
 from simulations.report.formats import latex_escape
@@ -50,12 +50,7 @@ def test_the_seed_table_declares_every_character(pool, seed):
 
 
 def test_the_baselines_table_declares_every_character():
-    rows = [
-        {"seed": s, "noise": n, "base_acc": 0.7, "selective_acc": 0.8, "rejection_rate": 0.2,
-         "ujoint_gcul": 0.05}
-        | {f"{k}_{r.name}": 0.3 for r in baselines.REJECTORS for k in ("sel_risk", "aurc")}
-        for s in (1, 2) for n in (2.0, 12.0)
-    ]  # fmt: skip
+    rows = baseline_rows()
     latex = baselines.format_baselines_latex(baselines.baselines_table(rows, n_test=100))
     assert undeclared(latex) == []
     assert r"a $\sigma$ band has no cell" in latex

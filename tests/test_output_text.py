@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _figure_data import make_rows
+from _figure_data import baseline_rows, make_rows
 
 from simulations import baselines, report
 from simulations.cli import build_parser, main
@@ -195,12 +195,7 @@ def test_what_the_commands_print_cites_no_label(tmp_path, capsys):
 
 
 def test_the_baselines_formats_cite_titles():
-    rows = [
-        {"seed": s, "noise": n, "base_acc": 0.7, "selective_acc": 0.8, "rejection_rate": 0.2,
-         "ujoint_gcul": 0.05}
-        | {f"{k}_{r.name}": 0.3 for r in baselines.REJECTORS for k in ("sel_risk", "aurc")}
-        for s in (1, 2) for n in (2.0, 12.0)
-    ]  # fmt: skip
+    rows = baseline_rows()
     table = baselines.baselines_table(rows, n_test=100)
     markdown = baselines.format_baselines_markdown(table)
     latex = baselines.format_baselines_latex(table)
