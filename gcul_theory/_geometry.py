@@ -341,18 +341,21 @@ def class_rates(
 
 
 def class_means(
-    Z: np.ndarray, labels: np.ndarray
+    Z: np.ndarray, labels: np.ndarray, rows: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-class means over the classes present in ``labels``, in O(N d + K d).
 
     Returns the present classes, their counts, their means (K, d), and ``Z`` and the class
-    index (0..K-1) of each row, both sorted by class.
+    index (0..K-1) of each row, both sorted by class. With ``rows`` (indices), of the rows
+    ``Z[rows]`` labelled ``labels[rows]``, gathered once (no copy of ``Z[rows]`` on the way).
     """
+    if rows is not None:
+        labels = labels[rows]
     classes, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
     if classes.size == 0:  # every sample is misclassified: no class has a clean core
-        return classes, counts, np.zeros((0, Z.shape[1])), Z, index
+        return classes, counts, np.zeros((0, Z.shape[1])), Z[:0], index
     order = np.argsort(index, kind="stable")
-    Z_sorted = Z[order]
+    Z_sorted = Z[order if rows is None else rows[order]]
     index_sorted = index[order]
     starts = np.r_[0, np.cumsum(counts)[:-1]]
     means = np.add.reduceat(Z_sorted, starts, axis=0) / counts[:, None]
@@ -546,7 +549,9 @@ def estimate_geometry(
     Z_s, shift = scaled(Z_a)
     Z_err = Z_s[errors]
     mu_mix = Z_err.mean(axis=0)
-    classes, clean_counts, means, Z_sorted, index_sorted = class_means(Z_s[~errors], y_a[~errors])
+    classes, clean_counts, means, Z_sorted, index_sorted = class_means(
+        Z_s, y_a, np.flatnonzero(~errors)
+    )
     no_clean = np.setdiff1d(present, classes)
     if no_clean.size:
         subject = (

@@ -137,9 +137,7 @@ def test_screened_brute_force_is_cdist_bit_for_bit(case, k, monkeypatch):
     calls = []
     monkeypatch.setattr(knn, "_CHUNK_DISTANCES", 50 * len(X_train))  # several blocks
     original = knn._cdist_kth
-    monkeypatch.setattr(
-        knn, "_cdist_kth", lambda *a: calls.append(len(a[0])) or original(*a)
-    )
+    monkeypatch.setattr(knn, "_cdist_kth", lambda *a: calls.append(len(a[0])) or original(*a))
     fitted = FittedKNN(X_train, _StubPhase1(), k, algorithm="brute")
     got = fitted.kth_distance(X)
     np.testing.assert_array_equal(got, _cdist_reference(X_train, X, k))  # every bit
@@ -257,4 +255,4 @@ def test_search_follows_the_training_size():
     assert FittedKNN(large, _StubPhase1()).search_ == "tree"
     assert FittedKNN(large, _StubPhase1(), algorithm="brute").search_ == "screened"
     with pytest.raises(AttributeError, match="a 'brute' FittedKNN has no k-d tree"):
-        FittedKNN(large, _StubPhase1(), algorithm="brute").tree_
+        _ = FittedKNN(large, _StubPhase1(), algorithm="brute").tree_
