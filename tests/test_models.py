@@ -1129,3 +1129,26 @@ def test_scaled_design_declines_a_tiny_entry():
     X[5, 2] = 1e-160
     assert _design._unscaled_whitened_design(X, 2) is None
     assert _design._unscaled_whitened_design(np.where(X == 1e-160, 1.0, X), 2) is not None
+
+
+@pytest.mark.parametrize("tol", [1e-4, 0.0])
+def test_kmeans_memory_lean_path_is_the_copies_bit_for_bit(tol, monkeypatch):
+    # a large X is centred in place and read through a transposed view (one copy of X instead
+    # of three at the peak); the partition, the centres and the iterations are those of the
+    # copies, every bit
+    from simulations.models import _kmeans
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((3000, 40)) * rng.uniform(0.5, 30.0, 40)
+    init = X[rng.choice(3000, 6, replace=False)] + 0.1
+    copies = _kmeans.lloyd(X, init, 50, tol)
+    monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 1000)
+    assert _kmeans._lean_applies(X.shape, 6) and not _kmeans._lean_applies((3000, 1), 6)
+    before = X.copy()
+    lean = _kmeans.lloyd(X, init, 50, tol)
+    np.testing.assert_array_equal(X, before)  # the caller's X untouched
+    for got, expected in zip(lean, copies, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    # the variances continued a block of rows at a time are np.var's
+    for rows in (1, 7, 2999, 3000):
+        np.testing.assert_array_equal(_kmeans._column_variances(X, rows), np.var(X, axis=0))

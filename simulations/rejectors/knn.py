@@ -78,6 +78,7 @@ LEAF_SIZE = 128
 ``cKDTree``'s default 16 (``benchmarks/bench_rejectors.py``, item ``knn_leaf16``)."""
 
 _CHUNK_DISTANCES = 2**22  # distances held at once by the brute force
+_CACHE_DISTANCES = 2**20  # by the screening in the tree's order: a block that stays in cache
 
 _U32 = 2.0**-24  # unit roundoff of float32, the screening dtype
 _U64 = 2.0**-53  # unit roundoff of float64
@@ -255,7 +256,13 @@ class FittedKNN(FittedRejector):
             Y = self.X_train_
             mean = Y.mean(axis=0)
             with np.errstate(over="ignore", invalid="ignore"):
-                spread = np.max(np.abs(Y - mean)) if Y.shape[0] else 0.0
+                # max |Y - mean| from the columns' extremes, without Y's size twice over: a
+                # rounded difference is monotone in Y and -(a - b) rounds as b - a
+                spread = (
+                    max(np.max(Y.max(axis=0) - mean), np.max(mean - Y.min(axis=0)))
+                    if Y.shape[0]
+                    else 0.0
+                )
             self._screen = None
             if np.isfinite(spread) and np.all(np.isfinite(mean)):
                 # largest centred coordinate scaled into [2**10, 2**11) (exact: a power of two)
@@ -397,7 +404,7 @@ def _screened_kth(
     norms = np.full(groups * size, np.inf, dtype=np.float32)
     norms[:n_train] = Y_sq_norms
     max_sq_norm = float(Y_sq_norms.max())
-    rows = max(1, (2**20 if tree else _CHUNK_DISTANCES) // n_train)
+    rows = max(1, (_CACHE_DISTANCES if tree else _CHUNK_DISTANCES) // n_train)
     out = np.empty(X.shape[0])
     for start in range(0, X.shape[0], rows):
         stop = min(start + rows, X.shape[0])
