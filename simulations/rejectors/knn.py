@@ -406,6 +406,10 @@ def _screened_kth(
     max_sq_norm = float(Y_sq_norms.max())
     rows = max(1, (_CACHE_DISTANCES if tree else _CHUNK_DISTANCES) // n_train)
     out = np.empty(X.shape[0])
+    # one buffer for every block's screened distances and one for their group minima: a block
+    # allocated anew each time is returned to the system and faults its pages in again
+    block_buffer = np.empty((min(rows, X.shape[0]), groups * size), dtype=np.float32)
+    minima_buffer = np.empty((min(rows, X.shape[0]), groups), dtype=np.float32)
     for start in range(0, X.shape[0], rows):
         stop = min(start + rows, X.shape[0])
         Q = X_screen[start:stop]
@@ -415,11 +419,11 @@ def _screened_kth(
                 _tree_kth(X[start:stop], fitted) if tree else _cdist_kth(X[start:stop], Y, k)
             )
             continue
-        partial = Q @ Y_minus2  # x'^T (-2 y')
+        partial = np.matmul(Q, Y_minus2, out=block_buffer[: stop - start])  # x'^T (-2 y')
         partial += norms  # s - n_x, rounded as s is before its last addition
         by_group = partial.reshape(stop - start, size, groups)
         # fl(a + n_x) is non-decreasing in a: the minimum of s over a group is fl(min a + n_x)
-        minima = np.minimum.reduce(by_group, axis=1)
+        minima = np.minimum.reduce(by_group, axis=1, out=minima_buffer[: stop - start])
         minima += q_norms[:, None]
         bound = np.partition(minima, k - 1, axis=1)[:, k - 1].astype(np.float64)  # U >= t
         limit = bound + 2.0 * screening_margin(q_norms, max_sq_norm, d)
