@@ -41,9 +41,8 @@ values overflow float64 or float32, and blocks holding a query row far outside t
 (squared screened norm above :math:`2^{100}`), take the tree or ``cdist`` against every
 training sample. Memory: a block holds at most about 2**22 screened distances (16 MiB; with
 the group minima and the candidate masks under 40 MiB; 2**20 in the tree's case, a block that
-stays in cache; one buffer for all the blocks), plus two float32 copies of the training samples,
-centred and, for the product, transposed times -2 (:math:`2 \times 4 n_{train} d` bytes: 430 MB
-for 70,000 x 768).
+stays in cache; one buffer for all the blocks), plus one float32 copy of the training samples,
+centred, as the product's columns (:math:`4 n_{train} d` bytes: 215 MB for 70,000 x 768).
 
 References
 ----------
@@ -129,7 +128,8 @@ def screening_margin(sq_norms: np.ndarray, max_sq_norm: float, n_features: int) 
     themselves within a relative :math:`(d + 2)\,2^{-53}` of the exact ones, far inside the
     slack of (iv).) The screening computes :math:`x'^\top(-2y')` rather than
     :math:`-2\,x'^\top y'`: scaling by a power of two is exact, so the rounding errors are
-    those of (i), doubled, with no more underflow.
+    those of (i), doubled, with no more underflow (the product is computed as
+    :math:`(-2x')^\top y'`, the same numbers).
 
     Parameters
     ----------
@@ -268,10 +268,16 @@ class FittedKNN(FittedRejector):
             if np.isfinite(spread) and np.all(np.isfinite(mean)):
                 # largest centred coordinate scaled into [2**10, 2**11) (exact: a power of two)
                 exponent = int(np.frexp(spread)[1]) - 11 if spread > 0 else 0
-                centred = _centred(Y, mean, exponent)
+                # Y' written straight into the columns the screening's product reads (padded
+                # to whole groups of samples, see _screened_kth): one float32 copy of Y
+                n, d = Y.shape
+                groups = _group_count(n, self.n_neighbors)
+                columns = np.zeros((d, groups * -(-n // groups)), dtype=np.float32)
+                centred = _centred(Y, mean, exponent, out=columns[:, :n].T)
                 if centred is not None:
                     sq_norms = np.einsum("ij,ij->i", centred, centred)
                     self._screen = (centred, mean, exponent, sq_norms)
+                    self._columns = columns
         return self._screen
 
     def _score_predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -346,10 +352,14 @@ def tree_order_known(n_features: int) -> bool:
     return _TREE_ORDER[d]
 
 
-def _centred(X: np.ndarray, mean: np.ndarray, exponent: int) -> np.ndarray | None:
-    """``float32(2**-exponent (X - mean))``, or ``None`` if a value leaves the float32 range."""
+def _centred(
+    X: np.ndarray, mean: np.ndarray, exponent: int, out: np.ndarray | None = None
+) -> np.ndarray | None:
+    """``float32(2**-exponent (X - mean))`` (into ``out`` if given, a float32 array or view of
+    ``X``'s shape), or ``None`` if a value leaves the float32 range."""
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.empty(X.shape, dtype=np.float32)
+        if out is None:
+            out = np.empty(X.shape, dtype=np.float32)
         rows = max(1, _CHUNK_DISTANCES // max(X.shape[1], 1))
         for start in range(0, X.shape[0], rows):  # a float64 block at a time, never all of X
             block = np.ldexp(X[start : start + rows] - mean, -exponent)
@@ -399,9 +409,9 @@ def _screened_kth(
     n_train, d = Y_screen.shape
     groups = _group_count(n_train, k)
     size = -(-n_train // groups)  # samples per group
-    # -2 y' as columns (exact), padded to groups * size columns whose n_y is +inf
-    Y_minus2 = np.zeros((d, groups * size), dtype=np.float32)
-    np.multiply(Y_screen.T, np.float32(-2.0), out=Y_minus2[:, :n_train])
+    # y' as columns (Y_screen is a view of them), padded to groups * size zero columns whose
+    # n_y is +inf
+    Y_columns = fitted._columns
     norms = np.full(groups * size, np.inf, dtype=np.float32)
     norms[:n_train] = Y_sq_norms
     max_sq_norm = float(Y_sq_norms.max())
@@ -420,7 +430,8 @@ def _screened_kth(
                 _tree_kth(X[start:stop], fitted) if tree else _cdist_kth(X[start:stop], Y, k)
             )
             continue
-        partial = np.matmul(Q, Y_minus2, out=block_buffer[: stop - start])  # x'^T (-2 y')
+        # (-2 x')^T y': -2 is exact, so every product and sum is -2 times that of x'^T y'
+        partial = np.matmul(Q * np.float32(-2.0), Y_columns, out=block_buffer[: stop - start])
         partial += norms  # s - n_x, rounded as s is before its last addition
         by_group = partial.reshape(stop - start, size, groups)
         # fl(a + n_x) is non-decreasing in a: the minimum of s over a group is fl(min a + n_x)
