@@ -12,8 +12,9 @@ square root of a sum of squared differences accumulated in the tree's own order
 below, where a k-d tree visits a large share of the leaves, the same numbers come from a
 screened brute force (below) whose exact recompute sums in the tree's order, bit for bit the
 tree's answer: on the sweep's cells (d = 10, 9,600 training x 2,400 test rows) 21 ms of CPU a
-cell on average against the tree's 50 (2.5-3x at σ ≥ 6, about even at σ < 1). The screened path is used only after a check, once per process and
-dimension, that this SciPy's tree sums in that order (else the tree searches).
+cell on average against the tree's 50 (2.5-3x at σ ≥ 6, about even at σ < 1). The screened
+path is used only after a check, once per process and dimension, that this SciPy's tree sums in
+that order (else the tree searches).
 
 In high dimension (``algorithm="brute"``), where a k-d tree visits nearly every leaf and is
 slower than brute force, an exact brute force whose distances are those of
