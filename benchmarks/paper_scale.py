@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -133,9 +134,13 @@ def run_command(argv: list[str]) -> dict:
 
 
 class Clock:
-    """CPU (user + sys of this process) and wall seconds of a block."""
+    """CPU (user + sys of this process) and wall seconds of a block, and, while tracemalloc
+    traces, the peak bytes allocated through Python and NumPy during it (everything alive
+    then counted: the split's data too), ``None`` otherwise."""
 
     def __enter__(self):
+        if tracemalloc.is_tracing():
+            tracemalloc.reset_peak()
         self.usage = resource.getrusage(resource.RUSAGE_SELF)
         self.start = time.perf_counter()
         return self
@@ -144,6 +149,7 @@ class Clock:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         self.wall = time.perf_counter() - self.start
         self.cpu = (usage.ru_utime - self.usage.ru_utime) + (usage.ru_stime - self.usage.ru_stime)
+        self.peak = tracemalloc.get_traced_memory()[1] if tracemalloc.is_tracing() else None
 
 
 def components(Z: np.ndarray, y: np.ndarray) -> list[tuple[str, Clock, Clock | None, str]]:
@@ -327,15 +333,21 @@ def main() -> int:
             f"## Components of one compare split ({n_train:,} training rows, "
             f"{args.n - n_train:,} test rows; one BLAS thread each)",
             "",
-            "| component | gcul CPU s | gcul wall s | scikit-learn CPU s | scikit-learn wall s "
-            "| scikit-learn equivalent |",
-            "|---|--:|--:|--:|--:|---|",
+            "Peak: the largest memory allocated through Python and NumPy during the component "
+            "(tracemalloc; the split's float64 rows, 0.62 GB at 100,000 x 768, included).",
+            "",
+            "| component | gcul CPU s | gcul wall s | gcul peak GB | scikit-learn CPU s "
+            "| scikit-learn wall s | scikit-learn peak GB | scikit-learn equivalent |",
+            "|---|--:|--:|--:|--:|--:|--:|---|",
         ]
+        tracemalloc.start()
         for label, ours, theirs, note in components(Z, y):
             sk_cpu = f"{theirs.cpu:.1f}" if theirs else "-"
             sk_wall = f"{theirs.wall:.1f}" if theirs else "-"
+            sk_peak = f"{theirs.peak / 1e9:.2f}" if theirs else "-"
             lines.append(
-                f"| {label} | {ours.cpu:.1f} | {ours.wall:.1f} | {sk_cpu} | {sk_wall} | {note} |"
+                f"| {label} | {ours.cpu:.1f} | {ours.wall:.1f} | {ours.peak / 1e9:.2f} | {sk_cpu} "
+                f"| {sk_wall} | {sk_peak} | {note} |"
             )
             print(lines[-1], file=sys.stderr, flush=True)
         lines += ["", f"Load average at the end: {_load()}.", ""]

@@ -19,6 +19,7 @@ set -euo pipefail
 old=$1 new=$2 runs=${3:-3}
 python=${PYTHON:-python}
 here=$(cd "$(dirname "$0")" && pwd)
+top=$(git -C "$here" rev-parse --show-toplevel)
 work=$(mktemp -d /tmp/reproduce-wall-XXXX)
 trap 'rm -rf "$work"' EXIT
 tree_of() {  # a folder as it is, or a commit exported to $work/tree-$2
@@ -26,12 +27,17 @@ tree_of() {  # a folder as it is, or a commit exported to $work/tree-$2
     (cd "$1" && pwd)
   else
     mkdir "$work/tree-$2"
-    git -C "$here" archive "$1" | tar -x -C "$work/tree-$2"
+    # from the repository's top: run in a subfolder, git archive exports that subfolder only,
+    # and the side would then import whatever simulations package is installed
+    git -C "$top" archive "$1" | tar -x -C "$work/tree-$2"
     echo "$work/tree-$2"
   fi
 }
 old=$(tree_of "$old" old)
 new=$(tree_of "$new" new)
+for tree in "$old" "$new"; do  # else the side would run the installed package instead
+  [ -f "$tree/simulations/__init__.py" ] || { echo "no simulations package in $tree" >&2; exit 2; }
+done
 declare -A cpu_runs=([old]="" [new]="")
 for run in $(seq 1 "$runs"); do
   for side in old new; do

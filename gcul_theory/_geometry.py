@@ -341,18 +341,21 @@ def class_rates(
 
 
 def class_means(
-    Z: np.ndarray, labels: np.ndarray
+    Z: np.ndarray, labels: np.ndarray, rows: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-class means over the classes present in ``labels``, in O(N d + K d).
 
     Returns the present classes, their counts, their means (K, d), and ``Z`` and the class
-    index (0..K-1) of each row, both sorted by class.
+    index (0..K-1) of each row, both sorted by class. With ``rows`` (indices), of the rows
+    ``Z[rows]`` labelled ``labels[rows]``, gathered once (no copy of ``Z[rows]`` on the way).
     """
+    if rows is not None:
+        labels = labels[rows]
     classes, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
     if classes.size == 0:  # every sample is misclassified: no class has a clean core
-        return classes, counts, np.zeros((0, Z.shape[1])), Z, index
+        return classes, counts, np.zeros((0, Z.shape[1])), Z[:0], index
     order = np.argsort(index, kind="stable")
-    Z_sorted = Z[order]
+    Z_sorted = Z[order if rows is None else rows[order]]
     index_sorted = index[order]
     starts = np.r_[0, np.cumsum(counts)[:-1]]
     means = np.add.reduceat(Z_sorted, starts, axis=0) / counts[:, None]
@@ -363,14 +366,58 @@ def _spreads_of_classes(
     Z_sorted: np.ndarray, index_sorted: np.ndarray, means: np.ndarray, directions: np.ndarray
 ) -> np.ndarray:
     """Σ over each class's rows of ((z - μ_c)·d̂_c)², block by block."""
+    return _gathered_spreads(Z_sorted, None, index_sorted, means, directions)
+
+
+def _gathered_spreads(
+    Z: np.ndarray,
+    sorted_rows: np.ndarray | None,
+    index_sorted: np.ndarray,
+    means: np.ndarray,
+    directions: np.ndarray,
+) -> np.ndarray:
+    """:func:`_spreads_of_classes` of ``Z[sorted_rows]`` (of ``Z`` itself if ``None``), each
+    block of rows gathered into one reused buffer: the same blocks, the same numbers."""
+    n_rows = Z.shape[0] if sorted_rows is None else sorted_rows.size
     squares = np.zeros(means.shape[0])
-    step = row_blocks(Z_sorted.shape[0], Z_sorted.shape[1]).step
-    for start in range(0, Z_sorted.shape[0], step):
+    step = row_blocks(n_rows, Z.shape[1]).step
+    buffer = None if sorted_rows is None else np.empty((min(step, n_rows), Z.shape[1]))
+    for start in range(0, n_rows, step):
         block = index_sorted[start : start + step]
-        centred = Z_sorted[start : start + step] - means[block]
+        if sorted_rows is None:
+            rows = Z[start : start + step]
+        else:
+            chosen = sorted_rows[start : start + step]
+            rows = np.take(Z, chosen, axis=0, out=buffer[: chosen.size], mode="clip")
+        centred = rows - means[block]
         projections = np.einsum("ij,ij->i", centred, directions[block])
         squares += np.bincount(block, weights=projections**2, minlength=means.shape[0])
     return squares
+
+
+def _gathered_class_means(
+    Z: np.ndarray, labels: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`class_means` of ``(Z, labels, rows)`` without ``Z_sorted``: the row indices
+    ``sorted_rows`` (``Z_sorted = Z[sorted_rows]``) in its place. Each class's rows are gathered
+    into one reused buffer and summed by ``np.add.reduceat`` as one segment: a segment's sum
+    does not depend on the others, so the means are :func:`class_means`' bit for bit, without
+    a copy of nearly all of ``Z``."""
+    labels = labels[rows]
+    classes, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    if classes.size == 0:  # every sample is misclassified: no class has a clean core
+        return classes, counts, np.zeros((0, Z.shape[1])), rows[:0], index
+    order = np.argsort(index, kind="stable")
+    sorted_rows = rows[order]
+    index_sorted = index[order]
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    buffer = np.empty((int(counts.max()), Z.shape[1]))
+    sums = np.empty((classes.size, Z.shape[1]))
+    for c, (start, count) in enumerate(zip(starts, counts, strict=True)):
+        chosen = sorted_rows[start : start + count]
+        block = np.take(Z, chosen, axis=0, out=buffer[:count], mode="clip")
+        sums[c] = np.add.reduceat(block, [0], axis=0)[0]
+    return classes, counts, sums / counts[:, None], sorted_rows, index_sorted
 
 
 def _pool_scatter(Z_err: np.ndarray, mu_mix: np.ndarray, directions: np.ndarray) -> np.ndarray:
@@ -546,7 +593,9 @@ def estimate_geometry(
     Z_s, shift = scaled(Z_a)
     Z_err = Z_s[errors]
     mu_mix = Z_err.mean(axis=0)
-    classes, clean_counts, means, Z_sorted, index_sorted = class_means(Z_s[~errors], y_a[~errors])
+    classes, clean_counts, means, sorted_rows, index_sorted = _gathered_class_means(
+        Z_s, y_a, np.flatnonzero(~errors)
+    )
     no_clean = np.setdiff1d(present, classes)
     if no_clean.size:
         subject = (
@@ -576,7 +625,7 @@ def estimate_geometry(
         pool_covariance = _pool_scatter(Z_err, mu_mix, directions) / (n_errors - 1)
         pool = np.sqrt(np.maximum(np.diagonal(pool_covariance), 0.0))
     own = np.sqrt(
-        _spreads_of_classes(Z_sorted, index_sorted, means, directions)
+        _gathered_spreads(Z_s, sorted_rows, index_sorted, means, directions)
         / np.maximum(clean_counts - 1, 1)
     )
     single = (clean_counts == 1) & ~coincident

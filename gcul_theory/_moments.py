@@ -115,7 +115,7 @@ def _unbiased_trace_of_square(scatter_trace_square: float, scatter_trace: float,
 def _groups(Z: np.ndarray, y: np.ndarray, y_pred: np.ndarray, n_classes: int):
     """Error pool rows, and per class its clean rows' count, mean and block of ``Z_sorted``."""
     errors = y_pred != y
-    present, present_counts, present_means, Z_sorted, _ = class_means(Z[~errors], y[~errors])
+    present, present_counts, present_means, Z_sorted, _ = class_means(Z, y, np.flatnonzero(~errors))
     n_clean = np.zeros(n_classes, dtype=np.int64)
     n_clean[present] = present_counts
     means = np.zeros((n_classes, Z.shape[1]))

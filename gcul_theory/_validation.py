@@ -129,23 +129,41 @@ def as_float_array(
         )
     with np.errstate(over="ignore", invalid="ignore"):  # longdouble beyond float64 becomes inf
         array = array.astype(np.float64, copy=False)
-    negative_zero = (array == 0.0) & np.signbit(array)
-    if negative_zero.any():  # -0.0 is 0.0; a copy keeps the caller's array untouched
-        array = np.where(negative_zero, 0.0, array)
-    finite = np.isfinite(array)
-    if not finite.all():
-        bad = float(array[~finite].flat[0])
-        raise ValueError(f"{name} must be finite float64 values (no NaN or inf); got {bad!r}")
+    # the checks a block of values at a time: no mask as large as a large array (a 100,000 x 768
+    # one would take four of 77 MB); the first bad value in C order, as over the whole array
+    blocks = _flat_blocks(array)
+    if any(((block == 0.0) & np.signbit(block)).any() for block in blocks):
+        # -0.0 is 0.0; a copy keeps the caller's array untouched
+        array = np.where((array == 0.0) & np.signbit(array), 0.0, array)
+        blocks = _flat_blocks(array)
+    for block in blocks:
+        finite = np.isfinite(block)
+        if not finite.all():
+            bad = float(block[~finite][0])
+            raise ValueError(f"{name} must be finite float64 values (no NaN or inf); got {bad!r}")
+    if lower is None and upper is None:
+        return array
     interval = _interval(lower, upper, lower_open, upper_open)
-    outside = np.zeros(array.shape, dtype=bool)
-    if lower is not None:
-        outside |= (array <= lower) if lower_open else (array < lower)
-    if upper is not None:
-        outside |= (array >= upper) if upper_open else (array > upper)
-    if outside.any():
-        bad = float(array[outside].flat[0])
-        raise ValueError(f"{name} must lie in {interval}; got {bad!r}")
+    for block in blocks:
+        outside = np.zeros(block.shape, dtype=bool)
+        if lower is not None:
+            outside |= (block <= lower) if lower_open else (block < lower)
+        if upper is not None:
+            outside |= (block >= upper) if upper_open else (block > upper)
+        if outside.any():
+            bad = float(block[outside][0])
+            raise ValueError(f"{name} must lie in {interval}; got {bad!r}")
     return array
+
+
+_CHECK_BLOCK = 1 << 20  # values checked at once by as_float_array
+
+
+def _flat_blocks(array: np.ndarray) -> list[np.ndarray]:
+    """``array``'s values in C order as consecutive 1-D views of at most ``_CHECK_BLOCK``
+    values (one raveled copy if ``array`` is not C-contiguous)."""
+    flat = array.reshape(-1)
+    return [flat[start : start + _CHECK_BLOCK] for start in range(0, flat.size, _CHECK_BLOCK)]
 
 
 def as_float_scalar(value: Any, name: str, **interval: Unpack[Interval]) -> float:

@@ -87,7 +87,12 @@ def column_medians(ZT: np.ndarray, rows: np.ndarray) -> np.ndarray:
     summed and divided the same way (starting from ``0.0`` turns a ``-0.0`` median into ``0.0``,
     as in ``np.median``, whichever zero the partition put there).
     """
-    part = ZT.compress(rows, axis=1)  # a copy, partitioned in place
+    return _middle_values(ZT.compress(rows, axis=1))  # a copy, partitioned in place
+
+
+def _middle_values(part: np.ndarray) -> np.ndarray:
+    """The medians of the rows of ``part`` (a C-contiguous copy of the selected columns, of at
+    least one column), as :func:`column_medians` computes them; ``part`` is partitioned."""
     m = part.shape[1]
     half = m // 2
     part.partition(half, axis=1)  # the middle value of each row (the upper one if m is even)
@@ -100,11 +105,16 @@ def column_medians(ZT: np.ndarray, rows: np.ndarray) -> np.ndarray:
 def initial_centers(Z, y, y_pred, error_mask, n_classes: int) -> np.ndarray:
     """Phase 2's initial centres: the median of each predicted class (of the samples labelled
     with it when phase 1 never predicts it), then that of the error pool if it is not empty."""
-    ZT = np.ascontiguousarray(Z.T)
     predicted = np.bincount(y_pred, minlength=n_classes)
-    init = [
-        column_medians(ZT, (y_pred == c) if predicted[c] else (y == c)) for c in range(n_classes)
-    ]
+    masks = [(y_pred == c) if predicted[c] else (y == c) for c in range(n_classes)]
     if error_mask.any():
-        init.append(column_medians(ZT, error_mask))
-    return np.stack(init)
+        masks.append(error_mask)
+    if Z.size < _GATHER_ELEMENTS:
+        ZT = np.ascontiguousarray(Z.T)
+        return np.stack([column_medians(ZT, rows) for rows in masks])
+    # large Z: no transposed copy of all of it, each group's rows gathered and transposed
+    # alone (the same values in the same order as ZT.compress(rows, axis=1))
+    return np.stack([_middle_values(np.ascontiguousarray(Z[rows].T)) for rows in masks])
+
+
+_GATHER_ELEMENTS = 1 << 22  # Z of 32 MB or more: initial_centers gathers each group alone

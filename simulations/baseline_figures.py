@@ -28,7 +28,6 @@ from matplotlib.patches import Patch
 import gcul_theory
 from simulations import registry
 from simulations.figures import FONT_SIZE, NOISE_LABEL, SINGLE_LEVEL_WINDOW, rejector_line_kwargs
-from simulations.gcul import GCUL
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import CellScores, score_cell
 from simulations.synthetic import SyntheticConfig, make_dataset
@@ -78,6 +77,8 @@ def risk_coverage_cells(
     every rejector (:func:`simulations.rejectors.evaluate.score_cell`) are those of
     :func:`simulations.sweep.cell.compute_row`, so the curves end at the row's values.
     """
+    from simulations.gcul import GCUL  # here: scikit-learn loads where a fit runs, not on import
+
     config = config or SyntheticConfig()
     cells = []
     with single_threaded_blas():

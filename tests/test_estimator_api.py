@@ -532,7 +532,8 @@ def test_the_parent_of_a_sweep_does_not_import_scikit_learn():
 
     code = (
         "import sys; import simulations.sweep, simulations.cli, simulations.report, "
-        "simulations.figures, simulations.models; "
+        "simulations.figures, simulations.models, simulations.baseline_figures, "
+        "simulations.baselines, simulations.reproduce; "
         "from simulations.models import kmeans, single_threaded_blas; "
         "print('sklearn' in sys.modules)"
     )

@@ -647,3 +647,23 @@ def test_selective_outcomes_edges() -> None:
     nothing = SelectiveOutcomes(wrong, wrong, np.zeros(4, bool))
     assert nothing.rejection_rate == 0.0 and nothing.empirical_lambda() == 0.0  # rho = 0: 0
     assert nothing.selective_error == nothing.base_error == 0.5
+
+
+def test_initial_centers_of_large_data_gather_each_group_bit_for_bit(monkeypatch):
+    # large Z: each group's rows gathered and transposed alone, no transposed copy of all of Z;
+    # the medians are those of the small-data path, every bit (zeros of both signs included)
+    import simulations._guided_clustering as guided
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((5000, 40))
+    Z[:, 3] = -0.0
+    Z[::2, 5] = 0.0
+    y = rng.integers(0, 4, 5000)
+    y_pred = y.copy()
+    y_pred[:300] = (y_pred[:300] + 1) % 4
+    errors = y_pred != y
+    expected = guided.initial_centers(Z, y, y_pred, errors, 4)
+    monkeypatch.setattr(guided, "_GATHER_ELEMENTS", 10)
+    got = guided.initial_centers(Z, y, y_pred, errors, 4)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))

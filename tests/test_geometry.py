@@ -521,3 +521,27 @@ def test_corr_mix_is_validated():
     with pytest.raises(ValueError, match="corr_mix must have a unit diagonal"):
         Geometry(**GOOD, corr_mix=[[0.9, 0.0], [0.0, 1.0]])
     assert Geometry(**GOOD).corr_mix is None
+
+
+@pytest.mark.parametrize("d", [1, 7, 40])
+def test_class_moments_gathered_into_a_buffer_are_those_of_the_sorted_copy(d):
+    # estimate_geometry gathers each class's clean rows (and each block of them) into one
+    # reused buffer instead of a sorted copy of nearly all of Z: the same means and spreads,
+    # bit for bit (d = 1 too, where NumPy's sums along rows would take another order)
+    from gcul_theory import _geometry
+
+    rng = np.random.default_rng(d)
+    Z = rng.standard_normal((6000, d)) * 10.0 ** rng.uniform(-3, 3, d)
+    y = rng.integers(0, 5, 6000)
+    rows = np.flatnonzero(rng.random(6000) < 0.9)
+    classes, counts, means, Z_sorted, index = _geometry.class_means(Z, y, rows)
+    gathered = _geometry._gathered_class_means(Z, y, rows)
+    np.testing.assert_array_equal(gathered[0], classes)
+    np.testing.assert_array_equal(gathered[1], counts)
+    np.testing.assert_array_equal(gathered[2], means)
+    np.testing.assert_array_equal(Z[gathered[3]], Z_sorted)
+    directions = rng.standard_normal((classes.size, d))
+    np.testing.assert_array_equal(
+        _geometry._gathered_spreads(Z, gathered[3], gathered[4], means, directions),
+        _geometry._spreads_of_classes(Z_sorted, index, means, directions),
+    )

@@ -1085,3 +1085,70 @@ def test_validate_features_shortcut_has_the_effect_of_validate_data():
     # float labels are not taken by the shortcut: validate_data checks them
     with pytest.raises(ValueError, match="Input y contains NaN"):
         validate_features(LogisticRegression(), X, np.where(y == 0, np.nan, 1.0), reset=True)
+
+
+@pytest.mark.parametrize(
+    ("shape", "scale", "offset", "unscaled"),
+    [
+        ((9600, 10), 7.3, 0.0, True),  # the sweep's cells
+        ((500, 64), 1e-3, 0.0, True),  # scaled up (exponent < 0)
+        ((300, 20), 1e5, 0.0, True),
+        ((100, 100), 3.0, 0.0, True),  # as many rows as columns
+        ((1000, 30), 1e-200, 0.0, False),  # beyond 2**-450: the scaled copy
+        ((800, 12), 1e200, 0.0, False),  # beyond 2**450
+        ((400, 8), 1.0, 5e4, False),  # far from the origin: centred explicitly
+        ((30, 40), 3.0, 0.0, False),  # fewer rows than columns
+    ],
+)
+def test_scaled_design_without_a_copy_is_the_scaled_copys_bit_for_bit(
+    shape, scale, offset, unscaled
+):
+    # scaled_design builds the design of X * 2**-e from X itself where every product and sum
+    # scales exactly; the design is then that of the scaled copy, every bit
+    from simulations.models import _design
+    from simulations.models._numerics import power_of_two_exponent
+
+    rng = np.random.default_rng(shape[1])
+    X = offset + rng.standard_normal(shape) * scale * rng.uniform(0.5, 2.0, shape[1])
+    X[:, 1] = 0.0  # a constant column (a zero eigenvalue)
+    e = power_of_two_exponent(X)
+    with single_threaded_blas():
+        reference = _design.whitened_design(np.ldexp(X, -e))
+        design = _design.scaled_design(X)
+        assert (_design._unscaled_whitened_design(X, e) is not None) == unscaled
+    assert design.exponent == e != 0
+    for got, expected in zip(design[1:], reference, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_scaled_design_declines_a_tiny_entry():
+    # one entry below 2**(e - 450): its products could leave the normal range once scaled
+    from simulations.models import _design
+
+    X = np.random.default_rng(1).standard_normal((400, 8))
+    X[5, 2] = 1e-160
+    assert _design._unscaled_whitened_design(X, 2) is None
+    assert _design._unscaled_whitened_design(np.where(X == 1e-160, 1.0, X), 2) is not None
+
+
+@pytest.mark.parametrize("tol", [1e-4, 0.0])
+def test_kmeans_memory_lean_path_is_the_copies_bit_for_bit(tol, monkeypatch):
+    # a large X is centred in place and read through a transposed view (one copy of X instead
+    # of three at the peak); the partition, the centres and the iterations are those of the
+    # copies, every bit
+    from simulations.models import _kmeans
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((3000, 40)) * rng.uniform(0.5, 30.0, 40)
+    init = X[rng.choice(3000, 6, replace=False)] + 0.1
+    copies = _kmeans.lloyd(X, init, 50, tol)
+    monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 1000)
+    assert _kmeans._lean_applies(X.shape, 6) and not _kmeans._lean_applies((3000, 1), 6)
+    before = X.copy()
+    lean = _kmeans.lloyd(X, init, 50, tol)
+    np.testing.assert_array_equal(X, before)  # the caller's X untouched
+    for got, expected in zip(lean, copies, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    # the variances continued a block of rows at a time are np.var's
+    for rows in (1, 7, 2999, 3000):
+        np.testing.assert_array_equal(_kmeans._column_variances(X, rows), np.var(X, axis=0))

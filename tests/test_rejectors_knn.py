@@ -137,9 +137,7 @@ def test_screened_brute_force_is_cdist_bit_for_bit(case, k, monkeypatch):
     calls = []
     monkeypatch.setattr(knn, "_CHUNK_DISTANCES", 50 * len(X_train))  # several blocks
     original = knn._cdist_kth
-    monkeypatch.setattr(
-        knn, "_cdist_kth", lambda *a: calls.append(len(a[0])) or original(*a)
-    )
+    monkeypatch.setattr(knn, "_cdist_kth", lambda *a: calls.append(len(a[0])) or original(*a))
     fitted = FittedKNN(X_train, _StubPhase1(), k, algorithm="brute")
     got = fitted.kth_distance(X)
     np.testing.assert_array_equal(got, _cdist_reference(X_train, X, k))  # every bit
@@ -170,3 +168,91 @@ def test_screening_margin_bounds_the_screened_error():
         assert np.all(error <= margin)
         # and the margin is not vacuous: within 1000 times the largest error seen
         assert np.all(margin <= 1000 * error.max())
+
+
+# --------------------------------------------------------------------------------------------
+# The k-d tree's distances by the screened brute force: bit for bit the tree's answer
+
+
+def _tree_reference(X_train, X, k):
+    from scipy.spatial import cKDTree
+
+    return cKDTree(X_train, leafsize=128, balanced_tree=False).query(X, k=[k])[0][:, 0]
+
+
+@pytest.mark.parametrize(("seed", "noise"), [(16, 0.0), (16, 6.0), (11, 12.0), (19, 16.0)])
+def test_sweep_cells_screened_in_the_tree_order_are_the_tree_bit_for_bit(seed, noise):
+    from simulations.rejectors import knn
+
+    data, _, context = cell(seed, noise, PAPER)
+    fitted = get_rejector("knn").fit(context)
+    assert fitted.algorithm_ == "kd_tree"
+    # this SciPy's tree sums as tree_squared_distances does (else the tree itself searches)
+    assert fitted.search_ == ("screened" if knn.tree_order_known(10) else "tree")
+    got = fitted.kth_distance(data.X_test)
+    np.testing.assert_array_equal(got, _tree_reference(data.X_train, data.X_test, 10))
+
+
+@pytest.mark.parametrize("d", [3, 6, 8, 9])
+@pytest.mark.parametrize("case", ["plain", "offset", "duplicates", "huge", "tiny", "outliers"])
+@pytest.mark.parametrize("k", [1, 10])
+def test_screened_tree_order_is_the_tree_bit_for_bit(d, case, k, monkeypatch):
+    # every remainder of d modulo 4 (the tree's four accumulators, then one by one)
+    from simulations.rejectors import knn
+
+    rng = np.random.default_rng(d)
+    n_train = 2 ** (d + 3)  # below 2**(d + 4): screened
+    Z = rng.standard_normal((n_train + 300, d))
+    if case == "offset":
+        Z += 1e4
+    elif case == "duplicates":
+        Z[:40] = Z[0]
+        Z[40:80] = Z[1] + 1e-12
+    elif case == "huge":
+        Z *= 1e250
+    elif case == "tiny":
+        Z *= 1e-300
+    X_train, X = Z[:n_train], Z[n_train:]
+    if case == "outliers":
+        X = X.copy()
+        X[:3] *= 1e30  # its block is searched by the tree
+    monkeypatch.setattr(knn, "_CHUNK_DISTANCES", 1)  # never used by the tree-order path
+    fitted = FittedKNN(X_train, _StubPhase1(), k)
+    assert fitted.algorithm_ == "kd_tree"
+    assert fitted.search_ == ("screened" if knn.tree_order_known(d) else "tree")
+    np.testing.assert_array_equal(fitted.kth_distance(X), _tree_reference(X_train, X, k))
+
+
+def test_tree_order_check_tells_another_summation_order(monkeypatch):
+    # the check has teeth: sums in plain coordinate order (as cdist adds them) are not the
+    # tree's, and a FittedKNN then lets the tree search
+    from simulations.rejectors import knn
+
+    def sequential(X, Y):
+        squares = (X - Y) ** 2
+        total = np.zeros(squares.shape[0])
+        for j in range(squares.shape[1]):
+            total += squares[:, j]
+        return total
+
+    monkeypatch.setattr(knn, "_TREE_ORDER", {})
+    monkeypatch.setattr(knn, "tree_squared_distances", sequential)
+    assert not knn.tree_order_known(10)
+    rng = np.random.default_rng(2)
+    X_train = rng.standard_normal((3000, 10))
+    assert FittedKNN(X_train, _StubPhase1(), 10).search_ == "tree"
+
+
+def test_search_follows_the_training_size():
+    # the screened brute force below 2**(d + 4) training rows, the tree from there on
+    from simulations.rejectors import knn
+
+    rng = np.random.default_rng(9)
+    small, large = rng.standard_normal((2**9, 5)), rng.standard_normal((2**9 + 1, 5))
+    assert FittedKNN(small[:-1], _StubPhase1()).search_ == (
+        "screened" if knn.tree_order_known(5) else "tree"
+    )
+    assert FittedKNN(large, _StubPhase1()).search_ == "tree"
+    assert FittedKNN(large, _StubPhase1(), algorithm="brute").search_ == "screened"
+    with pytest.raises(AttributeError, match="a 'brute' FittedKNN has no k-d tree"):
+        _ = FittedKNN(large, _StubPhase1(), algorithm="brute").tree_

@@ -151,6 +151,65 @@ class ScaledDesign(NamedTuple):
 
 
 def scaled_design(X: np.ndarray) -> ScaledDesign:
-    """The :class:`ScaledDesign` of a validated ``X`` (call it with BLAS single-threaded)."""
+    """The :class:`ScaledDesign` of a validated ``X`` (call it with BLAS single-threaded).
+
+    Without a scaled copy of ``X`` when none is needed (:func:`_unscaled_whitened_design`): the
+    same design, bit for bit, for about a third less memory (a 100,000 x 768 ``X`` is 614 MB).
+    """
     exponent = power_of_two_exponent(X)
-    return ScaledDesign(exponent, *whitened_design(np.ldexp(X, -exponent)))
+    if exponent == 0:  # X * 2**0 is X
+        return ScaledDesign(0, *whitened_design(X))
+    design = _unscaled_whitened_design(X, exponent)
+    if design is None:
+        design = whitened_design(np.ldexp(X, -exponent))
+    return ScaledDesign(exponent, *design)
+
+
+_EXACT_RANGE = 450  # nonzero entries within 2**±450: no product or sum of two leaves float64
+
+
+def _unscaled_whitened_design(X: np.ndarray, exponent: int):
+    r""":func:`whitened_design` of ``X * 2**-exponent`` computed from ``X``, or ``None``.
+
+    Where it answers, the answer is the scaled copy's bit for bit, by two facts. (i) A power of
+    two commutes with every rounding of a product or sum that neither overflows nor leaves the
+    normal range: when every nonzero entry of ``X`` and of ``X * 2**-exponent`` lies within
+    :math:`2^{\pm 450}`, every product of two entries (or of an entry and 1) lies within
+    :math:`2^{\pm 900}` and every partial sum is 0 or a multiple of the smallest product's unit
+    in the last place (at least :math:`2^{-953}`) below :math:`n\,2^{900}`, in both; so the
+    mean (``ones @ X``) and the Gram matrix (``X.T @ X``, the same BLAS routine) of the scaled
+    copy are those of ``X`` times :math:`2^{-e}` and :math:`4^{-e}`, and ``eigh`` receives the
+    same covariance. (ii) The whitened rows ``A.T @ (X 2^{-e}).T`` are computed as
+    ``(A 2^{-e}).T @ X.T``: every product is the same real number, hence the same float, when
+    ``A * 2**-exponent`` is exact (checked: it scales back to ``A``). Otherwise (entries beyond
+    that range, fewer rows than columns, or data whose mean is far from the origin, which
+    :func:`whitened_design` centres explicitly) ``None``: the caller makes the scaled copy.
+    """
+    n, d = X.shape
+    if n < d or exponent > _EXACT_RANGE:
+        return None
+    smallest = np.inf
+    rows = max(1, (1 << 20) // max(d, 1))
+    for start in range(0, n, rows):  # the smallest nonzero magnitude, a block at a time
+        block = np.abs(X[start : start + rows])
+        smallest = min(smallest, float(np.min(block, where=block > 0, initial=np.inf)))
+    if smallest < 2.0 ** (max(exponent, 0) - _EXACT_RANGE):
+        return None
+    mean = np.ldexp(np.ones(n) @ X, -exponent) / n
+    cov = np.ldexp(X.T @ X, -2 * exponent) / n - np.outer(mean, mean)
+    if mean @ mean > 1e6 * max(np.trace(cov), np.finfo(np.float64).tiny):
+        return None  # whitened_design centres the scaled copy explicitly
+    eigval, U = linalg.eigh(cov)
+    top = eigval[-1] if eigval[-1] > 0 else 1.0
+    keep = eigval > 1e-10 * top
+    a = np.ones_like(eigval)
+    a[keep] = 1.0 / np.sqrt(eigval[keep])
+    A = U * a
+    A_scaled = np.ldexp(A, -exponent)
+    if not np.array_equal(np.ldexp(A_scaled, exponent), A):  # an entry left the normal range
+        return None
+    ZT = np.empty((d + 1, n))
+    np.dot(A_scaled.T, X.T, out=ZT[:d])
+    ZT[:d] -= (mean @ A)[:, None]
+    ZT[d] = 1.0
+    return ZT, A, a, mean

@@ -5,28 +5,45 @@ its k-th nearest training sample (k = 10; the labels play no part). Prediction: 
 (the kNN distance only scores; it has no classifier of its own here). No natural operating point
 at a cost λ.
 
-Search: an exact k-d tree (:class:`scipy.spatial.cKDTree`, leaves of 128 points) when it pays, i.e.
-in low dimension: when :math:`2^d \le n_{train}`; otherwise (high dimension, where a k-d tree visits
-nearly every leaf and is slower than brute force) an exact brute force in two steps, for blocks of
-query rows at a time:
+Search: in low dimension (:math:`2^d \le n_{train}`, ``algorithm="kd_tree"``) the distances
+are those of an exact k-d tree (:class:`scipy.spatial.cKDTree`, leaves of 128 points): each the
+square root of a sum of squared differences accumulated in the tree's own order
+(:func:`tree_squared_distances`). The tree searches them when :math:`n_{train} \ge 2^{d+4}`;
+below, where a k-d tree visits a large share of the leaves, the same numbers come from a
+screened brute force (below) whose exact recompute sums in the tree's order, bit for bit the
+tree's answer: on the sweep's cells (d = 10, 9,600 training x 2,400 test rows) 21 ms of CPU a
+cell on average against the tree's 50 (2.5-3x at σ ≥ 6, about even at σ < 1). The screened
+path is used only after a check, once per process and dimension, that this SciPy's tree sums in
+that order (else the tree searches).
+
+In high dimension (``algorithm="brute"``), where a k-d tree visits nearly every leaf and is
+slower than brute force, an exact brute force whose distances are those of
+:func:`scipy.spatial.distance.cdist`.
+
+Both brute forces run in two steps, for blocks of query rows at a time:
 
 1. *screening* at matrix-product speed: the squared distances to every training sample from the
    identity :math:`\lVert x\rVert^2 + \lVert y\rVert^2 - 2x^\top y` (one float32 BLAS product
-   per block, on data centred at the training mean and scaled by a power of two), the k-th
-   smallest of each row by ``numpy.partition``, and as candidates every training sample within
-   a proven margin of it;
-2. the *exact recompute*: :func:`scipy.spatial.distance.cdist` (differences first, no
-   cancellation) on the candidates only, whose k-th smallest is the score.
+   per block, on data centred at the training mean and scaled by a power of two); the training
+   samples are split into groups of at most 16 (:func:`_group_count`), and the k-th smallest
+   of the groups' minima, :math:`U \ge t` (:math:`t` the k-th smallest screened distance: k
+   groups hold k distinct samples at most :math:`U` away), bounds the search; as candidates,
+   every training sample of a group whose minimum is within a proven margin of :math:`U`,
+   itself within that margin;
+2. the *exact recompute* on the candidates only, whose k-th smallest is the score: in the
+   tree's order (``kd_tree``) or by :func:`scipy.spatial.distance.cdist` (``brute``;
+   differences first, no cancellation).
 
 The margin (:func:`screening_margin`) bounds the error of a screened squared distance against
 the exact one, so the candidates hold every training sample at most as far as the exact k-th
-neighbour, and the score is *bit for bit* the k-th smallest of ``cdist`` against all training
-samples (what this module computed before the screening). Training data whose centred values
-overflow float64 or float32, and blocks holding a query row far outside the training data
-(squared screened norm above :math:`2^{100}`), take ``cdist`` against every training sample.
-Memory: a block holds at most about 2**22 screened distances (16 MiB; with the partition's copy
-and the candidate mask under 40 MiB), plus a centred float32 copy of the training samples
-(:math:`4 n_{train} d` bytes: 215 MB for 70,000 x 768).
+neighbour, and the score is *bit for bit* the k-th smallest of the exact distances against all
+training samples (what this module computed before the screening). Training data whose centred
+values overflow float64 or float32, and blocks holding a query row far outside the training data
+(squared screened norm above :math:`2^{100}`), take the tree or ``cdist`` against every
+training sample. Memory: a block holds at most about 2**22 screened distances (16 MiB; with
+the group minima and the candidate masks under 40 MiB; 2**20 in the tree's case, a block that
+stays in cache; one buffer for all the blocks), plus one float32 copy of the training samples,
+centred, as the product's columns (:math:`4 n_{train} d` bytes: 215 MB for 70,000 x 768).
 
 References
 ----------
@@ -43,7 +60,16 @@ from scipy.spatial.distance import cdist
 from simulations import registry
 from simulations.rejectors._base import FittedRejector, Rejector, RejectorContext
 
-__all__ = ["LEAF_SIZE", "N_NEIGHBORS", "FittedKNN", "REJECTOR", "fit", "screening_margin"]
+__all__ = [
+    "LEAF_SIZE",
+    "N_NEIGHBORS",
+    "FittedKNN",
+    "REJECTOR",
+    "fit",
+    "screening_margin",
+    "tree_order_known",
+    "tree_squared_distances",
+]
 
 N_NEIGHBORS = 10
 """k: the rank of the training neighbour whose distance is the score."""
@@ -53,6 +79,7 @@ LEAF_SIZE = 128
 ``cKDTree``'s default 16 (``benchmarks/bench_rejectors.py``, item ``knn_leaf16``)."""
 
 _CHUNK_DISTANCES = 2**22  # distances held at once by the brute force
+_CACHE_DISTANCES = 2**20  # by the screening in the tree's order: a block that stays in cache
 
 _U32 = 2.0**-24  # unit roundoff of float32, the screening dtype
 _U64 = 2.0**-53  # unit roundoff of float64
@@ -95,10 +122,15 @@ def screening_margin(sq_norms: np.ndarray, max_sq_norm: float, n_features: int) 
     the absolute term, as the scaling puts the largest coordinate at :math:`2^{10}` or more;
     (iv) :math:`1 + 2^{-20}` covers the float64 rounding of this formula itself.
 
-    Screening keeps every training point with :math:`s \le t + 2M(x)`, :math:`t` the k-th
-    smallest :math:`s` of the row: at least :math:`k` points have :math:`s \le t`, so the exact
-    k-th squared distance is at most :math:`t + M`, and every point at most that far has
-    :math:`s \le t + 2M`.
+    Screening keeps every training point with :math:`s \le U + 2M(x)`, where :math:`U \ge t`,
+    :math:`t` the k-th smallest :math:`s` of the row: at least :math:`k` points have
+    :math:`s \le t`, so the exact k-th squared distance is at most :math:`t + M`, and every
+    point at most that far has :math:`s \le t + 2M \le U + 2M`. (The recomputed distances are
+    themselves within a relative :math:`(d + 2)\,2^{-53}` of the exact ones, far inside the
+    slack of (iv).) The screening computes :math:`x'^\top(-2y')` rather than
+    :math:`-2\,x'^\top y'`: scaling by a power of two is exact, so the rounding errors are
+    those of (i), doubled, with no more underflow (the product is computed as
+    :math:`(-2x')^\top y'`, the same numbers).
 
     Parameters
     ----------
@@ -137,10 +169,20 @@ class FittedKNN(FittedRejector):
     n_neighbors : int, default=N_NEIGHBORS
         k, in ``1..n``.
     algorithm : {"auto", "kd_tree", "brute"}, default="auto"
-        ``"auto"``: the k-d tree iff ``2**d <= n``.
+        Whose distances: ``"kd_tree"``, the k-d tree's (searched by the tree, or by the
+        screened brute force summing in the tree's order: module docstring); ``"brute"``,
+        :func:`scipy.spatial.distance.cdist`'s. ``"auto"``: ``"kd_tree"`` iff ``2**d <= n``.
     leaf_size : int, default=LEAF_SIZE
         Points per leaf of the k-d tree (``cKDTree``'s ``leafsize``); the result does not depend
         on it, the time does.
+
+    Attributes
+    ----------
+    algorithm_ : str
+        ``"kd_tree"`` or ``"brute"``.
+    search_ : str
+        How the distances are searched: ``"tree"`` (the k-d tree), ``"screened"`` (a screened
+        brute force, with the tree's distances for ``"kd_tree"``, ``cdist``'s for ``"brute"``).
     """
 
     name = "knn"
@@ -175,27 +217,38 @@ class FittedKNN(FittedRejector):
         self.algorithm_ = algorithm
         self.phase1_ = phase1
         self.X_train_ = X
-        self.tree_ = (
-            cKDTree(X, leafsize=int(leaf_size), balanced_tree=False)
-            if algorithm == "kd_tree"
-            else None
-        )
+        self.leaf_size = int(leaf_size)
+        self.search_ = "screened"
+        if algorithm == "kd_tree" and (n >= 2 ** (d + 4) or not tree_order_known(d)):
+            self.search_ = "tree"
+        self._tree = None
+
+    @property
+    def tree_(self) -> cKDTree:
+        """The k-d tree of the training samples (``"kd_tree"`` only; built on first use)."""
+        if self.algorithm_ != "kd_tree":
+            raise AttributeError("a 'brute' FittedKNN has no k-d tree")
+        if self._tree is None:
+            self._tree = cKDTree(self.X_train_, leafsize=self.leaf_size, balanced_tree=False)
+        return self._tree
 
     def kth_distance(self, X: np.ndarray) -> np.ndarray:
         """Distance from each row of ``X`` to its k-th nearest training sample, shape ``(n,)``.
 
-        The brute force is exact: bit for bit the k-th smallest of
-        ``scipy.spatial.distance.cdist(X, X_train_)`` per row (see the module's docstring).
+        Exact: bit for bit the k-th smallest of the tree's distances (``"kd_tree"``) or of
+        ``scipy.spatial.distance.cdist(X, X_train_)`` (``"brute"``) per row (see the module's
+        docstring).
         """
         k = self.n_neighbors
-        if self.tree_ is not None:
-            distances, _ = self.tree_.query(X, k=[k])
-            return distances[:, 0]
-        screen = self._screening()
-        if screen is not None:
-            centred = _centred(X, *screen[1:3])
-            if centred is not None:
-                return _screened_kth(X, centred, self.X_train_, screen[0], screen[3], k)
+        tree = self.algorithm_ == "kd_tree"
+        if self.search_ == "screened":
+            screen = self._screening()
+            if screen is not None:
+                centred = _centred(X, *screen[1:3])
+                if centred is not None:
+                    return _screened_kth(X, centred, self, screen)
+        if tree:
+            return _tree_kth(X, self)
         return _cdist_kth(X, self.X_train_, k)
 
     def _screening(self):
@@ -205,25 +258,109 @@ class FittedKNN(FittedRejector):
             Y = self.X_train_
             mean = Y.mean(axis=0)
             with np.errstate(over="ignore", invalid="ignore"):
-                spread = np.max(np.abs(Y - mean)) if Y.shape[0] else 0.0
+                # max |Y - mean| from the columns' extremes, without Y's size twice over: a
+                # rounded difference is monotone in Y and -(a - b) rounds as b - a
+                spread = (
+                    max(np.max(Y.max(axis=0) - mean), np.max(mean - Y.min(axis=0)))
+                    if Y.shape[0]
+                    else 0.0
+                )
             self._screen = None
             if np.isfinite(spread) and np.all(np.isfinite(mean)):
                 # largest centred coordinate scaled into [2**10, 2**11) (exact: a power of two)
                 exponent = int(np.frexp(spread)[1]) - 11 if spread > 0 else 0
-                centred = _centred(Y, mean, exponent)
+                # Y' written straight into the columns the screening's product reads (padded
+                # to whole groups of samples, see _screened_kth): one float32 copy of Y
+                n, d = Y.shape
+                groups = _group_count(n, self.n_neighbors)
+                columns = np.zeros((d, groups * -(-n // groups)), dtype=np.float32)
+                centred = _centred(Y, mean, exponent, out=columns[:, :n].T)
                 if centred is not None:
                     sq_norms = np.einsum("ij,ij->i", centred, centred)
                     self._screen = (centred, mean, exponent, sq_norms)
+                    self._columns = columns
         return self._screen
 
     def _score_predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return -self.kth_distance(X), np.asarray(self.phase1_.predict(X), dtype=np.int64)
 
 
-def _centred(X: np.ndarray, mean: np.ndarray, exponent: int) -> np.ndarray | None:
-    """``float32(2**-exponent (X - mean))``, or ``None`` if a value leaves the float32 range."""
+def tree_squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Squared distances ``||X[i] - Y[i]||^2`` of paired rows, summed in cKDTree's order.
+
+    SciPy's k-d tree (``sqeuclidean_distance_double`` of ``scipy/spatial/ckdtree``) adds the
+    squared differences of coordinates ``j``, ``j + 4``, ``j + 8``, ... into four accumulators
+    (``j = 0..3``) over the first ``4 floor(d / 4)`` coordinates, adds the accumulators in
+    order, then the remaining coordinates one by one; each operation here is that float64
+    operation, so the values are the tree's bit for bit (:func:`tree_order_known` checks it
+    against this SciPy's tree).
+
+    Parameters
+    ----------
+    X, Y : ndarray of shape (m, d)
+        Float64 rows.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+    """
+    with np.errstate(over="ignore"):  # beyond the float64 range: inf, as the tree's C code
+        return _tree_sums(X - Y)
+
+
+def _tree_sums(squares: np.ndarray) -> np.ndarray:
+    """:func:`tree_squared_distances` of the differences ``squares`` (squared in place)."""
+    squares *= squares
+    d = squares.shape[1]
+    whole = d - d % 4
+    if whole:
+        acc = squares[:, :4].copy()
+        for start in range(4, whole, 4):
+            acc += squares[:, start : start + 4]
+        total = acc[:, 0] + acc[:, 1]
+        total += acc[:, 2]
+        total += acc[:, 3]
+    else:
+        total = np.zeros(squares.shape[0])
+    for j in range(whole, d):
+        total += squares[:, j]
+    return total
+
+
+_TREE_ORDER: dict[int, bool] = {}
+
+
+def tree_order_known(n_features: int) -> bool:
+    """Whether this SciPy's k-d tree sums squared distances in dimension ``n_features`` as
+    :func:`tree_squared_distances` does: checked once per process and dimension, on random
+    points of coordinates spread over six decades (where another order of the sums, or a fused
+    multiply-add, changes the last bits of most distances), against every distance the tree
+    returns."""
+    d = int(n_features)
+    if d not in _TREE_ORDER:
+        rng = np.random.default_rng(d)
+        scale = 10.0 ** rng.uniform(-3.0, 3.0, (2, 48, d))
+        Y = rng.standard_normal((48, d)) * scale[0]
+        X = rng.standard_normal((48, d)) * scale[1]
+        try:
+            distances, _ = cKDTree(Y, leafsize=4).query(X, k=Y.shape[0])
+        except Exception:  # a tree that cannot answer here: let it search
+            _TREE_ORDER[d] = False
+            return False
+        pairs = tree_squared_distances(np.repeat(X, Y.shape[0], axis=0), np.tile(Y, (48, 1)))
+        ours = np.sort(np.sqrt(pairs).reshape(48, Y.shape[0]), axis=1)
+        _TREE_ORDER[d] = bool(np.array_equal(ours, distances))
+    return _TREE_ORDER[d]
+
+
+def _centred(
+    X: np.ndarray, mean: np.ndarray, exponent: int, out: np.ndarray | None = None
+) -> np.ndarray | None:
+    """``float32(2**-exponent (X - mean))`` (into ``out`` if given, a float32 array or view of
+    ``X``'s shape), or ``None`` if a value leaves the float32 range."""
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.empty(X.shape, dtype=np.float32)
+        if out is None:
+            out = np.empty(X.shape, dtype=np.float32)
         rows = max(1, _CHUNK_DISTANCES // max(X.shape[1], 1))
         for start in range(0, X.shape[0], rows):  # a float64 block at a time, never all of X
             block = np.ldexp(X[start : start + rows] - mean, -exponent)
@@ -241,45 +378,88 @@ def _cdist_kth(X: np.ndarray, Y: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _screened_kth(
-    X: np.ndarray,
-    X_screen: np.ndarray,
-    Y: np.ndarray,
-    Y_screen: np.ndarray,
-    Y_sq_norms: np.ndarray,
-    k: int,
-) -> np.ndarray:
-    """:func:`_cdist_kth` of ``(X, Y)``, by screening in float32 and recomputing the candidates.
+def _tree_kth(X: np.ndarray, fitted: FittedKNN) -> np.ndarray:
+    """The k-th smallest of the tree's distances per row, searched by ``fitted``'s tree."""
+    distances, _ = fitted.tree_.query(X, k=[fitted.n_neighbors])
+    return distances[:, 0]
 
-    ``X_screen``, ``Y_screen``: the screened points (:func:`_centred`), ``Y_sq_norms`` their
-    squared norms. Per block of query rows: the screened squared distances by one BLAS product,
-    the candidates within :func:`screening_margin` of the k-th smallest, and ``cdist`` on them.
+
+def _group_count(n_train: int, k: int) -> int:
+    """Groups of the screening: at most 16 training samples each, and at least ``k`` groups."""
+    return -(-n_train // max(1, min(16, n_train // k)))
+
+
+def _screened_kth(
+    X: np.ndarray, X_screen: np.ndarray, fitted: FittedKNN, screen: tuple
+) -> np.ndarray:
+    """:meth:`FittedKNN.kth_distance` of ``X`` by screening in float32 and recomputing the
+    candidates (module docstring).
+
+    ``X_screen``: the screened query rows (:func:`_centred`); ``screen``: the training samples'
+    ``(Y', mean, exponent, n_y)`` (:meth:`FittedKNN._screening`). For ``"kd_tree"`` the exact
+    distances are the tree's (:func:`tree_squared_distances`; blocks of 2**20 screened
+    distances, which stay in cache), for ``"brute"`` ``cdist``'s (blocks of 2**22); a block
+    that cannot be screened is searched against every training sample, by the tree or by
+    ``cdist``.
+
+    The training samples are laid out in ``g`` groups (:func:`_group_count`) of the columns
+    ``j, j + g, j + 2g, ...`` of a matrix padded with samples at an infinite squared norm.
     """
+    Y_screen, _, _, Y_sq_norms = screen
+    Y, k, tree = fitted.X_train_, fitted.n_neighbors, fitted.algorithm_ == "kd_tree"
     n_train, d = Y_screen.shape
-    rows = max(1, _CHUNK_DISTANCES // n_train)
-    out = np.empty(X.shape[0])
+    groups = _group_count(n_train, k)
+    size = -(-n_train // groups)  # samples per group
+    # y' as columns (Y_screen is a view of them), padded to groups * size zero columns whose
+    # n_y is +inf
+    Y_columns = fitted._columns
+    norms = np.full(groups * size, np.inf, dtype=np.float32)
+    norms[:n_train] = Y_sq_norms
     max_sq_norm = float(Y_sq_norms.max())
+    rows = max(1, (_CACHE_DISTANCES if tree else _CHUNK_DISTANCES) // n_train)
+    out = np.empty(X.shape[0])
+    # one buffer for every block's screened distances and one for their group minima: a block
+    # allocated anew each time is returned to the system and faults its pages in again
+    block_buffer = np.empty((min(rows, X.shape[0]), groups * size), dtype=np.float32)
+    minima_buffer = np.empty((min(rows, X.shape[0]), groups), dtype=np.float32)
     for start in range(0, X.shape[0], rows):
         stop = min(start + rows, X.shape[0])
         Q = X_screen[start:stop]
         q_norms = np.einsum("ij,ij->i", Q, Q)
         if not np.all(q_norms <= _MAX_QUERY_SQ_NORM):  # far outliers: no float32 overflow
-            out[start:stop] = _cdist_kth(X[start:stop], Y, k)
+            out[start:stop] = (
+                _tree_kth(X[start:stop], fitted) if tree else _cdist_kth(X[start:stop], Y, k)
+            )
             continue
-        screened = Q @ Y_screen.T  # x'^T y'
-        screened *= -2.0  # exact
-        screened += Y_sq_norms
-        screened += q_norms[:, None]
-        kth = np.partition(screened, k - 1, axis=1)[:, k - 1].astype(np.float64)
-        limit = kth + 2.0 * screening_margin(q_norms, max_sq_norm, d)
+        # (-2 x')^T y': -2 is exact, so every product and sum is -2 times that of x'^T y'
+        partial = np.matmul(Q * np.float32(-2.0), Y_columns, out=block_buffer[: stop - start])
+        partial += norms  # s - n_x, rounded as s is before its last addition
+        by_group = partial.reshape(stop - start, size, groups)
+        # fl(a + n_x) is non-decreasing in a: the minimum of s over a group is fl(min a + n_x)
+        minima = np.minimum.reduce(by_group, axis=1, out=minima_buffer[: stop - start])
+        minima += q_norms[:, None]
+        bound = np.partition(minima, k - 1, axis=1)[:, k - 1].astype(np.float64)  # U >= t
+        limit = bound + 2.0 * screening_margin(q_norms, max_sq_norm, d)
         limit32 = limit.astype(np.float32)
         below = limit32 < limit  # round the limit up, never down, to float32
         limit32[below] = np.nextafter(limit32[below], np.float32(np.inf))
-        keep = screened <= limit32[:, None]
-        for i in range(stop - start):
-            candidates = np.flatnonzero(keep[i])
-            exact = cdist(X[start + i : start + i + 1], Y[candidates])[0]
-            out[start + i] = np.partition(exact, k - 1)[k - 1]
+        row, group = np.nonzero(minima <= limit32[:, None])
+        screened = by_group[row, :, group]
+        screened += q_norms[row, None]  # s of every sample of the candidate groups
+        keep_at, member = np.nonzero(screened <= limit32[row, None])
+        rows_kept = row[keep_at]  # non-decreasing
+        columns = group[keep_at] + groups * member
+        if tree:
+            distances = tree_squared_distances(X[start + rows_kept], Y[columns])
+            order = np.lexsort((distances, rows_kept))
+            first = np.searchsorted(rows_kept, np.arange(stop - start))
+            out[start:stop] = np.sqrt(distances[order[first + k - 1]])
+        else:
+            bounds = np.searchsorted(rows_kept, np.arange(stop - start + 1))
+            for i in range(stop - start):
+                candidates = columns[bounds[i] : bounds[i + 1]]
+                exact_row = cdist(X[start + i : start + i + 1], Y[candidates])[0]
+                out[start + i] = np.partition(exact_row, k - 1)[k - 1]
     return out
 
 

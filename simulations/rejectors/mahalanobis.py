@@ -73,7 +73,8 @@ class FittedMahalanobis(FittedRejector):
         one_hot = (y == classes[:, None]).astype(np.float64)
         means = (one_hot @ X) / counts[classes, None]
         index = np.searchsorted(classes, y)
-        centred = X - means[index]
+        centred = means[index]  # then X minus it, in place: one array of X's size, not two
+        np.subtract(X, centred, out=centred)
         covariance = centred.T @ centred / X.shape[0]
         covariance[np.diag_indices_from(covariance)] += regularization
         try:
