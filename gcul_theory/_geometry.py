@@ -388,7 +388,8 @@ def _gathered_spreads(
             rows = Z[start : start + step]
         else:
             chosen = sorted_rows[start : start + step]
-            rows = np.take(Z, chosen, axis=0, out=buffer[: chosen.size], mode="clip")
+            out = None if buffer is None else buffer[: chosen.size]  # never None here
+            rows = np.take(Z, chosen, axis=0, out=out, mode="clip")
         centred = rows - means[block]
         projections = np.einsum("ij,ij->i", centred, directions[block])
         squares += np.bincount(block, weights=projections**2, minlength=means.shape[0])

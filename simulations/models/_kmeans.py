@@ -248,10 +248,8 @@ def _column_variances(X: np.ndarray, rows: int | None = None) -> np.ndarray:
     mean = np.add.reduce(X, axis=0, keepdims=True)
     np.true_divide(mean, n, out=mean)
     rows = rows or max(1, _VARIANCE_ROWS // X.shape[1])
-    total = None
-    for start in range(0, n, rows):
-        squares = np.square(X[start : start + rows] - mean)
-        if total is not None:
-            squares = np.concatenate([total[None], squares])
+    total = np.add.reduce(np.square(X[:rows] - mean), axis=0)
+    for start in range(rows, n, rows):
+        squares = np.concatenate([total[None], np.square(X[start : start + rows] - mean)])
         total = np.add.reduce(squares, axis=0)
     return np.true_divide(total, n)
