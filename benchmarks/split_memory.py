@@ -3,7 +3,8 @@
 The steps of ``simulations.compare.protocol._run_split`` for the first split of
 :func:`simulations.compare.stratified_splits` (70% training rows) of ``paper_scale``'s
 embeddings (100,000 x 768 float32 by default): the float64 training rows, the GCUL fit (K-Means
-timed and measured apart), the test rows with GCUL's outcomes, then each rejector (fit + score),
+timed and measured apart; it centres the training rows in place), the training rows gathered
+again and the test rows with GCUL's outcomes, then each rejector (fit + score),
 all with one BLAS thread. For each step: the peak of the memory allocated through Python and
 NumPy during it (tracemalloc, everything alive then included), what is still allocated after
 it, and its CPU seconds. The embeddings are generated before tracing starts (in ``gcul compare``
@@ -68,12 +69,14 @@ def main() -> int:
         y_train, y_test = y[train], y[test]
         step("training rows, float64", start)
         fit_start[0] = time.process_time()
-        model = GCUL().fit(X_train, y_train)
+        # as _run_split: K-Means centres the training rows in place, which are gathered again
+        model = GCUL()._fit(X_train, y_train, overwrite_X=True)
         step("rest of the GCUL fit", fit_start[0])
         start = time.process_time()
-        X_test = protocol._rows_float64(Z, test)
+        del X_train
+        X_train, X_test = protocol._rows_float64(Z, train), protocol._rows_float64(Z, test)
         model.indicators(X_test, y_test)
-        step("test rows and GCUL's outcomes", start)
+        step("training rows again, test rows and GCUL's outcomes", start)
         context = RejectorContext(
             X_train,
             y_train,

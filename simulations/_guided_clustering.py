@@ -39,6 +39,8 @@ def guided_clustering(
     reduce: str | None,
     n_components: int | None,
     max_iter: int,
+    *,
+    overwrite_X: bool = False,
 ) -> GuidedClustering:
     """Phase 2 of GCUL on a validated training set (labels encoded ``0..K-1``).
 
@@ -46,7 +48,8 @@ def guided_clustering(
     starts Lloyd's K-Means (``max_iter`` iterations at most, ``tol=1e-4``) from
     :func:`initial_centers` of phase 1's predictions ``y_pred`` and error pool ``error_mask``,
     and measures each cluster's purity (:func:`cluster_purities`). Call it with BLAS
-    single-threaded.
+    single-threaded. ``overwrite_X``: without a projection, K-Means may scale and centre a
+    large ``X`` in place (:func:`~simulations.models._kmeans.lloyd`), leaving garbage in it.
     """
     if reduce == "pca":
         reducer = pca(X, n_components)
@@ -57,7 +60,7 @@ def guided_clustering(
     Z = X if reducer is None else reducer.transform(X)
     init = initial_centers(Z, y, y_pred, error_mask, n_classes)
     if reducer is None:  # kmeans on X, validated already: straight to its iterations
-        labels, centers, n_iter = lloyd(Z, init, max_iter, 1e-4)
+        labels, centers, n_iter = lloyd(Z, init, max_iter, 1e-4, overwrite_X=overwrite_X)
     else:
         labels, centers, n_iter = kmeans(Z, init, max_iter=max_iter, return_n_iter=True)
     purities = cluster_purities(labels, y, len(init), n_classes)

@@ -352,6 +352,14 @@ class GCUL(ClassifierMixin, BaseEstimator):
             classes, another length), with scikit-learn's messages; ``uncertain_label`` equal
             to a class; a training set whose uncertain cluster holds every sample.
         """
+        return self._fit(X, y, overwrite_X=False)
+
+    def _fit(self, X, y, *, overwrite_X: bool) -> GCUL:
+        """:meth:`fit`; with ``overwrite_X``, a large float64 ``X`` that validation leaves as it
+        is (finite, C-contiguous, writeable) is scaled and centred in place by phase 2's K-Means
+        instead of copied, after phase 1 has used it: the same fit, bit for bit, one copy of
+        ``X`` less at the peak, and ``X`` left holding garbage (``gcul compare`` gathers its
+        training rows again from the embeddings afterwards)."""
         self._check_params()
         X, y = validate_features(self, X, y, reset=True)
         if y.dtype.kind not in "iub":  # integer labels are classification targets: skip 0.7 ms
@@ -398,6 +406,7 @@ class GCUL(ClassifierMixin, BaseEstimator):
                 reduce=self.reduce,
                 n_components=None if self.reduce is None else self.n_components,  # ignored
                 max_iter=self.kmeans_max_iter,
+                overwrite_X=overwrite_X and X.flags.writeable,
             )
             cluster_labels, purities = phase2.cluster_labels, phase2.purities
 

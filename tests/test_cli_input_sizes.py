@@ -155,3 +155,22 @@ def test_text_then_nul_bytes_is_refused_unread_even_where_it_fits(
         f"gcul feasibility: error: --embeddings {table}: is a binary file, not one of: "
         f"{loaders.FORMATS}"
     ]
+
+
+@pytest.mark.parametrize(("dtype", "needed"), [("float32", 12_000), ("float16", 6_000 + 24_000)])
+def test_compare_maps_its_npy_and_needs_memory_only_for_a_copy(
+    tmp_path, monkeypatch, dtype, needed
+):
+    # gcul compare memory-maps the .npy and keeps float32 (or float64) values as they are:
+    # 1000 x 3 float32 needs its own 12,000 bytes, no float64 copy; float16 is still widened
+    # to a float64 copy (24,000 bytes) besides its 6,000
+    Z = np.random.default_rng(0).normal(size=(1000, 3)).astype(dtype)
+    np.save(tmp_path / "Z.npy", Z)
+    monkeypatch.setattr(loaders, "available_memory", lambda: needed - 1)
+    with pytest.raises(loaders.CommandError, match=f"needs about {needed / 1000:.1f} KB"):
+        loaders.load_embeddings(str(tmp_path / "Z.npy"), shared_float32=True)
+    monkeypatch.setattr(loaders, "available_memory", lambda: needed)
+    loaded = loaders.load_embeddings(str(tmp_path / "Z.npy"), shared_float32=True)
+    assert loaded.dtype == (np.float32 if dtype == "float32" else np.float64)
+    assert isinstance(loaded.base, np.memmap) == (dtype == "float32")
+    np.testing.assert_array_equal(loaded, Z)

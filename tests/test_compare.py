@@ -417,7 +417,6 @@ def test_bad_data(Z, y, message):
 # The command line
 
 
-
 @pytest.fixture
 def files(tmp_path):
     Z, y = blobs(n=30)
@@ -514,3 +513,63 @@ def test_fit_labels_train_and_truth_scores(small):
         compare(Z, y, y_fit=y[:5])
     with pytest.raises(ValueError, match=r"y_fit: holds the classes 0..1; y holds 0..2"):
         compare(Z, y, y_fit=np.minimum(y, 1))
+
+
+def test_the_training_rows_centred_in_place_give_the_same_comparison(monkeypatch):
+    # each split lets GCUL's K-Means centre its float64 training rows in place (one copy less
+    # at the peak) and gathers them again for the rejectors; the guarantee's fit does the same
+    # with its own copy. With the in-place path forced on this small input, the JSON is that of
+    # the copies, to the last digit, and the caller's embeddings are untouched
+    from simulations.models import _kmeans
+
+    Z, y = blobs(n=60, seed=4)
+    before = Z.copy()
+    copies = json.dumps(compare(Z, y, splits=2, seed=3).to_dict())
+    calls = []
+    lloyd = _kmeans.lloyd
+
+    def spy(X, *args, **kwargs):
+        calls.append(kwargs.get("overwrite_X", False))
+        return lloyd(X, *args, **kwargs)
+
+    monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 10)
+    monkeypatch.setattr("simulations._guided_clustering.lloyd", spy)
+    assert json.dumps(compare(Z, y, splits=2, seed=3).to_dict()) == copies
+    assert calls == [True, True, True]  # two splits and the guarantee
+    np.testing.assert_array_equal(Z, before)
+
+
+def test_the_command_maps_a_float32_npy_and_gives_the_float64_result(tmp_path, capsys):
+    # gcul compare memory-maps a .npy (copy-on-write) and keeps float32 (the loky workers map
+    # the same file rather than a float64 copy); the result is the API's on the same numbers in
+    # float64, and the file is never written to
+    from simulations.cli.loaders import load_embeddings
+
+    Z, y = blobs(n=40, seed=9)
+    Z32 = Z.astype(np.float32)
+    np.save(tmp_path / "Z.npy", Z32)
+    np.save(tmp_path / "y.npy", y)
+    loaded = load_embeddings(str(tmp_path / "Z.npy"), shared_float32=True)
+    assert loaded.dtype == np.float32 and isinstance(loaded.base, np.memmap)
+    assert loaded.base.mode == "c"
+    code, out, _ = run(
+        [
+            "compare",
+            "--embeddings",
+            str(tmp_path / "Z.npy"),
+            "--labels",
+            str(tmp_path / "y.npy"),
+            "--splits",
+            "2",
+            "--seed",
+            "1",
+            "--json",
+            "--quiet",
+        ],
+        capsys,
+    )
+    assert code == 0
+    expected = compare(Z32.astype(np.float64), y, splits=2, seed=1).to_dict()
+    assert json.loads(out)["rejectors"] == json.loads(json.dumps(expected))["rejectors"]
+    np.testing.assert_array_equal(np.load(tmp_path / "Z.npy"), Z32)
+    assert load_embeddings(str(tmp_path / "Z.npy")).dtype == np.float64  # other commands

@@ -667,3 +667,32 @@ def test_initial_centers_of_large_data_gather_each_group_bit_for_bit(monkeypatch
     got = guided.initial_centers(Z, y, y_pred, errors, 4)
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+def test_fit_overwriting_x_is_fit_bit_for_bit(monkeypatch):
+    # GCUL._fit(overwrite_X=True) (gcul compare's training rows, gathered again afterwards)
+    # lets phase 2's K-Means centre X in place: every fitted array is fit's, every bit, and X
+    # is overwritten (so the in-place path is the one tested)
+    from simulations.models import _kmeans
+
+    data = protocol_data(seed=5, sigma=3.0, n_per_class=300)
+    X, y = data["X_train"], data["y_train"]
+    reference = GCUL().fit(X, y)
+    assert reference.can_reject_
+    monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 1000)
+    mine = np.array(X, dtype=np.float64, order="C")
+    model = GCUL()._fit(mine, y, overwrite_X=True)
+    assert not np.array_equal(mine, X)
+    for name in ("cluster_labels_", "cluster_centers_", "purities_", "init_centers_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(model, name), getattr(reference, name))
+    for phase in ("phase1_", "phase3_"):
+        for part in ("coef_", "intercept_"):
+            np.testing.assert_array_equal(
+                getattr(getattr(model, phase), part), getattr(getattr(reference, phase), part)
+            )
+    # a read-only X is never written to
+    frozen = np.array(X, dtype=np.float64, order="C")
+    frozen.flags.writeable = False
+    np.testing.assert_array_equal(
+        GCUL()._fit(frozen, y, overwrite_X=True).cluster_centers_, reference.cluster_centers_
+    )

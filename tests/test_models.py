@@ -1152,3 +1152,30 @@ def test_kmeans_memory_lean_path_is_the_copies_bit_for_bit(tol, monkeypatch):
     # the variances continued a block of rows at a time are np.var's
     for rows in (1, 7, 2999, 3000):
         np.testing.assert_array_equal(_kmeans._column_variances(X, rows), np.var(X, axis=0))
+
+
+@pytest.mark.parametrize("scale", [0.008, 2.0**40])  # power-of-two exponent 0, and not 0
+def test_kmeans_overwrite_x_centres_the_callers_x_for_the_same_result(scale, monkeypatch):
+    # with overwrite_X a large X is scaled and centred where it lies (gcul compare's training
+    # rows, gathered again afterwards): the partition, the centres and the iterations of the
+    # copies, every bit; X itself is overwritten (so the in-place path is the one tested), and a
+    # small X, on the copies' path, is left alone
+    from simulations.models import _kmeans
+    from simulations.models._numerics import power_of_two_exponent
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((2500, 30)) * rng.uniform(0.5, 30.0, 30) * scale
+    init = X[rng.choice(2500, 5, replace=False)] + 0.1 * scale
+    assert (power_of_two_exponent(X, init) == 0) == (scale < 1.0)
+    copies = _kmeans.lloyd(X, init, 50, 1e-4)
+    small = X.copy()
+    np.testing.assert_array_equal(
+        _kmeans.lloyd(small, init, 50, 1e-4, overwrite_X=True)[1], copies[1]
+    )
+    np.testing.assert_array_equal(small, X)  # below _LEAN_ELEMENTS: copied, not overwritten
+    monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 1000)
+    mine = X.copy()
+    in_place = _kmeans.lloyd(mine, init, 50, 1e-4, overwrite_X=True)
+    assert not np.array_equal(mine, X)
+    for got, expected in zip(in_place, copies, strict=True):
+        np.testing.assert_array_equal(got, expected)

@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         _check_plot_path(args.plot)
     check_row_counts(args.embeddings, args.labels)  # from the .npy headers, before any data
-    Z = load_embeddings(args.embeddings)
+    Z = load_embeddings(args.embeddings, shared_float32=True)  # the splits gather float64 rows
     y = load_labels(args.labels, "--labels")
     names = {
         "Z": f"--embeddings {args.embeddings}",

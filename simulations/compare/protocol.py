@@ -385,18 +385,23 @@ def _run_split(
     from simulations.gcul import GCUL
     from simulations.rejectors import RejectorContext
 
-    X_train = _rows_float64(Z, train)
     y_train, y_test = y_fit[train], y[test]
     scaler = None
     if options["standardize"]:  # z-scores fitted on the training rows only
         from sklearn.preprocessing import StandardScaler
 
-        scaler = StandardScaler().fit(X_train)
-        X_train = scaler.transform(X_train)
-    model = GCUL(error_pool=options["error_pool"]).fit(X_train, y_train)
-    X_test = _rows_float64(Z, test)  # after the fit, whose copies of X_train peak the memory
-    if scaler is not None:
-        X_test = scaler.transform(X_test)
+        scaler = StandardScaler().fit(_rows_float64(Z, train))
+
+    def rows(part: np.ndarray) -> np.ndarray:
+        """``Z[part]`` in float64, standardised if asked (the same values at every call)."""
+        X = _rows_float64(Z, part)
+        return X if scaler is None else scaler.transform(X)
+
+    # GCUL's K-Means centres these training rows in place rather than copying them (one copy
+    # of them less at the split's peak, the same fit bit for bit); they are gathered again
+    # for the rejectors, and the test rows only after the fit
+    model = GCUL(error_pool=options["error_pool"])._fit(rows(train), y_train, overwrite_X=True)
+    X_train, X_test = rows(train), rows(test)
     outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
     n_accept = int(np.count_nonzero(~outcomes.rejected))
@@ -500,7 +505,9 @@ def _guarantee(
     train, tune = fit[train], fit[tune]
     if options["standardize"]:  # z-scores of GCUL's fit rows, for every row (in float64)
         (Z,) = _standardized(_rows_float64(Z, train), Z.astype(np.float64, copy=False))[1:]
-    model = GCUL(error_pool=options["error_pool"]).fit(Z[train], y_fit[train])
+    # Z[train] is a new array (fancy indexing), and so is its float64 copy: K-Means may centre
+    # it in place (the same fit, one copy less at the peak)
+    model = GCUL(error_pool=options["error_pool"])._fit(Z[train], y_fit[train], overwrite_X=True)
     context = RejectorContext(Z[train], y_fit[train], model, seed=np.random.SeedSequence(seed))
     gcul = get_rejector("gcul").fit(context)
     msp = get_rejector("msp").fit(context)

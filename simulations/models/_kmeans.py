@@ -144,7 +144,7 @@ def kmeans(
 
 
 def lloyd(
-    X: np.ndarray, init: np.ndarray, max_iter: int, tol: float
+    X: np.ndarray, init: np.ndarray, max_iter: int, tol: float, *, overwrite_X: bool = False
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """The body of :func:`kmeans` for validated arguments, with the number of iterations.
 
@@ -153,14 +153,25 @@ def lloyd(
     nothing is checked. Returns ``(labels, centers, n_iter)``: those of :func:`kmeans` and the
     number of Lloyd iterations run, counted as scikit-learn's ``KMeans.n_iter_`` counts them
     (at most ``max_iter``).
+
+    With ``overwrite_X`` (a writeable, C-contiguous ``X``) a large ``X`` (the memory-lean path,
+    :func:`_lean_applies`) is scaled and centred in place, with no copy at all: the same
+    operations on the same values, so the same result, bit for bit, and ``X`` left holding
+    garbage. Small data are copied as without it (and ``X`` is left alone).
     """
     n_clusters = init.shape[0]
     # run on X and init times 2**-exponent (exact): no squared distance overflows or underflows
     exponent = power_of_two_exponent(X, init)
-    X, init = np.ldexp(X, -exponent), np.ldexp(init, -exponent)
     # a large X is centred in place and read through a transposed view, never copied again
-    # (_lean_applies): the same numbers, for one copy of X instead of three at the peak
+    # (_lean_applies): the same numbers, for one copy of X instead of three at the peak (none
+    # with overwrite_X: the caller's X is scaled and centred where it lies)
     lean = _lean_applies(X.shape, n_clusters)
+    if lean and overwrite_X:
+        if exponent:
+            np.ldexp(X, -exponent, out=X)  # elementwise: np.ldexp(X, -exponent)'s values
+        init = np.ldexp(init, -exponent)
+    else:
+        X, init = np.ldexp(X, -exponent), np.ldexp(init, -exponent)
     if tol > 0:
         variances = _column_variances(X) if lean else np.var(X, axis=0)
         tol_abs = float(np.mean(variances) * tol)
