@@ -102,7 +102,10 @@ def compare(
         for all usable cores, -2 for all but one; capped at the usable cores and the splits.
         The result is the same for every ``n_jobs``: a split depends only on ``seed`` and its
         index, and every split runs with one BLAS thread. Each worker holds one split's
-        training and test rows in float64 at a time.
+        training and test rows in float64 at a time. A large ``Z`` is best passed
+        memory-mapped, e.g. ``np.load(path, mmap_mode="r")`` (float32 is kept as it is): joblib
+        then gives the workers the file's name rather than writing them a copy of ``Z``, as
+        ``gcul compare`` does with a .npy file.
 
     Returns
     -------
