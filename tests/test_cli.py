@@ -72,6 +72,24 @@ def test_errors_are_one_line_with_exit_code_2(argv, capsys, tmp_path, monkeypatc
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["reproduce", "--bogus"],
+        ["prove", "--format", "text", "--bogus", "x"],
+        ["compare", "--embeddings", "Z.npy", "--labels", "y.npy", "--bogus"],
+        ["demo", "--list", "--bogus"],
+    ],
+)
+def test_an_unknown_option_is_named_by_its_command(argv, capsys):
+    # argparse's parse_args reports extra arguments as "gcul: error:"; the command's own name
+    # tells the reader which command refused them, before anything runs or is read
+    code, out, err = run(argv, capsys)
+    extra = " ".join(argv[argv.index("--bogus") :])
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [f"gcul {argv[0]}: error: unrecognized arguments: {extra}"]
+
+
 def test_console_script_error_is_one_line():
     proc = subprocess.run(
         [sys.executable, "-m", "simulations.cli", "reproduce", "--jobs", "many"],

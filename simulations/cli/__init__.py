@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_parser(commands)
     # the names a bare `gcul` lists in its error (a new command appears there by itself)
     parser.command_names = tuple(commands.choices)
+    # each command's parser, so that an unknown option is reported by the command it was given
+    # to ("gcul compare: error: unrecognized arguments: ..."), see common.run
+    parser.command_parsers = dict(commands.choices)
     return parser
 
 

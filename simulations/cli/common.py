@@ -248,7 +248,10 @@ def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         listed = f"{', '.join(names[:-1])} or {names[-1]}; " if len(names) > 1 else ""
         print(f"gcul: error: a command is required ({listed}listed above)", file=sys.stderr)
         return EXIT_USAGE
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # parse_args would say "gcul: error:"; the command's own parser names it
+        command = getattr(parser, "command_parsers", {}).get(getattr(args, "command", None))
+        (command or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         code = int(args.handler(args))
         flush_stdout()  # here, so that a full disk is one line naming stdout, exit code 2
