@@ -174,3 +174,20 @@ def test_compare_maps_its_npy_and_needs_memory_only_for_a_copy(
     assert loaded.dtype == (np.float32 if dtype == "float32" else np.float64)
     assert isinstance(loaded.base, np.memmap) == (dtype == "float32")
     np.testing.assert_array_equal(loaded, Z)
+
+
+def test_compare_reads_a_npy_that_cannot_be_mapped(tmp_path, monkeypatch):
+    # a file system that refuses mmap (some network and FUSE mounts): the file is read instead
+    Z = np.random.default_rng(0).normal(size=(50, 3)).astype(np.float32)
+    np.save(tmp_path / "Z.npy", Z)
+    load = np.load
+
+    def no_mmap(*args, mmap_mode=None, **kwargs):
+        if mmap_mode is not None:
+            raise OSError(19, "No such device")
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(np, "load", no_mmap)
+    loaded = loaders.load_embeddings(str(tmp_path / "Z.npy"), shared_float32=True)
+    assert loaded.dtype == np.float32 and not isinstance(loaded.base, np.memmap)
+    np.testing.assert_array_equal(loaded, Z)

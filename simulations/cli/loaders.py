@@ -156,8 +156,13 @@ def _read_npy(source: Path, where: str, memory_map: bool = False) -> np.ndarray:
             f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}); reading "
             f"it needs about {_size(needed)} of memory and {_size(free)} is available"
         )
+    if memory_map:
+        try:
+            return np.load(source, mmap_mode="c", allow_pickle=False)
+        except (ValueError, OSError):  # a file system that cannot map files: read it instead
+            pass
     try:
-        return np.load(source, mmap_mode="c" if memory_map else None, allow_pickle=False)
+        return np.load(source, allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
         raise CommandError(f"{where}: cannot read the .npy data ({first_line(exc)})") from None
 
