@@ -398,6 +398,27 @@ def load_embeddings(path: str, *, shared_float32: bool = False) -> np.ndarray:
         raise CommandError(str(exc)) from None
 
 
+def file_stamp(path: str) -> tuple[int, int, int, int] | None:
+    """``(device, inode, size, modification time in ns)`` of the file at ``path``, ``None`` if
+    it is gone: the stamp of a memory-mapped file (:func:`load_embeddings` with
+    ``shared_float32``) changes when the file is replaced, rewritten or removed while it is
+    read."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def memory_mapped(array: object) -> bool:
+    """Whether ``array`` reads its values from a memory-mapped file (its ``base`` chain)."""
+    while array is not None:
+        if isinstance(array, np.memmap):
+            return True
+        array = getattr(array, "base", None)
+    return False
+
+
 def load_labels(path: str, option: str) -> np.ndarray:
     """Non-negative int64 labels, one per row; integral floats (``3.0``) are accepted."""
     where = f"{option} {path}"
