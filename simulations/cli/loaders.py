@@ -146,9 +146,10 @@ def _read_npy(source: Path, where: str, memory_map: bool = False) -> np.ndarray:
             f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}) but the "
             f"file holds {_size(file_size - data_start)} of data: truncated or corrupt"
         )
-    # the array, then its float64 (or int64) copy; memory-mapped float32 or float64 data are
-    # kept as they are (load_embeddings' shared_float32), read into memory as they are used
-    kept = memory_map and dtype.kind == "f" and dtype.itemsize in (4, 8)
+    # the array, then its float64 (or int64) copy; memory-mapped float32 or float64 data in
+    # this machine's byte order are kept as they are (load_embeddings' shared_float32), read
+    # into memory as they are used (big-endian '>f4' is copied to float64 all the same)
+    kept = memory_map and dtype.kind == "f" and dtype.itemsize in (4, 8) and dtype.isnative
     needed = declared + (0 if kept else math.prod(shape) * 8)
     free = available_memory()
     if free is not None and needed > free:
