@@ -250,7 +250,10 @@ def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return EXIT_USAGE
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # parse_args would say "gcul: error:"; the command's own parser names it
-        command = getattr(parser, "command_parsers", {}).get(getattr(args, "command", None))
+        name = getattr(args, "command", None)
+        command = getattr(parser, "command_parsers", {}).get(name)
+        if name in argv and any(token in argv[: argv.index(name)] for token in unknown):
+            command = None  # given before the command's name: to gcul itself
         (command or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         code = int(args.handler(args))
