@@ -58,6 +58,9 @@ class Parser(argparse.ArgumentParser):
     #: The top-level parser's subcommand names (set by simulations.cli.build_parser; a
     #: declaration only, so a subcommand's parser has no such attribute).
     command_names: tuple[str, ...]
+    #: The top-level parser's parser of each subcommand, by name (set there too): an unknown
+    #: option is reported by the command it was given to (:func:`run`).
+    command_parsers: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
