@@ -90,6 +90,16 @@ def test_an_unknown_option_is_named_by_its_command(argv, capsys):
     assert err.splitlines() == [f"gcul {argv[0]}: error: unrecognized arguments: {extra}"]
 
 
+def test_an_unknown_option_before_the_command_is_named_by_gcul(capsys):
+    # `gcul --bogus compare ...`: the option was given to gcul, not to compare (as parse_args
+    # said); one after the command's name is the command's
+    code, out, err = run(
+        ["--bogus", "compare", "--embeddings", "Z.npy", "--labels", "y.npy"], capsys
+    )
+    assert (code, out) == (2, "")
+    assert err.splitlines() == ["gcul: error: unrecognized arguments: --bogus"]
+
+
 def test_console_script_error_is_one_line():
     proc = subprocess.run(
         [sys.executable, "-m", "simulations.cli", "reproduce", "--jobs", "many"],

@@ -157,13 +157,17 @@ def test_text_then_nul_bytes_is_refused_unread_even_where_it_fits(
     ]
 
 
-@pytest.mark.parametrize(("dtype", "needed"), [("float32", 12_000), ("float16", 6_000 + 24_000)])
+@pytest.mark.parametrize(
+    ("dtype", "needed"),
+    [("float32", 12_000), ("float16", 6_000 + 24_000), (">f4", 12_000 + 24_000)],
+)
 def test_compare_maps_its_npy_and_needs_memory_only_for_a_copy(
     tmp_path, monkeypatch, dtype, needed
 ):
     # gcul compare memory-maps the .npy and keeps float32 (or float64) values as they are:
     # 1000 x 3 float32 needs its own 12,000 bytes, no float64 copy; float16 is still widened
-    # to a float64 copy (24,000 bytes) besides its 6,000
+    # to a float64 copy (24,000 bytes) besides its 6,000, and so is big-endian float32 (not
+    # np.float32: check_embeddings makes the copy, which the check once left uncounted)
     Z = np.random.default_rng(0).normal(size=(1000, 3)).astype(dtype)
     np.save(tmp_path / "Z.npy", Z)
     monkeypatch.setattr(loaders, "available_memory", lambda: needed - 1)

@@ -573,3 +573,39 @@ def test_the_command_maps_a_float32_npy_and_gives_the_float64_result(tmp_path, c
     assert json.loads(out)["rejectors"] == json.loads(json.dumps(expected))["rejectors"]
     np.testing.assert_array_equal(np.load(tmp_path / "Z.npy"), Z32)
     assert load_embeddings(str(tmp_path / "Z.npy")).dtype == np.float64  # other commands
+
+
+@pytest.mark.parametrize("change", ["replace", "rewrite", "remove"])
+def test_the_command_refuses_a_result_whose_mapped_file_changed(files, capsys, monkeypatch, change):
+    # gcul compare maps --embeddings and reads it as the splits need it, and each worker of
+    # --jobs maps it again by its name: a file replaced (renamed over), rewritten in place or
+    # removed during the run gave splits of two different files with exit 0 (measured: base
+    # error 0.54 instead of 0.048 with --jobs 2), or a worker's traceback; now one line, exit 2
+    import os
+
+    import simulations.compare
+
+    path = files / "Z.npy"
+    os.utime(path, ns=(0, 10**18))  # written well before the run, as a real file is
+    other = np.load(path)[::-1].copy()  # the same shape, other rows
+    real = simulations.compare.compare
+
+    def changing(*args, **kwargs):
+        if change == "replace":
+            np.save(files / "new.npy", other)
+            os.replace(files / "new.npy", path)
+        elif change == "rewrite":
+            np.save(path, other)
+        else:
+            path.unlink()
+            raise RuntimeError("A task has failed to un-serialize")  # a worker's failure
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(simulations.compare, "compare", changing)
+    code, out, err = run(argv(files, "Z.npy", "y.npy", "--splits", "1", "--quiet"), capsys)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"gcul compare: error: --embeddings {path}: the file changed while gcul compare ran (it "
+        "is read as the splits need it, not once at the start), so no result is given; run it "
+        "again with the file left as it is"
+    ]

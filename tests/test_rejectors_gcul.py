@@ -178,6 +178,27 @@ def test_a_gcul_that_cannot_reject_accepts_everything():
     assert np.all(np.abs(-np.expm1(-scores) - p_max) <= rtol * p_max)
 
 
+def test_a_confident_sample_of_a_gcul_that_cannot_reject_scores_inf_silently():
+    # without an uncertain class the score is log1p(1 / others), others the other class's
+    # exp(s_other - s_best): a gap of 709.8 to 744.4 makes others subnormal and 1 / others
+    # overflow. That was a RuntimeWarning on stderr (gcul compare on embeddings of scale 3e5);
+    # the score is +inf there, as where others is 0, and never decreases as the gap grows
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(-5, 1, (50, 2)), rng.normal(5, 1, (50, 2))])
+    model = GCUL().fit(X, np.repeat([0, 1], 50))
+    assert not model.can_reject_
+    rejector = FittedGCULMargin(model)
+    s = rejector.decision_scores(np.array([[0.0, 0.0], [1.0, 1.0]]))
+    slope = abs(np.diff(s[1] - s[0])[0])  # the gap's growth per unit of t along (t, t)
+    line = np.linspace(0.0, 1500.0 / slope, 4001)[:, None] * np.ones(2)  # gaps 0..1500
+    scores, _ = rejector.score_predict(line)
+    gaps = np.abs(np.subtract(*rejector.decision_scores(line)))
+    assert np.any((gaps > 710.0) & (gaps < 744.0))  # the overflowing range is crossed
+    ranked = scores[np.argsort(gaps, kind="stable")]
+    assert np.all(ranked[1:] >= ranked[:-1])  # the score grows with the gap
+    np.testing.assert_array_equal(scores[gaps > 710.0], np.inf)
+
+
 def test_a_class_that_phase_three_never_saw_is_never_predicted():
     data, model, _ = cell(17, 3.0, SMALL)
     model = GCUL().fit(data.X_train, data.y_train)

@@ -58,6 +58,9 @@ class Parser(argparse.ArgumentParser):
     #: The top-level parser's subcommand names (set by simulations.cli.build_parser; a
     #: declaration only, so a subcommand's parser has no such attribute).
     command_names: tuple[str, ...]
+    #: The top-level parser's parser of each subcommand, by name (set there too): an unknown
+    #: option is reported by the command it was given to (:func:`run`).
+    command_parsers: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
@@ -250,7 +253,10 @@ def run(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         return EXIT_USAGE
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # parse_args would say "gcul: error:"; the command's own parser names it
-        command = getattr(parser, "command_parsers", {}).get(getattr(args, "command", None))
+        name = getattr(args, "command", None)
+        command = getattr(parser, "command_parsers", {}).get(name)
+        if name in argv and any(token in argv[: argv.index(name)] for token in unknown):
+            command = None  # given before the command's name: to gcul itself
         (command or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         code = int(args.handler(args))

@@ -23,8 +23,10 @@ from simulations.cli.loaders import (
     add_data_arguments,
     add_regime_arguments,
     check_row_counts,
+    file_stamp,
     load_embeddings,
     load_labels,
+    memory_mapped,
 )
 from simulations.outputs import check_writable
 from simulations.validation import first_line
@@ -150,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         _check_plot_path(args.plot)
     check_row_counts(args.embeddings, args.labels)  # from the .npy headers, before any data
+    stamp = file_stamp(args.embeddings)  # before the file is mapped: see _check_unchanged
     Z = load_embeddings(args.embeddings, shared_float32=True)  # the splits gather float64 rows
     y = load_labels(args.labels, "--labels")
     names = {
@@ -170,23 +173,28 @@ def run(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(f"gcul compare: {message}", file=sys.stderr, flush=True)
 
-    result = compare(
-        Z,
-        y,
-        lam=args.lam,
-        splits=args.splits,
-        seed=args.seed,
-        test_size=args.test_size,
-        delta=args.delta,
-        level=args.level,
-        calibration=args.calibration,
-        target_risk=args.target_risk,
-        error_pool=args.error_pool,
-        standardize=args.standardize,
-        progress=None if args.quiet else progress,
-        names=names,
-        n_jobs=args.jobs,
-    )
+    try:
+        result = compare(
+            Z,
+            y,
+            lam=args.lam,
+            splits=args.splits,
+            seed=args.seed,
+            test_size=args.test_size,
+            delta=args.delta,
+            level=args.level,
+            calibration=args.calibration,
+            target_risk=args.target_risk,
+            error_pool=args.error_pool,
+            standardize=args.standardize,
+            progress=None if args.quiet else progress,
+            names=names,
+            n_jobs=args.jobs,
+        )
+    except Exception:  # a worker that found the file gone fails the run: say why
+        _check_unchanged(args.embeddings, Z, stamp)
+        raise
+    _check_unchanged(args.embeddings, Z, stamp)
     # the report first: a --plot that fails now (a full disk) does not take the result with it
     emit(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
     if args.plot is not None:
@@ -203,6 +211,21 @@ def run(args: argparse.Namespace) -> int:
                 "the report above is complete"
             ) from None
     return 0
+
+
+def _check_unchanged(path: str, Z, stamp: tuple[int, int, int, int] | None) -> None:
+    """Refuse the result of a run whose memory-mapped ``--embeddings`` file changed under it.
+
+    A mapped file is read as the splits need its rows, not at the start, and each worker of
+    ``--jobs`` maps it again by its name: a file replaced, rewritten or removed during the run
+    would give splits of the old and the new contents (or a worker that cannot find it).
+    """
+    if memory_mapped(Z) and file_stamp(path) != stamp:
+        raise CommandError(
+            f"--embeddings {path}: the file changed while gcul compare ran (it is read as the "
+            "splits need it, not once at the start), so no result is given; run it again with "
+            "the file left as it is"
+        )
 
 
 _PLOT_SUFFIXES = (".png", ".pdf", ".svg")

@@ -146,9 +146,10 @@ def _read_npy(source: Path, where: str, memory_map: bool = False) -> np.ndarray:
             f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}) but the "
             f"file holds {_size(file_size - data_start)} of data: truncated or corrupt"
         )
-    # the array, then its float64 (or int64) copy; memory-mapped float32 or float64 data are
-    # kept as they are (load_embeddings' shared_float32), read into memory as they are used
-    kept = memory_map and dtype.kind == "f" and dtype.itemsize in (4, 8)
+    # the array, then its float64 (or int64) copy; memory-mapped float32 or float64 data in
+    # this machine's byte order are kept as they are (load_embeddings' shared_float32), read
+    # into memory as they are used (big-endian '>f4' is copied to float64 all the same)
+    kept = memory_map and dtype.kind == "f" and dtype.itemsize in (4, 8) and dtype.isnative
     needed = declared + (0 if kept else math.prod(shape) * 8)
     free = available_memory()
     if free is not None and needed > free:
@@ -396,6 +397,27 @@ def load_embeddings(path: str, *, shared_float32: bool = False) -> np.ndarray:
         return check_embeddings(array, where, keep_float32=shared_float32)
     except (TypeError, ValueError) as exc:
         raise CommandError(str(exc)) from None
+
+
+def file_stamp(path: str) -> tuple[int, int, int, int] | None:
+    """``(device, inode, size, modification time in ns)`` of the file at ``path``, ``None`` if
+    it is gone: the stamp of a memory-mapped file (:func:`load_embeddings` with
+    ``shared_float32``) changes when the file is replaced, rewritten or removed while it is
+    read."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def memory_mapped(array: object) -> bool:
+    """Whether ``array`` reads its values from a memory-mapped file (its ``base`` chain)."""
+    while array is not None:
+        if isinstance(array, np.memmap):
+            return True
+        array = getattr(array, "base", None)
+    return False
 
 
 def load_labels(path: str, option: str) -> np.ndarray:

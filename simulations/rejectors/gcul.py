@@ -99,8 +99,9 @@ class FittedGCULMargin(FittedRejector):
             exps = np.exp(real - s_best)
             exps[best, columns] = 0.0
             others = exps.sum(axis=0)  # the other classes, relative to the best one
-            # M = 1 / (1 + others), so -log(1 - M) = log1p(1 / others) (+inf where M = 1)
-            with np.errstate(divide="ignore"):
+            # M = 1 / (1 + others), so -log(1 - M) = log1p(1 / others) (+inf where M = 1, and
+            # where others is below about 5.6e-309, a subnormal whose reciprocal overflows)
+            with np.errstate(divide="ignore", over="ignore"):
                 return np.log1p(1.0 / others), labels
         s_u = s[u]
         delta = s_best - s_u  # exact in sign: the difference of distinct floats is never 0
