@@ -75,18 +75,20 @@ def make_embeddings(
 # Commands in their own processes
 
 
-def _tree_memory(pid: int) -> tuple[int, int]:
-    """``(rss, pss)``: resident and proportional set bytes of ``pid`` and all its descendants,
-    summed (0 once it has ended). PSS counts a page shared by k processes (the memory-mapped
-    embeddings the workers share) as 1/k in each; the RSS sum counts it k times."""
+def _tree_memory(pid: int) -> tuple[int, int, dict[int, int]]:
+    """``(rss, pss, pss_by_pid)``: resident and proportional set bytes of ``pid`` and all its
+    descendants, summed (0 once it has ended), and each one's PSS. PSS counts a page shared by k
+    processes (the memory-mapped embeddings the workers share) as 1/k in each; the RSS sum
+    counts it k times."""
     import psutil
 
     try:
         root = psutil.Process(pid)
         processes = [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return 0, 0
+        return 0, 0, {}
     rss = pss = 0
+    each = {}
     for process in processes:
         try:
             info = process.memory_full_info()
@@ -94,7 +96,8 @@ def _tree_memory(pid: int) -> tuple[int, int]:
             continue
         rss += info.rss
         pss += info.pss
-    return rss, pss
+        each[process.pid] = info.pss
+    return rss, pss, each
 
 
 def run_command(argv: list[str]) -> dict:
@@ -103,11 +106,14 @@ def run_command(argv: list[str]) -> dict:
     start = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     peak = [0, 0]
+    by_pid: dict[int, int] = {}  # each process's own peak PSS
 
     def sample() -> None:
         while process.poll() is None:
-            rss, pss = _tree_memory(process.pid)
+            rss, pss, each = _tree_memory(process.pid)
             peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
+            for pid, value in each.items():
+                by_pid[pid] = max(by_pid.get(pid, 0), value)
             time.sleep(0.5)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -125,6 +131,8 @@ def run_command(argv: list[str]) -> dict:
         "cpu": cpu,
         "peak_rss": peak[0],
         "peak_pss": peak[1],
+        "command_pss": by_pid.get(process.pid, 0),
+        "worker_pss": max((v for k, v in by_pid.items() if k != process.pid), default=0),
         "progress": last[-1] if last else "",
     }
 
@@ -313,8 +321,9 @@ def main() -> int:
                 "## Commands",
                 "",
                 "| command | CPU s | wall s | peak memory, PSS summed over processes (GB) "
-                "| peak RSS summed (GB) | load average at the end |",
-                "|---|--:|--:|--:|--:|---|",
+                "| peak RSS summed (GB) | the command's own peak PSS (GB) "
+                "| largest worker's peak PSS (GB) | load average at the end |",
+                "|---|--:|--:|--:|--:|--:|--:|---|",
             ]
             for label, argv in commands:
                 print(f"running {label} ...", file=sys.stderr, flush=True)
@@ -322,7 +331,9 @@ def main() -> int:
                 lines.append(
                     f"| `{label}` | {measured['cpu']:.1f} | {measured['wall']:.1f} | "
                     f"{measured['peak_pss'] / 1e9:.2f} | {measured['peak_rss'] / 1e9:.2f} | "
-                    f"{_load()} |"
+                    f"{measured['command_pss'] / 1e9:.2f} | "
+                    + (f"{measured['worker_pss'] / 1e9:.2f}" if measured["worker_pss"] else "-")
+                    + f" | {_load()} |"
                 )
                 print(lines[-1], file=sys.stderr, flush=True)
             lines.append("")
