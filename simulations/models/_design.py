@@ -91,17 +91,24 @@ def whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     if mean @ mean > 1e6 * max(np.trace(cov), np.finfo(np.float64).tiny):
         X_centred = X - mean
         cov = X_centred.T @ X_centred / n
-    eigval, U = linalg.eigh(cov)
-    top = eigval[-1] if eigval[-1] > 0 else 1.0
-    keep = eigval > 1e-10 * top
-    a = np.ones_like(eigval)
-    a[keep] = 1.0 / np.sqrt(eigval[keep])
-    A = U * a
+    A, a = _whitening(cov)
     ZT = np.empty((d + 1, n))
     np.dot(A.T, X.T, out=ZT[:d])
     ZT[:d] -= (mean @ A)[:, None]
     ZT[d] = 1.0
     return ZT, A, a, mean
+
+
+def _whitening(cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(A, a)`` of :func:`whitened_design` from the ``d x d`` covariance: ``A = U diag(a)``
+    with ``a_j = s_j^{-1/2}`` over ``eigh``'s eigenpairs, and ``a_j = 1`` where
+    ``s_j <= 1e-10 max(s)`` (no variance to whiten, numerically)."""
+    eigval, U = linalg.eigh(cov)
+    top = eigval[-1] if eigval[-1] > 0 else 1.0
+    keep = eigval > 1e-10 * top
+    a = np.ones_like(eigval)
+    a[keep] = 1.0 / np.sqrt(eigval[keep])
+    return U * a, a
 
 
 def _wide_whitened_design(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -199,12 +206,7 @@ def _unscaled_whitened_design(X: np.ndarray, exponent: int):
     cov = np.ldexp(X.T @ X, -2 * exponent) / n - np.outer(mean, mean)
     if mean @ mean > 1e6 * max(np.trace(cov), np.finfo(np.float64).tiny):
         return None  # whitened_design centres the scaled copy explicitly
-    eigval, U = linalg.eigh(cov)
-    top = eigval[-1] if eigval[-1] > 0 else 1.0
-    keep = eigval > 1e-10 * top
-    a = np.ones_like(eigval)
-    a[keep] = 1.0 / np.sqrt(eigval[keep])
-    A = U * a
+    A, a = _whitening(cov)
     A_scaled = np.ldexp(A, -exponent)
     if not np.array_equal(np.ldexp(A_scaled, exponent), A):  # an entry left the normal range
         return None
