@@ -107,6 +107,20 @@ def _float32_embeddings():
     return Z.astype(np.float32).astype(np.float64)
 
 
+def _hard_case(Z, case):
+    """``Z`` (standard normal rows) made hard as ``case`` says, in place; returned."""
+    if case == "offset":  # far from the origin: the identity cancels without centring
+        Z += 1e4
+    elif case == "duplicates":
+        Z[:40] = Z[0]
+        Z[40:80] = Z[1] + 1e-12
+    elif case == "huge":
+        Z *= 1e250
+    elif case == "tiny":
+        Z *= 1e-300  # partly subnormal in float32 before the power-of-two scaling
+    return Z
+
+
 @pytest.mark.parametrize(
     "case", ["digits", "float32", "offset", "duplicates", "huge", "tiny", "outliers"]
 )
@@ -120,16 +134,7 @@ def test_screened_brute_force_is_cdist_bit_for_bit(case, k, monkeypatch):
     elif case == "float32":
         Z = _float32_embeddings()
     else:
-        Z = rng.standard_normal((1500, 70))
-        if case == "offset":  # far from the origin: the identity cancels without centring
-            Z += 1e4
-        elif case == "duplicates":
-            Z[:40] = Z[0]
-            Z[40:80] = Z[1] + 1e-12
-        elif case == "huge":
-            Z *= 1e250
-        elif case == "tiny":
-            Z *= 1e-300  # partly subnormal in float32 before the power-of-two scaling
+        Z = _hard_case(rng.standard_normal((1500, 70)), case)
     X_train, X = Z[: 2 * len(Z) // 3], Z[2 * len(Z) // 3 :]
     if case == "outliers":
         X = X.copy()
@@ -202,16 +207,7 @@ def test_screened_tree_order_is_the_tree_bit_for_bit(d, case, k, monkeypatch):
 
     rng = np.random.default_rng(d)
     n_train = 2 ** (d + 3)  # below 2**(d + 4): screened
-    Z = rng.standard_normal((n_train + 300, d))
-    if case == "offset":
-        Z += 1e4
-    elif case == "duplicates":
-        Z[:40] = Z[0]
-        Z[40:80] = Z[1] + 1e-12
-    elif case == "huge":
-        Z *= 1e250
-    elif case == "tiny":
-        Z *= 1e-300
+    Z = _hard_case(rng.standard_normal((n_train + 300, d)), case)
     X_train, X = Z[:n_train], Z[n_train:]
     if case == "outliers":
         X = X.copy()
