@@ -160,6 +160,21 @@ class Clock:
         self.peak = tracemalloc.get_traced_memory()[1] if tracemalloc.is_tracing() else None
 
 
+def compared_rejectors(X_train: np.ndarray, y_train: np.ndarray, model) -> list[tuple]:
+    """``[(entry, context)]``: each rejector ``gcul compare`` fits (those that need no truth)
+    with the context of one split's training rows (split 0's seed, a 0.9 target coverage)."""
+    from simulations.rejectors import REJECTORS, RejectorContext
+
+    context = RejectorContext(
+        X_train,
+        y_train,
+        model,
+        seed=np.random.SeedSequence(0, spawn_key=(1, 0)),
+        target_coverage=0.9,
+    )
+    return [(entry, context) for entry in REJECTORS if not entry.needs_truth]
+
+
 def components(Z: np.ndarray, y: np.ndarray) -> list[tuple[str, Clock, Clock | None, str]]:
     """``(component, gcul clock, scikit-learn clock or None, note)`` for one compare split."""
     import warnings
@@ -173,7 +188,6 @@ def components(Z: np.ndarray, y: np.ndarray) -> list[tuple[str, Clock, Clock | N
     from simulations.compare import stratified_splits
     from simulations.gcul import GCUL
     from simulations.models import LogisticRegression, kmeans
-    from simulations.rejectors import REJECTORS, RejectorContext
     from simulations.rejectors.knn import N_NEIGHBORS
 
     rows = []
@@ -210,16 +224,7 @@ def components(Z: np.ndarray, y: np.ndarray) -> list[tuple[str, Clock, Clock | N
         with Clock() as ours:
             model.certify(X_test[:half], y_test[:half])
         rows.append((f"certificate ({half:,} calibration rows)", ours, None, ""))
-        context = RejectorContext(
-            X_train,
-            y_train,
-            model,
-            seed=np.random.SeedSequence(0, spawn_key=(1, 0)),
-            target_coverage=0.9,
-        )
-        for entry in REJECTORS:
-            if entry.needs_truth:
-                continue
+        for entry, context in compared_rejectors(X_train, y_train, model):
             with Clock() as ours:
                 entry.fit(context).score_predict(X_test)
             theirs, note = None, ""

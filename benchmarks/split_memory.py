@@ -21,10 +21,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper_scale import D, N, make_embeddings  # noqa: E402
+from paper_scale import D, N, compared_rejectors, make_embeddings  # noqa: E402
 
 
 def main() -> int:
@@ -39,7 +37,6 @@ def main() -> int:
     from simulations.compare.statistics import stratified_splits
     from simulations.gcul import GCUL
     from simulations.models import single_threaded_blas
-    from simulations.rejectors import REJECTORS, RejectorContext
 
     (train, test), *_ = stratified_splits(y, 1, 0.3, seed=0)
     print("| step | peak GB | allocated after GB | CPU s |\n|---|--:|--:|--:|")
@@ -77,16 +74,7 @@ def main() -> int:
         X_train, X_test = protocol._rows_float64(Z, train), protocol._rows_float64(Z, test)
         model.indicators(X_test, y_test)
         step("training rows again, test rows and GCUL's outcomes", start)
-        context = RejectorContext(
-            X_train,
-            y_train,
-            model,
-            seed=np.random.SeedSequence(0, spawn_key=(1, 0)),
-            target_coverage=0.9,
-        )
-        for entry in REJECTORS:
-            if entry.needs_truth:
-                continue
+        for entry, context in compared_rejectors(X_train, y_train, model):
             start = time.process_time()
             entry.fit(context).score_predict(X_test)
             step(f"rejector {entry.name}", start)
