@@ -444,8 +444,22 @@ def _pool_scatter(Z_err: np.ndarray, mu_mix: np.ndarray, directions: np.ndarray)
     return directions @ inner @ directions.T
 
 
+CORES = ("correct", "class", "predicted")
+r"""The readings of a class core :math:`\mu_c` that :func:`estimate_geometry` accepts (``core=``)."""
+_CORE_ROW = {
+    "correct": "correctly classified sample",
+    "class": "sample",
+    "predicted": "sample predicted as it",
+}
+
+
 def estimate_geometry(
-    Z: ArrayLike, y: ArrayLike, y_pred: ArrayLike, n_classes: int | None = None
+    Z: ArrayLike,
+    y: ArrayLike,
+    y_pred: ArrayLike,
+    n_classes: int | None = None,
+    *,
+    core: str = "correct",
 ) -> Geometry:
     r"""Estimate the geometry of the error pool from representations, labels and predictions.
 
@@ -466,6 +480,14 @@ def estimate_geometry(
         millions empty) raise ``ValueError``. Relabel with
         ``classes, y = np.unique(y, return_inverse=True)`` (mapping ``y_pred`` the same way),
         or pass ``n_classes``.
+    core : {"correct", "class", "predicted"}, default "correct"
+        Which rows make class c's core :math:`\mu_c` (its mean) and its spread
+        :math:`\sigma_c`: the correctly classified rows of class c (the default, the paper's
+        "clean samples" of its capture- and contamination-rate theorems, whose contamination
+        count is over correctly classified rows), every row labelled c, or every row *predicted*
+        c (the rows whose median the paper's appendix uses as K-Means' initial centre of class c).
+        The error pool, :math:`\varepsilon`, :math:`\pi_c` and :math:`\varepsilon_c` do not
+        depend on it.
 
     Returns
     -------
@@ -524,6 +546,8 @@ def estimate_geometry(
     >>> float(g.eps), g.pi.tolist(), g.eps_c.tolist()
     (0.1, [0.5, 0.5], [0.1, 0.1])
     """
+    if core not in CORES:
+        raise ValueError(f"core must be one of {', '.join(map(repr, CORES))}; got {core!r}")
     Z_a = as_float_array(Z, "Z")
     if Z_a.ndim != 2:
         raise ValueError(f"Z must be two-dimensional (N, d); got shape {Z_a.shape}")
@@ -594,8 +618,12 @@ def estimate_geometry(
     Z_s, shift = scaled(Z_a)
     Z_err = Z_s[errors]
     mu_mix = Z_err.mean(axis=0)
+    if core == "correct":
+        core_labels, core_rows = y_a, np.flatnonzero(~errors)
+    else:
+        core_labels, core_rows = (y_a if core == "class" else pred_a), np.arange(n_samples)
     classes, clean_counts, means, sorted_rows, index_sorted = _gathered_class_means(
-        Z_s, y_a, np.flatnonzero(~errors)
+        Z_s, core_labels, core_rows
     )
     no_clean = np.setdiff1d(present, classes)
     if no_clean.size:
@@ -605,7 +633,7 @@ def estimate_geometry(
             else f"classes {_ranges(no_clean)} have"
         )
         notes.append(
-            f"{subject} no correctly classified sample: its core is placed at the attractor "
+            f"{subject} no {_CORE_ROW[core]}: its core is placed at the attractor "
             "(D = sigma = 0: Gaussian tails 1/2, Chernoff tail 1)"
         )
     difference = mu_mix - means
@@ -633,7 +661,7 @@ def estimate_geometry(
     if single.any():
         which = classes[single]
         subject = f"class {which[0]} has" if which.size == 1 else f"classes {_ranges(which)} have"
-        notes.append(f"{subject} one correctly classified sample: sigma_c is 0")
+        notes.append(f"{subject} one {_CORE_ROW[core]}: sigma_c is 0")
     own = np.where(single | coincident, 0.0, own)
     pool = np.where(coincident, 0.0, pool)
     with np.errstate(over="ignore"):

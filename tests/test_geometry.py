@@ -545,3 +545,54 @@ def test_class_moments_gathered_into_a_buffer_are_those_of_the_sorted_copy(d):
         _geometry._gathered_spreads(Z, gathered[3], gathered[4], means, directions),
         _geometry._spreads_of_classes(Z_sorted, index, means, directions),
     )
+
+
+@pytest.mark.parametrize("core", ["class", "predicted"])
+def test_core_readings_match_their_definitions(core):
+    # mu_c and sigma_c from every row labelled c ("class") or predicted c ("predicted"); the
+    # error pool (mu_mix, sigma_mix's covariance) is the same as for the default reading
+    rng = np.random.default_rng(11)
+    Z = rng.normal(size=(300, 4)) + np.repeat(np.eye(4)[:3] * 3, 100, axis=0)
+    y = np.repeat([0, 1, 2], 100)
+    y_pred = np.where(rng.random(300) < 0.3, rng.integers(0, 3, 300), y)
+    g = estimate_geometry(Z, y, y_pred, core=core)
+    default = estimate_geometry(Z, y, y_pred)
+    errors = y_pred != y
+    mu_mix = Z[errors].mean(axis=0)
+    cov_mix = np.cov(Z[errors], rowvar=False, ddof=1)
+    for c in range(3):
+        rows = Z[(y if core == "class" else y_pred) == c]
+        d = mu_mix - rows.mean(axis=0)
+        d_hat = d / np.linalg.norm(d)
+        tol_D, rel_mix, rel_c = two_route_bounds(Z[errors], rows)
+        assert g.D[c] == pytest.approx(np.linalg.norm(d), rel=0, abs=tol_D)
+        assert g.sigma_mix[c] == pytest.approx(np.sqrt(d_hat @ cov_mix @ d_hat), rel=rel_mix, abs=0)
+        cov_c = np.cov(rows, rowvar=False, ddof=1)
+        assert g.sigma_c[c] == pytest.approx(np.sqrt(d_hat @ cov_c @ d_hat), rel=rel_c, abs=0)
+        # and it is another number than the default reading's (the rows differ)
+        assert abs(g.D[c] - default.D[c]) > 100 * tol_D
+    # eps, pi and eps_c do not depend on the reading: the same arrays bit for bit
+    for name in ("eps", "pi", "eps_c"):
+        assert np.array_equal(getattr(g, name), getattr(default, name))
+
+
+def test_core_default_is_the_correctly_classified_reading():
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(120, 3))
+    y = rng.integers(0, 3, 120)
+    y_pred = np.where(rng.random(120) < 0.3, rng.integers(0, 3, 120), y)
+    a, b = estimate_geometry(Z, y, y_pred), estimate_geometry(Z, y, y_pred, core="correct")
+    for name in ("D", "sigma_mix", "sigma_c", "eps", "pi", "eps_c"):
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_core_reading_is_validated_and_named_in_notes():
+    Z = np.arange(12.0).reshape(6, 2)
+    y = np.array([0, 0, 0, 1, 1, 1])
+    with pytest.raises(ValueError, match="core must be one of 'correct', 'class', 'predicted'; got 'mean'"):
+        estimate_geometry(Z, y, y, core="mean")
+    # class 1 is never predicted: no core under the "predicted" reading, and the note says so
+    y_pred = np.array([0, 0, 0, 0, 0, 1 - 1])
+    g = estimate_geometry(Z, y, y_pred, core="predicted")
+    assert any("no sample predicted as it" in note for note in g.notes), g.notes
+    assert g.D[1] == 0.0
