@@ -9,6 +9,9 @@ its own: GCUL, its baselines and their comparison stay in :mod:`simulations.gcul
 
 - :mod:`~simulations.text.corpora`: :func:`load_goemotions` and :func:`load_carer` (core
   dependencies only).
+- :mod:`~simulations.text.precomputed`: :func:`load_precomputed`, a folder of representations
+  computed elsewhere (a fine-tuned encoder's embeddings, labels, split ids and logits; core
+  dependencies only).
 - :mod:`~simulations.text.representations`: text to vectors (the optional extra ``text``:
   ``pip install "gcul[text]"``), imported on use.
 
@@ -18,5 +21,6 @@ its own: GCUL, its baselines and their comparison stay in :mod:`simulations.gcul
 from __future__ import annotations
 
 from simulations.text.corpora import CARER_LABELS, Corpus, load_carer, load_goemotions
+from simulations.text.precomputed import Precomputed, load_precomputed
 
-__all__ = ["CARER_LABELS", "Corpus", "load_carer", "load_goemotions"]
+__all__ = ["CARER_LABELS", "Corpus", "Precomputed", "load_carer", "load_goemotions", "load_precomputed"]
