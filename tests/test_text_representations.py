@@ -111,9 +111,18 @@ def test_wordllama_runs_offline():
     pytest.importorskip("wordllama")
     from simulations.text.representations import sentence_embedding
 
-    Z = sentence_embedding(["i am so happy today", "this is terrible and sad"])
+    texts = ["i am so happy today", "this is terrible and sad"]
+    Z = sentence_embedding(texts)
     assert Z.shape == (2, 256) and Z.dtype == np.float64 and np.isfinite(Z).all()
     assert not np.allclose(Z[0], Z[1])
+    # unit rows by default (WordLlama's own convention when it compares sentences): a norm of
+    # 256 float32 squares is within 256 ulps of float32 of 1 (then widened to float64)
+    assert np.allclose(np.linalg.norm(Z, axis=1), 1.0, rtol=0, atol=256 * np.finfo(np.float32).eps)
+    raw = sentence_embedding(texts, norm=False)
+    assert not np.allclose(np.linalg.norm(raw, axis=1), 1.0, rtol=0, atol=1e-3)
+    # the same directions: normalising the raw rows gives the default's rows
+    unit = raw / np.linalg.norm(raw, axis=1, keepdims=True)
+    assert np.allclose(unit, Z, rtol=0, atol=256 * np.finfo(np.float32).eps)
 
 
 def test_cache_is_keyed_by_method_seed_and_content(tmp_path):

@@ -193,7 +193,7 @@ def lsa(texts: Sequence[str], n_components: int = 100, seed: int = 0) -> np.ndar
     return normalize(Z).astype(np.float64)
 
 
-def sentence_embedding(texts: Sequence[str]) -> np.ndarray:
+def sentence_embedding(texts: Sequence[str], norm: bool = True) -> np.ndarray:
     """WordLlama's 256-d ``l2_supercat`` sentence embeddings, from the weights inside its wheel.
 
     Loads with ``disable_download=True`` from the installed package's own folder (its default
@@ -202,11 +202,16 @@ def sentence_embedding(texts: Sequence[str]) -> np.ndarray:
     Parameters
     ----------
     texts : sequence of str
+    norm : bool, default True
+        Scale each row to unit length, as WordLlama itself does before it compares, ranks or
+        clusters sentences (its ``similarity``, ``rank`` and ``cluster`` embed with
+        ``norm=True``): the convention of sentence-embedding models, whose geometry is the
+        angle between rows. ``False`` gives the raw average-pooled token embeddings.
 
     Returns
     -------
     ndarray of shape (N, 256)
-        Average-pooled token embeddings (not normalised), as float64.
+        Average-pooled token embeddings (unit rows if ``norm``), as float64.
 
     Raises
     ------
@@ -223,7 +228,7 @@ def sentence_embedding(texts: Sequence[str]) -> np.ndarray:
     model = wordllama.WordLlama.load(
         cache_dir=Path(wordllama.__file__).parent, disable_download=True
     )
-    return np.asarray(model.embed(texts, norm=False), dtype=np.float64)
+    return np.asarray(model.embed(texts, norm=bool(norm)), dtype=np.float64)
 
 
 def _oof(texts: Sequence[str], labels: Any, seed: int) -> np.ndarray:
@@ -241,7 +246,7 @@ def _wordllama(texts: Sequence[str], labels: Any, seed: int) -> np.ndarray:
 REPRESENTATIONS: dict[str, tuple[Callable[[Sequence[str], Any, int], np.ndarray], bool, str]] = {
     "oof_logistic": (_oof, True, "out-of-fold TF-IDF + logistic-regression scores (5 folds)"),
     "lsa": (_lsa, False, "LSA: TF-IDF -> truncated SVD, 100 d, unit rows"),
-    "wordllama": (_wordllama, False, "WordLlama l2_supercat 256-d sentence embedding (frozen)"),
+    "wordllama": (_wordllama, False, "WordLlama l2_supercat 256-d sentence embedding (frozen), unit rows"),
 }
 """Every representation by name: ``(compute(texts, labels, seed), reads_labels, description)``."""
 
@@ -302,6 +307,9 @@ def cached_representation(
     if cache_dir is None:
         return compute(texts, labels, seed)
     digest = hashlib.sha256()
+    # the description names what the method computes (e.g. "unit rows"): a method whose output
+    # changes gets a new description, so a file cached before the change is never served
+    digest.update(REPRESENTATIONS[method][2].encode("utf-8") + b"\0")
     for text in texts:
         digest.update(text.encode("utf-8") + b"\0")
     if reads_labels:
