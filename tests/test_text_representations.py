@@ -150,3 +150,21 @@ def test_cache_is_keyed_by_method_seed_and_content(tmp_path):
     with pytest.raises(ValueError, match="corpus must be a non-empty word"):
         cached_representation("lsa", texts, y, corpus="../x", split="all", cache_dir=tmp_path)
     assert set(REPRESENTATIONS) == {"oof_logistic", "lsa", "wordllama"}
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "rows"])
+def test_a_damaged_cache_file_is_computed_again(tmp_path, damage):
+    # a truncated .npy in the cache raised a traceback from np.load; now it is recomputed
+    texts, y = _toy(60)
+    kwargs = dict(corpus="toy", split="all", seed=0, cache_dir=tmp_path)
+    first = cached_representation("oof_logistic", texts, y, **kwargs)
+    (path,) = tmp_path.iterdir()
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[:100])
+    elif damage == "garbage":
+        path.write_bytes(b"not a numpy file")
+    else:
+        np.save(path, np.zeros((7, 3)))  # another corpus's rows under this key
+    again = cached_representation("oof_logistic", texts, y, **kwargs)
+    assert np.array_equal(first, again)
+    assert np.array_equal(np.load(path), first)  # and the file is whole again

@@ -265,8 +265,10 @@ def cached_representation(
 
     The file is ``<cache_dir>/<corpus>-<split>-<method>-seed<seed>-<digest>.npy``: keyed by the
     corpus, the split, the method and the seed of its folds or SVD, and by a SHA-256 digest of
-    the texts (and, for a method that reads labels, the labels), so an edited corpus is never
-    served a stale file. Written atomically.
+    the method's description, the texts (and, for a method that reads labels, the labels), so an
+    edited corpus or a changed method is never served a stale file. Written atomically; a cached
+    file that cannot be read (truncated, damaged) or has the wrong number of rows is computed
+    again and replaced.
 
     Parameters
     ----------
@@ -316,7 +318,14 @@ def cached_representation(
         digest.update(_check_labels(labels, len(texts)).tobytes())
     path = Path(cache_dir) / f"{corpus}-{split}-{method}-seed{seed}-{digest.hexdigest()[:16]}.npy"
     if path.is_file():
-        return np.load(path)
+        try:
+            cached = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError):
+            cached = None  # truncated or damaged (e.g. a run killed mid-write by another tool)
+        if isinstance(cached, np.ndarray) and cached.ndim == 2 and cached.shape[0] == len(texts):
+            return cached
+        # a cache is disposable: a file that cannot be read, or of the wrong shape, is computed
+        # again and replaced
     Z = compute(texts, labels, seed)
     buffer = io.BytesIO()
     np.save(buffer, Z)
