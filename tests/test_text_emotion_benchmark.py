@@ -211,11 +211,161 @@ def test_the_committed_pca_sweep_has_no_overlapping_tick_labels():
 def test_redraw_draws_both_figures_from_the_csv_files_alone(run, tmp_path, capsys):
     for name in ("rows", "compare", "operating_points", "pca_sweep", "verdicts"):
         shutil.copy(run / f"{name}.csv", tmp_path / f"{name}.csv")
+    shutil.copy(run / "run.json", tmp_path / "run.json")
     assert bench.main(["--redraw", "--out", str(tmp_path)]) == 0
     for name in ("operating_points.png", "pca_sweep.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    # and the report, byte for byte the one the run wrote
+    assert (tmp_path / "text_emotion.md").read_bytes() == (run / "text_emotion.md").read_bytes()
     capsys.readouterr()
     (tmp_path / "pca_sweep.csv").unlink()
     assert bench.main(["--redraw", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --redraw: ") and err.count("\n") == 1 and "pca_sweep.csv" in err
+
+
+# ------------------------------------------------------------------ the fine-tuned encoder
+def _finetuned(corpora: Path, root: Path, seeds=(0, 1)) -> Path:
+    """A fine-tuned-encoder folder for the synthetic CARER corpus of ``_corpora``, in the format
+    of simulations.text.load_precomputed: labels row for row as the loader returns them; seed 1
+    holds validation and test rows only (as GoEmotions' seeds 1 and 2 do)."""
+    from simulations.text import load_carer
+
+    parts = [load_carer(corpora / "carer", split).labels for split in ("train", "dev", "test")]
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        keep = (0, 1, 2) if seed == 0 else (1, 2)
+        y = np.concatenate([parts[k] for k in keep])
+        split = np.repeat(keep, [parts[k].size for k in keep]).astype(np.int8)
+        centres = 3.0 * np.eye(6, 8)
+        Z = centres[y] + rng.normal(size=(y.size, 8))
+        confused = rng.random(y.size) < 0.2  # a fifth of the rows between two classes
+        Z[confused] = 0.5 * (centres[y[confused]] + centres[(y[confused] + 1) % 6]) + 0.3 * rng.normal(
+            size=(int(confused.sum()), 8)
+        )
+        logits = 2.0 * Z[:, :6] + rng.normal(size=(y.size, 6))
+        folder = root / "carer" / f"seed{seed}"
+        folder.mkdir(parents=True)
+        np.save(folder / "embeddings.npy", Z.astype(np.float16))
+        np.save(folder / "labels.npy", y.astype(np.int16))
+        np.save(folder / "split.npy", split)
+        np.save(folder / "logits.npy", logits.astype(np.float16))
+    return root
+
+
+@pytest.fixture(scope="module")
+def ft_run(tmp_path_factory):
+    corpora = _corpora(tmp_path_factory.mktemp("ft_corpora"))
+    ft = _finetuned(corpora, tmp_path_factory.mktemp("ft"))
+    out = tmp_path_factory.mktemp("ft_out")
+    argv = [str(corpora), "--out", str(out), "--splits", "2", "--corpus", "carer",
+            "--representation", "finetuned", "--finetuned", str(ft)]  # fmt: skip
+    assert bench.main(argv) == 0
+    return out, corpora, ft
+
+
+def test_finetuned_protocols_and_seeds_are_all_there(ft_run):
+    out, _, _ = ft_run
+    rows = bench.read_csv(out / "rows.csv")
+    found = {(r["representation"], r["seed"]) for r in rows}
+    # (P) needs train rows: seed 0 only; (H, val -> test) for both seeds
+    assert found == {("finetuned_paper", 0), ("finetuned_valtest", 0), ("finetuned_valtest", 1)}
+    compare_rows = bench.read_csv(out / "compare.csv")
+    held = [r for r in compare_rows if r["representation"] == bench.FT_SPLITS]
+    assert {r["seed"] for r in held} == {0, 1} and {r["split"] for r in held} == {0, 1}
+    assert {"gcul", "msp", "head_msp", "selectivenet"} <= {r["rejector"] for r in held}
+    text = (out / "text_emotion.md").read_text()
+    for name in ("(P) the paper's", "(H) held out", "fine-tuned head's MSP", "(v) λ*_PRE like with like"):
+        assert name in text, name
+    # the full command of a reduced run: a partial run never reads as the whole one
+    assert "--corpus carer --representation finetuned --splits 2" in text
+
+
+def test_finetuned_cells_are_seed_means_with_split_se_and_seed_range(ft_run):
+    out, _, _ = ft_run
+    rows = bench.read_csv(out / "rows.csv")
+    part = [r for r in rows if (r["representation"], r["variant"]) == ("finetuned_valtest", "gcul")]
+    # one fixed split per seed: no split SE; the mean of the seed values and their range
+    values = [r["sel_acc"] for r in sorted(part, key=lambda r: r["seed"])]
+    cell = f"{100 * np.mean(values):.2f} [{100 * min(values):.2f}, {100 * max(values):.2f}]"
+    line = next(line for line in (out / "text_emotion.md").read_text().splitlines()
+                if line.startswith(f"| {bench.SHORT['finetuned_valtest']} | GCUL |"))  # fmt: skip
+    assert cell in line, (cell, line)
+    # splits within each seed: mean ± the root mean square of the seeds' corrected SEs [range]
+    compare_rows = bench.read_csv(out / "compare.csv")
+    risk = {}
+    for seed in (0, 1):
+        split_rows = [r for r in compare_rows if (r["representation"], r["rejector"], r["seed"])
+                      == (bench.FT_SPLITS, "head_msp", seed)]  # fmt: skip
+        ratio = split_rows[0]["n_test"] / split_rows[0]["n_train"]
+        risk[seed] = _se([r["sel_risk"] for r in split_rows], ratio)
+    means = [risk[0][0], risk[1][0]]
+    se = np.sqrt(np.mean([risk[0][1] ** 2, risk[1][1] ** 2]))
+    cell = f"{100 * np.mean(means):.2f} ± {100 * se:.2f} [{100 * min(means):.2f}, {100 * max(means):.2f}]"
+    assert cell in (out / "text_emotion.md").read_text()
+
+
+def test_head_msp_is_the_heads_softmax_at_gculs_coverage(ft_run):
+    # recomputed here from the folder's logits and compare's splits, not the benchmark's code path
+    import gcul_theory
+    from simulations.compare import stratified_splits
+    from simulations.text import load_precomputed
+
+    out, _, ft = ft_run
+    data = load_precomputed(ft / "carer" / "seed1")
+    held = data.rows("validation", "test")
+    y, logits = data.labels[held], data.logits[held]
+    compare_rows = bench.read_csv(out / "compare.csv")
+    for i, (_, test) in enumerate(stratified_splits(y, 2, bench.TEST_SIZE, bench.SEED)):
+        pick = {r["rejector"]: r for r in compare_rows
+                if (r["representation"], r["seed"], r["split"]) == (bench.FT_SPLITS, 1, i)}  # fmt: skip
+        m = round(pick["gcul"]["coverage"] * test.size)
+        # softmax's maximum ranks rows as the largest logit minus the log-sum-exp does
+        z = logits[test] - logits[test].max(axis=1, keepdims=True)
+        confidence = 1.0 / np.exp(z).sum(axis=1)
+        wrong = logits[test].argmax(axis=1) != y[test]
+        expected = float(gcul_theory.selective_risk_at_coverage(confidence, wrong, m))
+        # the same ranking from two float64 routes to the softmax: equal unless two rows tie
+        # within a few ulps, which these continuous draws do not
+        assert pick["head_msp"]["sel_risk"] == pytest.approx(expected, rel=0, abs=1e-12)
+        assert pick["head_msp"]["difference"] == pytest.approx(expected - pick["gcul"]["sel_risk"], abs=1e-12)
+
+
+def test_finetuned_labels_must_be_the_corpus_rows(tmp_path, capsys):
+    corpora = _corpora(tmp_path / "corpora")
+    ft = _finetuned(corpora, tmp_path / "ft", seeds=(0,))
+    labels = np.load(ft / "carer" / "seed0" / "labels.npy")
+    np.save(ft / "carer" / "seed0" / "labels.npy", np.roll(labels, 1))
+    argv = [str(corpora), "--out", str(tmp_path / "o"), "--corpus", "carer", "--representation",
+            "finetuned", "--finetuned", str(ft)]  # fmt: skip
+    assert bench.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "seed0" in err and "another release" in err
+
+
+@pytest.mark.parametrize("problem", ["file", "under-a-file", "jobs", "no-folder"])
+def test_bad_options_are_refused_before_any_work(tmp_path, capsys, monkeypatch, problem):
+    corpora = _corpora(tmp_path / "corpora")
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the options were checked")
+
+    monkeypatch.setattr(bench, "cached_representation", no_work)
+    monkeypatch.setattr(bench, "_run_task", no_work)
+    out = tmp_path / "out"
+    argv = [str(corpora), "--out", str(out)]
+    if problem == "file":
+        out.write_text("a file")
+    elif problem == "under-a-file":  # (a read-only folder would not stop root, who runs CI)
+        (tmp_path / "plain").write_text("a file")
+        argv[2] = str(tmp_path / "plain" / "out")
+    elif problem == "jobs":
+        argv += ["--jobs", "0"]
+    else:
+        argv += ["--representation", "finetuned"]
+    assert bench.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    words = {"file": "not a folder", "under-a-file": "is a file, not a folder", "jobs": "--jobs must be at least 1",
+             "no-folder": "needs --finetuned"}[problem]  # fmt: skip
+    assert words in err, err
