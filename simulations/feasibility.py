@@ -105,9 +105,15 @@ class Assessment:
         return self.names.get(argument, _PYTHON_NAMES.get(argument, argument))
 
     def format(self) -> str:
-        """The report as text: the predictors, the per-class table and its legend, the notes,
-        and the verdict last (with a certificate: the geometric verdict, then the certificate,
-        then the certified verdict, the strongest evidence)."""
+        """The report as text: the verdict in one line first (what a reader looks for), then
+        the predictors, the per-class table and its legend, the notes, and the verdict again
+        last (with a certificate: the geometric verdict, then the certificate, then the
+        certified verdict, the strongest evidence, which is also the first line)."""
+        lines = self._body()
+        return "\n".join([lines[-1], *lines])
+
+    def _body(self) -> list[str]:
+        """The lines of :meth:`format` but its first."""
         text = self.report.format(list(self.methods), self.class_names).splitlines()
         text = [line for line in text if not line.startswith(("  note: ", "verdict: "))]
         text.extend(f"  note: {note}" for note in self.notes)
@@ -120,7 +126,7 @@ class Assessment:
         certificate = self.certificate
         if certificate is None:
             text.append(f"verdict: {self.verdict}")
-            return "\n".join(text)
+            return text
         # the last line is the strongest evidence there is: the certificate; the geometric verdict
         # (lambda*_PRE from the whole data, before any GCUL is fitted) stays, labelled
         lam, delta = certificate["lam"], certificate["delta"]
@@ -136,7 +142,7 @@ class Assessment:
             f"  rejected on calibration: {certificate['n_rejected']} of {certificate['n']}",
             f"verdict: {certificate['verdict']}",
         ]
-        return "\n".join(text)
+        return text
 
     def to_dict(self) -> dict:
         """The assessment as one JSON-ready dict (NaN and infinities as None)."""
@@ -426,7 +432,7 @@ def assess(
         [n_errors],
         int(report.geometry.n_classes),
         error_pool,
-        regime_suggestions(pool, bool(standardize), name),
+        regime_suggestions(pool, bool(standardize), name, Z_given),
     )
     return Assessment(
         report=report,
@@ -556,7 +562,14 @@ def _certify(
             f"feasible, certified: U({lam:g}) >= {certificate.gain_lower:.4f} > 0 with "
             f"confidence {1 - delta:g} ({guarantee})"
         )
-    else:
+    elif certificate.gain_upper < 0.0:  # the whole interval below 0: an answer, not a doubt
+        verdict = (
+            f"not feasible: rejecting does not pay at cost {lam:g}: the {1 - delta:g} upper "
+            f"bound on U({lam:g}) is {certificate.gain_upper:.4f} < 0 (the upper bound is below "
+            f"0: P(U({lam:g}) > this bound) <= delta = {delta:g} over the calibration split, for "
+            f"this GCUL fitted on {n_fit} rows)"
+        )
+    else:  # the interval straddles 0: these rows cannot tell
         verdict = (
             f"not certified: the {1 - delta:g} lower bound on U({lam:g}) is "
             f"{certificate.gain_lower:.4f} <= 0 (too few calibration rows, or rejecting does "
