@@ -613,10 +613,9 @@ def _names_of(values: Any, argument: str, name: Callable[[str], str]) -> np.ndar
         if others:
             if len(others) == len({type(v).__name__ for v in items}):
                 return None  # no names at all: the integer checks word it
-            others = ", ".join(others)
             raise TypeError(
-                f"{name(argument)}: mixes class names (str) with {others}; pass all names (str) "
-                "or all integers 0..C-1"
+                f"{name(argument)}: mixes class names (str) with {', '.join(others)}; pass all "
+                "names (str) or all integers 0..C-1"
             )
         array = array.astype(str)
     if array.dtype.kind != "U" or array.ndim != 1:
