@@ -54,7 +54,6 @@ checkout (``PYTHONPATH=$PWD python benchmarks/bench_sweep.py``); scikit-learn is
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -71,6 +70,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from simulations.cli import parse_seeds  # noqa: E402
+from simulations.cli.common import Parser  # noqa: E402
 from simulations.report import format_violations_text, violation_table  # noqa: E402
 from simulations.sweep import run_cell, run_sweep  # noqa: E402
 from simulations.synthetic import noise_levels  # noqa: E402
@@ -178,7 +178,7 @@ def _same(name: str, rows: list[dict], reference: list[dict], problems: list[str
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, default=41, help="noise levels (default: 41)")
     parser.add_argument("--seeds", default="10-19", help="seeds of the grid (default: 10-19)")
     parser.add_argument(

@@ -95,6 +95,9 @@ def main() -> int:
     parser.add_argument("--skip", action="append", default=[], help="a column not compared")
     parser.add_argument("--compute", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.jobs < 1:  # one line, as gcul's commands (this driver imports no simulations)
+        print(f"cell_identity.py: error: --jobs must be >= 1; got {args.jobs}", file=sys.stderr)
+        return 2
     if args.compute:
         _compute(args.compute, _parse_seeds(args.seeds), args.levels, args.jobs)
         return 0

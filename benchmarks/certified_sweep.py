@@ -15,7 +15,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from pathlib import Path
@@ -26,6 +25,8 @@ from scipy import special
 
 from gcul_theory import certified_lambda
 from simulations.certification import SelectiveOutcomes
+from simulations.cli.common import Parser, positive_int
+from simulations.outputs import prepare_out_folder
 from simulations.sweep.cell import fit_certified_model
 from simulations.synthetic import SyntheticConfig, make_dataset, noise_levels
 
@@ -157,13 +158,16 @@ def evaluate(cache: Path, label_kind: str = "cal") -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--levels", type=int, default=41)
     parser.add_argument("--seeds", type=int, nargs=2, default=(10, 19), metavar=("FIRST", "LAST"))
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=positive_int, default=2)
     args = parser.parse_args()
-    args.cache.mkdir(parents=True, exist_ok=True)
+    try:
+        prepare_out_folder(args.cache, "--cache")
+    except ValueError as error:
+        parser.error(str(error))
     start = time.perf_counter()
     fill_cache(args.cache, range(args.seeds[0], args.seeds[1] + 1), args.levels, args.jobs)
     print(f"cache filled in {time.perf_counter() - start:.1f} s ({args.jobs} jobs)")

@@ -35,7 +35,6 @@ Writes ``benchmarks/compare_null.md``. Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 import math
 import platform
 import resource
@@ -48,8 +47,9 @@ from scipy.spatial import cKDTree
 
 import gcul_theory
 import simulations
+from simulations.cli.common import Parser
 from simulations.compare import DEFAULT_TEST_SIZE, estimate, stratified_splits, verdict
-from simulations.outputs import atomic_write_text
+from simulations.outputs import atomic_write_text, prepare_out_file
 
 SPLITS = (2, 3, 5, 10)
 LEVELS = (0.01, 0.05, 0.10)
@@ -193,13 +193,17 @@ def _rate(count: int, n: int) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=4000, help="data sets per null cell")
     parser.add_argument("--power-replicates", type=int, default=1000)
     parser.add_argument("--rows", type=int, nargs="+", default=[300, 1500])
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--out", default="benchmarks/compare_null.md")
     args = parser.parse_args()
+    try:
+        prepare_out_file(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
     started = time.perf_counter()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     null_rows, power_rows = [], []

@@ -42,7 +42,6 @@ Writes ``benchmarks/operating_points.md``, ``benchmarks/operating_points.png`` a
 
 from __future__ import annotations
 
-import argparse
 import platform
 import sys
 import time
@@ -59,11 +58,12 @@ from sklearn import datasets  # noqa: E402
 
 import gcul_theory  # noqa: E402
 import simulations  # noqa: E402
+from simulations.cli.common import Parser  # noqa: E402
 from simulations.compare import stratified_splits  # noqa: E402
 from simulations.figures import save_figure  # noqa: E402
 from simulations.gcul import GCUL  # noqa: E402
 from simulations.models import single_threaded_blas  # noqa: E402
-from simulations.outputs import atomic_write_text  # noqa: E402
+from simulations.outputs import atomic_write_text, prepare_out_file  # noqa: E402
 from simulations.rejectors import RejectorContext, get_rejector  # noqa: E402
 from simulations.rejectors.evaluate import evaluation_seed  # noqa: E402
 from simulations.synthetic import SyntheticConfig, make_dataset  # noqa: E402
@@ -348,9 +348,13 @@ def plot_pca_sweep(sweeps: dict) -> plt.Figure:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="benchmarks/operating_points.md")
     args = parser.parse_args()
+    try:
+        prepare_out_file(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
     out = Path(args.out)
     started = time.perf_counter()
     with single_threaded_blas():

@@ -48,7 +48,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import inspect
@@ -65,8 +64,10 @@ from joblib import Parallel, delayed
 import gcul_theory
 from gcul_theory._selectivity import selectivity_unchecked
 from simulations.cli import parse_seeds
+from simulations.cli.common import Parser, positive_int
 from simulations.gcul import GCUL
 from simulations.models import LogisticRegression, single_threaded_blas
+from simulations.outputs import prepare_out_file, prepare_out_folder
 from simulations.sweep import run_cell
 from simulations.synthetic import make_dataset, noise_levels
 
@@ -503,10 +504,10 @@ def format_lines(lines, n_cells: int, markdown: bool = False) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", default="10-19")
     parser.add_argument("--levels", type=int, default=41)
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=positive_int, default=2)
     parser.add_argument(
         "--cache",
         type=Path,
@@ -517,9 +518,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=0, help="print only the best N (0: all)")
     parser.add_argument("--markdown", type=Path, help="also write the table as Markdown here")
     args = parser.parse_args(argv)
+    try:
+        prepare_out_folder(args.cache, "--cache")
+        if args.markdown is not None:
+            prepare_out_file(args.markdown, "--markdown")
+    except ValueError as error:
+        parser.error(str(error))
     seeds = parse_seeds(args.seeds)
     grid = noise_levels(args.levels)
-    args.cache.mkdir(parents=True, exist_ok=True)
     readings = single_changes()
     if args.readings == "all":
         seen = set(readings)

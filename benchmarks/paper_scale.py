@@ -25,7 +25,6 @@ the repository root::
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import resource
@@ -274,15 +273,22 @@ def _load() -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from simulations.cli.common import Parser, positive_int
+    from simulations.outputs import atomic_write_text, prepare_out_file
+
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=N)
     parser.add_argument("--d", type=int, default=D)
     parser.add_argument("--splits", type=int, default=10)
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=positive_int, default=2)
     parser.add_argument("--skip-commands", action="store_true")
     parser.add_argument("--skip-components", action="store_true")
     parser.add_argument("--out", default="benchmarks/paper_scale.md")
     args = parser.parse_args()
+    try:
+        prepare_out_file(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
     Z, y = make_embeddings(args.n, args.d)
     lines = [
         "# `gcul feasibility` and `gcul compare` at paper scale",
@@ -367,7 +373,7 @@ def main() -> int:
             )
             print(lines[-1], file=sys.stderr, flush=True)
         lines += ["", f"Load average at the end: {_load()}.", ""]
-    Path(args.out).write_text("\n".join(lines))
+    atomic_write_text(args.out, "\n".join(lines))
     return 0
 
 

@@ -17,7 +17,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 import time
@@ -27,8 +26,10 @@ from joblib import Parallel, delayed, parallel_config
 
 import gcul_theory
 from simulations.cli import parse_seeds
+from simulations.cli.common import Parser, positive_int
 from simulations.gcul import GCUL
 from simulations.models import single_threaded_blas
+from simulations.outputs import prepare_out_file
 from simulations.synthetic import make_dataset, noise_levels
 
 FINITE = "finite_sample_hw"  # the finite-sample option, bootstrapping "hunter_worsley"
@@ -131,15 +132,20 @@ def summary(rows: list[dict], lam: float) -> list[dict]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, default=41)
     parser.add_argument("--seeds", type=parse_seeds, default=parse_seeds("10-19"))
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=positive_int, default=2)
     parser.add_argument("--lam", type=float, default=0.15)
     parser.add_argument("--delta", type=float, default=0.05)
     parser.add_argument("--n-boot", type=int, default=100)
     parser.add_argument("--csv", help="write one row per cell here")
     args = parser.parse_args()
+    if args.csv is not None:
+        try:
+            prepare_out_file(args.csv, "--csv")
+        except ValueError as error:
+            parser.error(str(error))
     levels = noise_levels(args.levels)
     cells = [(s, lv, float(n)) for s in args.seeds for lv, n in enumerate(levels)]
     start = time.perf_counter()

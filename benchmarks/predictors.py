@@ -54,7 +54,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import sys
@@ -68,8 +67,10 @@ from scipy.stats import binom
 from threadpoolctl import threadpool_limits
 
 import gcul_theory
+from simulations.cli.common import Parser, positive_int
 from simulations.gcul import GCUL
 from simulations.models import LogisticRegression
+from simulations.outputs import prepare_out_folder
 
 ROOT_SEED = 20261122
 LAM = 0.15
@@ -530,20 +531,25 @@ def report(rows: list[dict], timings: list[dict], out: Path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--splits", type=int, default=None, help="splits per family (20; quick 4)")
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=positive_int, default=2)
     parser.add_argument("--quick", action="store_true", help="6 families x 4 splits")
     parser.add_argument(
         "--replot", action="store_true", help="tables and figure from OUT/rows.csv, no fitting"
     )
     args = parser.parse_args(argv)
+    if args.replot and not (args.out / "rows.csv").is_file():
+        parser.error(f"--replot: no rows.csv in --out {str(args.out)!r}; run the study first")
+    try:  # a real write now, not after the study's minutes of work
+        prepare_out_folder(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
     if args.replot:
         report(read_csv(args.out / "rows.csv"), read_csv(args.out / "timings.csv"), args.out)
         return 0
     n_splits = args.splits or (4 if args.quick else 20)
-    args.out.mkdir(parents=True, exist_ok=True)
     fams = families(args.quick)
     ids = {f.name: i for i, f in enumerate(families(False))}  # ids independent of --quick
     tasks = [(f, ids[f.name], s) for f in fams for s in range(n_splits)]

@@ -15,7 +15,6 @@ Writes ``benchmarks/real_data.md``: the summary table, then the compare table of
 
 from __future__ import annotations
 
-import argparse
 import platform
 import sys
 import time
@@ -24,8 +23,9 @@ import numpy as np
 from sklearn import datasets
 
 import simulations
+from simulations.cli.common import Parser, positive_int
 from simulations.compare import compare, t_critical
-from simulations.outputs import atomic_write_text
+from simulations.outputs import atomic_write_text, prepare_out_file
 
 DATASETS = {
     "digits": datasets.load_digits,
@@ -57,10 +57,14 @@ def standardise(Z: np.ndarray) -> np.ndarray:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--splits", type=int, default=10)
+    parser = Parser(description=__doc__.splitlines()[0])
+    parser.add_argument("--splits", type=positive_int, default=10)
     parser.add_argument("--out", default="benchmarks/real_data.md")
     args = parser.parse_args()
+    try:
+        prepare_out_file(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
     started = time.perf_counter()
     summary = []
     sections = []

@@ -82,8 +82,9 @@ from scipy import stats  # noqa: E402
 
 import gcul_theory  # noqa: E402
 import simulations  # noqa: E402
+from simulations.cli.common import Parser, positive_int  # noqa: E402
 from simulations.figures import save_figure  # noqa: E402
-from simulations.outputs import atomic_write_text  # noqa: E402
+from simulations.outputs import atomic_write_text, prepare_out_folder  # noqa: E402
 
 LAM = 0.15  # the paper's λ_target
 ALPHA = 0.05  # family-wise level of Holm's correction in each phase diagram
@@ -1009,9 +1010,9 @@ def place_on_sigma(rows: list[dict], eps: float) -> tuple[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/regime_map"))
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=positive_int, default=2)
     parser.add_argument("--seeds", type=int, default=len(SEEDS), help=argparse.SUPPRESS)
     parser.add_argument("--corpora", type=Path, default=None)
     parser.add_argument("--cache", type=Path, default=None)
@@ -1026,9 +1027,12 @@ def main(argv: list[str] | None = None) -> int:
         help="recompute the tables and figures from the CSV files already in --out",
     )
     args = parser.parse_args(argv)
-    if args.jobs < 1:
-        print(f"regime_map.py: error: --jobs must be >= 1; got {args.jobs}", file=sys.stderr)
-        return 2
+    if args.tables_only and not (args.out / "cells.csv").is_file():
+        parser.error(f"--tables-only: no cells.csv in --out {str(args.out)!r}; run the study first")
+    try:  # a real write now, not after the study's minutes of work
+        prepare_out_folder(args.out, "--out")
+    except ValueError as error:
+        parser.error(str(error))
     setting_list = settings()
     if args.tables_only:
         rows = read_csv(args.out / "cells.csv")

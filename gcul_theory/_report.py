@@ -8,6 +8,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from numpy.typing import ArrayLike
@@ -156,13 +157,19 @@ class FeasibilityReport:
     def __str__(self) -> str:
         return self.format()
 
-    def format(self, methods: tuple[str, ...] | list[str] | None = None) -> str:
+    def format(
+        self,
+        methods: tuple[str, ...] | list[str] | None = None,
+        class_names: Sequence[str] | None = None,
+    ) -> str:
         """The report as text, with one row per predictor of ``methods`` (default: all).
 
         Each row shows the predictor's kind (``paper``: the paper's printed bound, not valid;
         ``bound``: a valid bound; ``model``: a model value), r̂1, r̂2 and λ*_PRE; the row of
         the verdict's predictor is marked. The per-class table follows, then a legend that
         defines its columns and ``S_exist`` (:data:`COLUMN_LEGEND`), the notes and the verdict.
+        ``class_names[c]``, if given, names class ``c`` in the table's first column (which then
+        widens to the longest name); by default the column holds the class ids.
         """
         names = METHODS if methods is None else tuple(check_method(m, METHODS) for m in methods)
         lines = [
@@ -205,11 +212,18 @@ class FeasibilityReport:
             "eta_outlier",
             "q_contam",
         )
-        lines.append("  " + " ".join(f"{h:>11}" for h in header))
+        if class_names is not None and len(class_names) != len(self.per_class):
+            raise ValueError(
+                f"class_names: {len(class_names)} names for {len(self.per_class)} classes"
+            )
+        first = 11 if class_names is None else max(11, *(len(str(n)) for n in class_names))
+        lines.append("  " + " ".join([f"{header[0]:>{first}}"] + [f"{h:>11}" for h in header[1:]]))
         for row in self.per_class:
             if row["pi"] == 0.0:  # a class that never occurs in y; the notes count them
                 continue
-            cells = [f"{int(row['class']):>11d}"] + [f"{row[h]:>11.4g}" for h in header[1:]]
+            label = int(row["class"])
+            shown = f"{label:>11d}" if class_names is None else f"{class_names[label]!s:>{first}}"
+            cells = [shown] + [f"{row[h]:>11.4g}" for h in header[1:]]
             lines.append("  " + " ".join(cells))
         lines.append("  columns (the GCUL paper's symbols):")
         width = max(len(name) for name, _ in COLUMN_LEGEND)

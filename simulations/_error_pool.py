@@ -136,13 +136,64 @@ def out_of_fold_predictions(
     return y_pred
 
 
+STANDARDIZED_MEAN = 0.5
+"""A feature counts as standardised when its mean is within this of 0 (and its SD as below)."""
+
+STANDARDIZED_SD = (0.5, 2.0)
+"""... and its standard deviation (ddof = 0, as ``StandardScaler``) within this range; a
+constant feature (SD 0) counts as standardised too, as scaling leaves it constant."""
+
+_ROWS_PER_BLOCK = 8192  # rows read at once: the moments of a memory-mapped file without a copy
+
+
+def looks_standardized(Z: np.ndarray) -> bool:
+    """Whether every feature of ``Z`` is already about standardised, so that ``--standardize``
+    would change little: its mean within :data:`STANDARDIZED_MEAN` of 0 and its standard
+    deviation in :data:`STANDARDIZED_SD` (or 0).
+
+    Computed in blocks of rows in float64 (two passes: the means, then the squared deviations),
+    so a memory-mapped ``Z`` is read, never copied whole.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(0.0, 1.0, (500, 3))
+    >>> looks_standardized(Z), looks_standardized(16 * Z + 8), looks_standardized(Z / 30)
+    (True, False, False)
+    """
+    n = Z.shape[0]
+    if n == 0:
+        return True
+    blocks = range(0, n, _ROWS_PER_BLOCK)
+    total = np.zeros(Z.shape[1])
+    for start in blocks:
+        total += np.sum(Z[start : start + _ROWS_PER_BLOCK], axis=0, dtype=np.float64)
+    mean = total / n
+    squares = np.zeros(Z.shape[1])
+    for start in blocks:
+        block = np.asarray(Z[start : start + _ROWS_PER_BLOCK], dtype=np.float64) - mean
+        squares += np.einsum("ij,ij->j", block, block)
+    sd = np.sqrt(squares / n)
+    low, high = STANDARDIZED_SD
+    # constant: an SD at the rounding of the mean (the two passes leave ~1e-16 |mean| there)
+    constant = sd <= 1e-9 * (1.0 + np.abs(mean))
+    scaled = constant | ((sd >= low) & (sd <= high))
+    return bool(np.all((np.abs(mean) <= STANDARDIZED_MEAN) & scaled))
+
+
 def regime_suggestions(
-    error_pool: str, standardize: bool, name: Callable[[str], str]
+    error_pool: str,
+    standardize: bool,
+    name: Callable[[str], str],
+    Z: np.ndarray | None = None,
 ) -> list[str]:
     """The options not yet used that give phase 1 errors to learn from, as the caller spells
     them: ``name("error_pool")`` starting with ``--`` means the command line
     (``--error-pool out_of_fold``, ``--standardize``), else Python (``error_pool='out_of_fold'``,
     ``standardize=True``). ``error_pool="given"`` (predictions supplied) suggests no pool.
+    Standardising is suggested only for features that are not already about standardised
+    (:func:`looks_standardized` of ``Z``, the features as given; without ``Z`` it is suggested
+    whenever it is off).
 
     Examples
     --------
@@ -156,7 +207,7 @@ def regime_suggestions(
     out = []
     if error_pool == "in_sample":
         out.append(f"{name('error_pool')} out_of_fold" if cli else "error_pool='out_of_fold'")
-    if not standardize:
+    if not standardize and (Z is None or not looks_standardized(Z)):
         out.append(name("standardize") if cli else "standardize=True")
     return out
 

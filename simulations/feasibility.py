@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,6 +42,9 @@ DEFAULT_CALIBRATION = 0.2
 
 DEFAULT_DELTA = 0.05
 """Risk of the certificate, by default."""
+
+_NAMES_A_CLASS = re.compile(r"\bclass(es)? \d")
+"""How a note of the geometry names a class: by its code (``class 3 has``, ``classes 1..3``)."""
 
 _PYTHON_NAMES = {
     "certify": "certify=True",
@@ -79,6 +83,10 @@ class Assessment:
         Phase 1's regime: ``pool`` (``"in_sample"``, ``"out_of_fold"`` or ``"given"``),
         ``standardize``, ``n_errors`` (the pool's size) and ``message``, one line when phase 1
         left GCUL no (or at most ``K``) errors, else ``None``.
+    class_names : tuple of str or None
+        With labels given as class names: the names, sorted; class ``c`` of the report is
+        ``class_names[c]``, and the text and JSON name each class by its name. ``None`` for
+        integer labels (the classes are their own names).
     """
 
     report: Any
@@ -91,23 +99,34 @@ class Assessment:
     verdict: str
     names: Mapping[str, str] = dataclasses.field(default_factory=dict)
     error_pool: dict = dataclasses.field(default_factory=dict)
+    class_names: tuple[str, ...] | None = None
 
     def _name(self, argument: str) -> str:
         return self.names.get(argument, _PYTHON_NAMES.get(argument, argument))
 
     def format(self) -> str:
-        """The report as text: the predictors, the per-class table and its legend, the notes,
-        and the verdict last (with a certificate: the geometric verdict, then the certificate,
-        then the certified verdict, the strongest evidence)."""
-        text = self.report.format(list(self.methods)).splitlines()
+        """The report as text: the verdict in one line first (what a reader looks for), then
+        the predictors, the per-class table and its legend, the notes, and the verdict again
+        last (with a certificate: the geometric verdict, then the certificate, then the
+        certified verdict, the strongest evidence, which is also the first line)."""
+        lines = self._body()
+        return "\n".join([lines[-1], *lines])
+
+    def _body(self) -> list[str]:
+        """The lines of :meth:`format` but its first."""
+        text = self.report.format(list(self.methods), self.class_names).splitlines()
         text = [line for line in text if not line.startswith(("  note: ", "verdict: "))]
         text.extend(f"  note: {note}" for note in self.notes)
+        if self.class_names is not None and any(map(_NAMES_A_CLASS.search, self.notes)):
+            # the geometry's notes name classes by their codes: say which code is which name
+            codes = ", ".join(f"{c} = {n!r}" for c, n in enumerate(self.class_names))
+            text.append(f"  note: class codes in these notes (names sorted): {codes}")
         if self.error_pool.get("message"):
             text.append(self.error_pool["message"])
         certificate = self.certificate
         if certificate is None:
             text.append(f"verdict: {self.verdict}")
-            return "\n".join(text)
+            return text
         # the last line is the strongest evidence there is: the certificate; the geometric verdict
         # (lambda*_PRE from the whole data, before any GCUL is fitted) stays, labelled
         lam, delta = certificate["lam"], certificate["delta"]
@@ -123,7 +142,7 @@ class Assessment:
             f"  rejected on calibration: {certificate['n_rejected']} of {certificate['n']}",
             f"verdict: {certificate['verdict']}",
         ]
-        return "\n".join(text)
+        return text
 
     def to_dict(self) -> dict:
         """The assessment as one JSON-ready dict (NaN and infinities as None)."""
@@ -165,7 +184,7 @@ class Assessment:
             "certificate": self.certificate,
             "per_class": [
                 {
-                    key: int(value) if key == "class" else _finite(value)
+                    key: self._class(value) if key == "class" else _finite(value)
                     for key, value in row.items()
                 }
                 for row in report.per_class
@@ -173,7 +192,11 @@ class Assessment:
             ],
             "notes": list(self.notes),
             "error_pool": dict(self.error_pool),
-        }
+        } | ({} if self.class_names is None else {"class_names": list(self.class_names)})
+
+    def _class(self, code: float) -> int | str:
+        """Class ``code`` as the user named it: its name, or the integer itself."""
+        return int(code) if self.class_names is None else self.class_names[int(code)]
 
 
 def _first_missing(classes: np.ndarray, limit: int) -> list[int]:
@@ -217,10 +240,13 @@ def assess(
     Z : array of shape (N, d)
         Embeddings, finite numbers.
     y : array of shape (N,)
-        Observed labels, integers 0..C-1, every class present (``C <=``
-        :data:`gcul_theory.MAX_CLASSES`).
+        Observed labels: integers 0..C-1, every class present (``C <=``
+        :data:`gcul_theory.MAX_CLASSES`), or class names (str, none empty or blank), which
+        become the codes of their sorted order (``np.unique(y, return_inverse=True)``, with
+        ``y_pred``'s names) and name the classes in the report.
     y_pred : array of shape (N,), optional
-        Phase 1's in-sample predictions on these rows (GCUL's own error pool), integers 0..C-1.
+        Phase 1's in-sample predictions on these rows (GCUL's own error pool), integers 0..C-1,
+        or class names if ``y`` holds names.
         Without it phase 1 is fitted here (GCUL's multinomial logistic regression, C = 1) and its
         in-sample predictions are used.
     lam : float, default 0.15
@@ -260,7 +286,8 @@ def assess(
     Raises
     ------
     TypeError, ValueError
-        For inputs of the wrong shape or type, labels that are not 0..C-1 (each present), more
+        For inputs of the wrong shape or type (bytes, or a mix of names and other objects, are
+        refused: decode bytes to str first), labels that are not 0..C-1 (each present), more
         than :data:`gcul_theory.MAX_CLASSES` classes (refused before anything is fitted), a
         ``calibration`` or ``delta`` without ``certify``, or a split that holds out every row of
         a class (GCUL could not be fitted on it).
@@ -304,6 +331,7 @@ def assess(
         seed = int(seed)
     methods = requested_methods(list(methods) if methods is not None else [VERDICT_DEFAULT])
     Z = check_embeddings(Z, name("Z"))
+    y, y_pred, class_names = _encode_class_names(y, y_pred, name)
     y = np.asarray(y)
     if not isinstance(error_pool, str) or error_pool not in ERROR_POOLS:
         raise ValueError(
@@ -383,7 +411,10 @@ def assess(
         predictions = "given"
     report = gcul_theory.feasibility_report(Z, y, y_pred, lam=lam, method=methods[0])
     certificate = (
-        _certify(Z_given, y, lam, calibration, delta, seed, name, error_pool, bool(standardize))
+        _certify(
+            Z_given, y, lam, calibration, delta, seed, name, error_pool, bool(standardize),
+            class_names,
+        )  # fmt: skip
         if certify
         else None
     )
@@ -401,7 +432,7 @@ def assess(
         [n_errors],
         int(report.geometry.n_classes),
         error_pool,
-        regime_suggestions(pool, bool(standardize), name),
+        regime_suggestions(pool, bool(standardize), name, Z_given),
     )
     return Assessment(
         report=report,
@@ -419,6 +450,7 @@ def assess(
             "n_errors": n_errors,
             "message": regime,
         },
+        class_names=class_names,
     )
 
 
@@ -467,6 +499,7 @@ def _certify(
     name: Callable[[str], str],
     error_pool: str = "in_sample",
     standardize: bool = False,
+    class_names: tuple[str, ...] | None = None,
 ) -> dict:
     """Split at random (seeded, not stratified), fit GCUL on the rest, certify on the held-out
     part (GCUL with ``error_pool``; behind a ``StandardScaler`` fitted on the fit part when
@@ -490,9 +523,10 @@ def _certify(
     missing = np.flatnonzero((np.bincount(y[fit], minlength=counts.size) == 0) & (counts > 0))
     if missing.size:
         label = int(missing[0])
+        shown = label if class_names is None else repr(class_names[label])
         raise ValueError(
             f"{name('calibration')} {calibration:g} with {name('seed')} {seed} holds out every "
-            f"row of class {label} ({counts[label]} of {y.size} rows), so GCUL cannot be fitted on "
+            f"row of class {shown} ({counts[label]} of {y.size} rows), so GCUL cannot be fitted on "
             f"it; lower {name('calibration')}, choose another {name('seed')} or pass more rows of "
             "that class"
         )
@@ -528,7 +562,14 @@ def _certify(
             f"feasible, certified: U({lam:g}) >= {certificate.gain_lower:.4f} > 0 with "
             f"confidence {1 - delta:g} ({guarantee})"
         )
-    else:
+    elif certificate.gain_upper < 0.0:  # the whole interval below 0: an answer, not a doubt
+        verdict = (
+            f"not feasible: rejecting does not pay at cost {lam:g}: the {1 - delta:g} upper "
+            f"bound on U({lam:g}) is {certificate.gain_upper:.4f} < 0 (the upper bound is below "
+            f"0: P(U({lam:g}) > this bound) <= delta = {delta:g} over the calibration split, for "
+            f"this GCUL fitted on {n_fit} rows)"
+        )
+    else:  # the interval straddles 0: these rows cannot tell
         verdict = (
             f"not certified: the {1 - delta:g} lower bound on U({lam:g}) is "
             f"{certificate.gain_lower:.4f} <= 0 (too few calibration rows, or rejecting does "
@@ -550,6 +591,81 @@ def _certify(
         "guarantee": guarantee,
         "verdict": verdict,
     }
+
+
+def _names_of(values: Any, argument: str, name: Callable[[str], str]) -> np.ndarray | None:
+    """``values`` as a 1-D str array if they are class names, else None (numbers, left to the
+    checks of integers). Bytes, a mix of str and other objects, and empty or blank names are
+    refused in one line naming the argument (and the row)."""
+    if isinstance(values, (list, tuple)):  # np.asarray would turn [3, "joy"] into two names
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
+    else:
+        array = np.asarray(values)
+    if array.dtype.kind == "S":
+        raise TypeError(
+            f"{name(argument)}: holds bytes ({array.dtype}), whose text encoding is unknown; "
+            "decode them to str, or pass integers 0..C-1"
+        )
+    if array.dtype.kind == "O" and array.ndim == 1:
+        items = array.tolist()
+        others = sorted({type(v).__name__ for v in items if not isinstance(v, str)})
+        if others:
+            if len(others) == len({type(v).__name__ for v in items}):
+                return None  # no names at all: the integer checks word it
+            raise TypeError(
+                f"{name(argument)}: mixes class names (str) with {', '.join(others)}; pass all "
+                "names (str) or all integers 0..C-1"
+            )
+        array = array.astype(str)
+    if array.dtype.kind != "U" or array.ndim != 1:
+        return None
+    blank = np.char.str_len(np.char.strip(array)) == 0
+    if blank.any():
+        row = int(np.argmax(blank))
+        raise ValueError(
+            f"{name(argument)}: row {row} holds an empty or blank class name "
+            f"({str(array[row])!r}); every row needs its class"
+        )
+    return array
+
+
+def _encode_class_names(
+    y: np.ndarray, y_pred: Any, name: Callable[[str], str]
+) -> tuple[np.ndarray, Any, tuple[str, ...] | None]:
+    """``(y, y_pred, class_names)``: class names replaced by the codes of their sorted order
+    (the names of ``y`` and ``y_pred`` together), or everything as given when ``y`` holds no
+    names. Labels and predictions must be of one kind, both names or both numbers."""
+    names_y = _names_of(y, "y", name)
+    names_pred = None if y_pred is None else _names_of(y_pred, "y_pred", name)
+    if names_y is None and names_pred is None:
+        return y, y_pred, None
+    if y_pred is not None and (names_y is None) != (names_pred is None):
+        holds_names, other = ("y", "y_pred") if names_pred is None else ("y_pred", "y")
+        raise ValueError(
+            f"{name(holds_names)} holds class names and {name(other)} does not; pass both as "
+            "names or both as integers 0..C-1"
+        )
+    assert names_y is not None  # narrowing: both are names here
+    if names_pred is not None:
+        unknown = np.setdiff1d(names_pred, names_y)
+        if unknown.size:  # as an integer prediction of a class that no label holds
+            raise ValueError(
+                f"{name('y_pred')}: predicts {str(unknown[0])!r}, a class that no label of "
+                f"{name('y')} holds ({unknown.size} such name(s)); every class needs its rows"
+            )
+    together = names_y if names_pred is None else np.concatenate([names_y, names_pred])
+    classes, codes = np.unique(together, return_inverse=True)
+    if classes.size == 1:  # as _check_classes says it, naming the class
+        files = name("y") if names_pred is None else f"{name('y')} and {name('y_pred')}"
+        hold = "holds" if names_pred is None else "hold"
+        raise ValueError(
+            f"{files} {hold} a single class ({str(classes[0])!r}); at least two are needed"
+        )
+    codes = codes.astype(np.int64).ravel()
+    y_codes = codes[: names_y.size]
+    pred_codes = None if names_pred is None else codes[names_y.size :]
+    return y_codes, pred_codes, tuple(str(c) for c in classes.tolist())
 
 
 def _check_classes(y: np.ndarray, y_pred: np.ndarray | None, name: Callable[[str], str]) -> None:

@@ -7,6 +7,8 @@ ever sees a half-written file, and nothing is written through a symbolic link. A
 of its folder (:func:`lock_folder`); the run that holds it removes what a killed writer left behind
 (:func:`remove_stale_temporaries`). :func:`check_writable` asks the file system itself whether a
 folder takes a new file; :func:`file_kind` names what is at a path without following a link.
+:func:`prepare_out_folder` and :func:`prepare_out_file` check a command's output path with a real
+write before any work starts, so that a long study never fails at its end for want of a folder.
 
 The row schema and the CSV files of the sweep are in :mod:`simulations.results`.
 """
@@ -36,6 +38,8 @@ __all__ = [
     "file_kind",
     "lock_folder",
     "mode_kind",
+    "prepare_out_file",
+    "prepare_out_folder",
     "remove_stale_temporaries",
 ]
 
@@ -524,3 +528,103 @@ def check_folder(path: Path, option: str, *, writable: bool) -> None:
         raise ValueError(
             f"{option}: cannot create {str(path)!r}: folder {str(ancestor)!r} is not writable"
         )
+
+
+def prepare_out_folder(path: str | os.PathLike[str], option: str = "--out") -> Path:
+    """Create the output folder ``path`` (with its parents) and prove it takes a new file.
+
+    Call it before any work: a study that runs for minutes must not fail at its end because its
+    output folder cannot be written.
+
+    Parameters
+    ----------
+    path : path
+        The folder; created if missing.
+    option : str, optional
+        How the caller names the path in its messages (default ``"--out"``).
+
+    Returns
+    -------
+    Path
+        ``path``, an existing folder in which a file was just created and removed.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``option``, the path and what is wrong: something other than a folder
+        there (a file, a symbolic link to nowhere, ...), an ancestor that is a file, or a folder
+        the file system refuses to create or write in (permissions, a read-only mount, ``/proc``).
+        A folder created before the refusal (a missing parent) stays.
+
+    Notes
+    -----
+    :func:`check_folder` names the common mistakes without creating anything; the folder is then
+    created and :func:`check_writable` writes a probe file in it, which asks the file system
+    itself (``os.access`` ignores read-only mounts, and says yes to root everywhere).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     prepare_out_folder(pathlib.Path(tmp) / "new" / "out").is_dir()
+    ...     _ = (pathlib.Path(tmp) / "file").write_text("")
+    ...     try:
+    ...         prepare_out_folder(pathlib.Path(tmp) / "file")
+    ...     except ValueError as error:
+    ...         print(str(error).replace(tmp, "TMP"))
+    True
+    --out: 'TMP/file' is a file, not a folder
+    """
+    path = Path(path)
+    check_folder(path, option, writable=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        check_writable(path)
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ValueError(f"{option}: cannot create or write in {str(path)!r}: {reason}") from None
+    return path
+
+
+def prepare_out_file(path: str | os.PathLike[str], option: str = "--out") -> Path:
+    """Prepare the output file ``path``: its folder created and proved writable, nothing there
+    but a file (or a symbolic link, which :func:`atomic_write_bytes` replaces) or nothing.
+
+    Call it before any work, as :func:`prepare_out_folder`; the file itself is not created.
+
+    Parameters
+    ----------
+    path : path
+        The file to be written later.
+    option : str, optional
+        How the caller names the path in its messages (default ``"--out"``).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``option``: a folder (or a FIFO, a device, ...) at ``path``, or a folder
+        of ``path`` that cannot be created or written in (see :func:`prepare_out_folder`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     prepare_out_file(pathlib.Path(tmp) / "new" / "report.md").parent.is_dir()
+    ...     try:
+    ...         prepare_out_file(tmp)
+    ...     except ValueError as error:
+    ...         print(str(error).replace(tmp, "TMP"))
+    True
+    --out: 'TMP' is a folder where a file goes
+    """
+    path = Path(path)
+    kind = file_kind(path, regular="a file")
+    if kind not in (None, "a file", "a symbolic link"):
+        raise ValueError(f"{option}: {str(path)!r} is {kind} where a file goes")
+    prepare_out_folder(path.parent, option)
+    return path

@@ -243,10 +243,24 @@ BAD_INPUTS = [
     ("NaN in Z", "embeddings", npy("Zn.npy", with_nan), r"row 5 holds NaN or inf", "embeddings"),
     ("inf in a csv", "embeddings", text("Z.csv", "1,2\n3,inf\n"), r"row 1 holds NaN", "embeddings"),
     (
-        "string labels",
+        "bytes labels",  # string labels are class names (tests/test_string_labels.py); bytes not
         "labels",
-        npy("ys.npy", lambda Z, y, p: np.where(y == 0, "cat", "dog")),
-        r"holds strings \(<U3\).*np\.unique",
+        npy("yb.npy", lambda Z, y, p: np.where(y == 0, b"cat", b"dog")),
+        r"holds bytes \(\|S3\), whose text encoding is unknown",
+        "labels",
+    ),
+    (
+        "string embeddings",
+        "embeddings",
+        npy("Zs.npy", lambda Z, y, p: Z.astype(str)),
+        r"holds strings \(<U\d+\); expected numbers$",
+        "embeddings",
+    ),
+    (
+        "a blank class name",
+        "labels",
+        npy("yw.npy", lambda Z, y, p: np.where(np.arange(y.size) == 3, " ", "cat")),
+        r"row 3 holds an empty or blank class name \(' '\)",
         "labels",
     ),
     (

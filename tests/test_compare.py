@@ -330,6 +330,21 @@ def test_renderings(small):
     assert data["guarantee"]["assumption"].startswith("calibration and deployment rows are iid")
 
 
+def test_the_text_says_which_question_u_and_u_joint_answer(small):
+    # U = -0.015 beside U_joint = +0.014 with no word on which answers what (issue 32, item 9)
+    _, _, result = small
+    lines = result.format().splitlines()
+    table_end = lines.index("", 4)  # the blank line under the table
+    legend = lines[table_end + 1 : table_end + 4]
+    assert legend[0].startswith("U and U_joint, at each rejector's operating point (eps: ")
+    assert legend[1].startswith("  U = eps - eps_sel - lam*rho, the paper's utility and its criterion")
+    assert "error avoided on the accepted rows minus the rejection cost" in legend[1]
+    assert legend[2].startswith("  U_joint = eps - (1-rho)*eps_sel - lam*rho, Chow's joint loss")
+    assert "errors counted over all rows" in legend[2]
+    assert lines[table_end + 4] == "" and lines[table_end + 5].startswith("verdicts: ")
+    assert "U and U_joint" not in result.to_markdown()  # the committed Markdown tables stay
+
+
 def test_progress_messages():
     Z, y = blobs(n=30)
     seen = []

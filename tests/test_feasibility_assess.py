@@ -107,3 +107,48 @@ def test_names_say_how_messages_name_the_arguments():
         assess(Z, y, delta=0.1)
     with pytest.raises(ValueError, match=r"^calibration must be a number strictly between 0 and 1"):
         assess(Z, y, certify=True, calibration=1.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# The certificate's verdict: "does not pay" when its upper bound is below 0 (issue 32, item 9)
+
+
+def four_blobs(n=300, seed=0):
+    """Three class cores and a confusion blob among them (4n rows)."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 6.0], [0.0, 2.0]])
+    Z = np.vstack([rng.normal(c, 1.0, (n, 2)) for c in centres])
+    return Z, np.r_[np.repeat([0, 1, 2], n), rng.integers(0, 3, n)]
+
+
+def test_an_upper_bound_below_zero_says_rejecting_does_not_pay():
+    # the old text, "(too few calibration rows, or rejecting does not pay)", left the reader to
+    # guess although the whole interval was below 0
+    Z, y = four_blobs()
+    result = assess(Z, y, lam=0.9, certify=True, calibration=0.5)
+    certificate = result.certificate
+    assert certificate["gain_upper"] < 0
+    assert certificate["verdict"] == (
+        "not feasible: rejecting does not pay at cost 0.9: the 0.95 upper bound on U(0.9) is "
+        f"{certificate['gain_upper']:.4f} < 0 (the upper bound is below 0: P(U(0.9) > this "
+        "bound) <= delta = 0.05 over the calibration split, for this GCUL fitted on 600 rows)"
+    )
+    assert "too few calibration rows" not in result.format()
+    assert result.format().splitlines()[0] == f"verdict: {certificate['verdict']}"
+
+
+def test_an_interval_across_zero_keeps_the_open_wording():
+    Z, y = four_blobs()
+    certificate = assess(Z, y, lam=0.9, certify=True, calibration=0.2).certificate
+    assert certificate["gain_lower"] <= 0 <= certificate["gain_upper"]
+    assert certificate["verdict"].startswith("not certified: the 0.95 lower bound on U(0.9) is ")
+    assert certificate["verdict"].endswith("(too few calibration rows, or rejecting does not pay)")
+
+
+def test_the_verdict_comes_first():
+    # ~35 lines came before the verdict; now the first line is the last one, the strongest
+    Z, y = four_blobs(n=100)
+    for certify in (False, True):
+        lines = assess(Z, y, certify=certify).format().splitlines()
+        assert lines[0].startswith("verdict: ") and lines[0] == lines[-1]
+        assert lines[1] == "GCUL feasibility report"

@@ -262,10 +262,12 @@ def test_with_certify_the_last_verdict_is_the_certified_one(files, capsys):
     assert code == 0, err
     lines = text.splitlines()
     assert lines[-1] == f"verdict: {result['certificate']['verdict']}"
-    assert [line for line in lines if line.startswith("verdict: ")] == [lines[-1]]
+    # the same line first, for the reader who reads no further (issue 32, item 9)
+    assert [line for line in lines if line.startswith("verdict: ")] == [lines[-1]] * 2
+    assert lines[0] == lines[-1]
     (geometric,) = [line for line in lines if line.startswith("geometric verdict: ")]
     assert geometric == f"geometric verdict: {result['verdict']['text']}"
-    assert lines.index(geometric) < lines.index(lines[-1])
+    assert lines.index(geometric) < len(lines) - 1
     # without --certify the geometric verdict is the verdict
     code, text, _ = run(base(files), capsys)
     assert text.splitlines()[-1] == f"verdict: {result['verdict']['text']}"

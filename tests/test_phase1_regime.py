@@ -12,7 +12,7 @@ import pytest
 from _cli import run
 from sklearn.preprocessing import StandardScaler
 
-from simulations._error_pool import phase1_regime
+from simulations._error_pool import looks_standardized, phase1_regime
 from simulations.compare import compare
 from simulations.compare.statistics import stratified_splits
 from simulations.feasibility import assess
@@ -107,10 +107,8 @@ def test_compare_says_in_one_line_that_phase_1_has_no_error(files, capsys):
     code, out, _ = run(command("compare", files, "Z.npy", "--splits", "2", "--quiet"), capsys)
     assert code == 0
     (line,) = regime_lines(out)
-    assert line == (
-        f"{REGIME} in 2 of 2 splits, so GCUL cannot reject: try --error-pool out_of_fold or "
-        "--standardize"
-    )
+    # the features are standard normal: --standardize is not offered (issue 32, item 9)
+    assert line == f"{REGIME} in 2 of 2 splits, so GCUL cannot reject: try --error-pool out_of_fold"
     assert out.splitlines()[2] == line  # under the base error, before the table
     code, out, _ = run(
         command("compare", files, "Z.npy", "--splits", "2", "--quiet", "--json"), capsys
@@ -139,7 +137,7 @@ def test_feasibility_says_it_in_one_line_and_its_pool_is_gculs(files, capsys):
     code, out, _ = run(command("feasibility", files), capsys)
     assert code == 0
     (line,) = regime_lines(out)
-    assert line == f"{REGIME}, so GCUL cannot reject: try --error-pool out_of_fold or --standardize"
+    assert line == f"{REGIME}, so GCUL cannot reject: try --error-pool out_of_fold"
     assert out.splitlines()[-2] == line and out.splitlines()[-1].startswith("verdict: not feasible")
     extra = ("--error-pool", "out_of_fold", "--json")
     code, out, _ = run(command("feasibility", files, "Z.npy", *extra), capsys)
@@ -157,15 +155,64 @@ def test_feasibility_says_it_in_one_line_and_its_pool_is_gculs(files, capsys):
 def test_the_python_functions_spell_the_python_arguments():
     Z, y = separable()
     result = assess(Z, y)
-    assert result.error_pool["message"] == (
-        f"{REGIME}, so GCUL cannot reject: try error_pool='out_of_fold' or standardize=True"
-    )
+    assert result.error_pool["message"] == f"{REGIME}, so GCUL cannot reject: try error_pool='out_of_fold'"
     assert result.error_pool["message"] in result.format().splitlines()
     assert assess(Z, y, standardize=True).error_pool["message"].endswith(
         "try error_pool='out_of_fold'"
     )
     compared = compare(Z, y, splits=1, error_pool="out_of_fold", standardize=True)
     assert compared.error_pool["message"] is None
+
+
+def test_standardize_is_offered_only_for_features_that_are_not_standardised(files, capsys):
+    # it was offered for features already standardised, which it would leave as they are
+    Z, y = separable()
+    unscaled = Z * 10.0 + 5.0  # means 5, SDs 10: far from 0 and 1
+    offer = "try error_pool='out_of_fold' or standardize=True"
+    assert assess(unscaled, y).error_pool["message"] == f"{REGIME}, so GCUL cannot reject: {offer}"
+    assert compare(unscaled, y, splits=1).error_pool["message"].endswith(offer)
+    assert compare(Z, y, splits=1).error_pool["message"].endswith("try error_pool='out_of_fold'")
+    np.save(files / "Zu.npy", unscaled)
+    code, out, _ = run(command("feasibility", files, "Zu.npy"), capsys)
+    assert code == 0
+    assert regime_lines(out) == [
+        f"{REGIME}, so GCUL cannot reject: try --error-pool out_of_fold or --standardize"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mean", "sd", "standardised"),
+    [
+        (0.0, 1.0, True),
+        (0.45, 1.9, True),  # inside the rule: |mean| <= 0.5 and 0.5 <= SD <= 2
+        (-0.45, 0.55, True),
+        (0.6, 1.0, False),
+        (-0.6, 1.0, False),
+        (0.0, 2.2, False),
+        (0.0, 0.4, False),
+        (3.0, 0.0, False),  # a constant feature far from 0
+        (0.2, 0.0, True),  # a constant feature near 0: scaling leaves it constant
+    ],
+)
+def test_looks_standardized_rule(mean, sd, standardised):
+    # column 0 is an exactly standardised column moved to (mean, SD); column 1 is standardised
+    rng = np.random.default_rng(0)
+    base = StandardScaler().fit_transform(rng.normal(size=(400, 2)))
+    Z = base.copy()
+    Z[:, 0] = mean + sd * base[:, 0]
+    assert looks_standardized(Z) is standardised
+    assert looks_standardized(Z.astype(np.float32)) is standardised  # float32: summed in float64
+
+
+def test_looks_standardized_reads_in_blocks(monkeypatch):
+    # blocks of 7 rows give the moments of the whole (the block size changes no answer)
+    import simulations._error_pool as error_pool
+
+    rng = np.random.default_rng(1)
+    Z = StandardScaler().fit_transform(rng.normal(size=(50, 3))) * 1.5 + 0.3
+    monkeypatch.setattr(error_pool, "_ROWS_PER_BLOCK", 7)
+    assert looks_standardized(Z) is True
+    assert looks_standardized(Z + 0.3) is False  # means 0.6
 
 
 def test_few_errors_are_said_too_and_no_line_when_phase_1_errs_enough():

@@ -127,3 +127,65 @@ def test_every_error_is_one_line(tmp_path):
     with pytest.raises(ValueError) as info:
         load_carer(tmp_path)
     assert "\n" not in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Empty files, a byte order mark, label ids that int() takes but are not ASCII digits (issue 32)
+
+
+@pytest.mark.parametrize("content", ["", "\n", "  \n\t\r\n\n"])
+def test_an_empty_or_blank_split_file_is_refused_naming_it(tmp_path, content):
+    # both loaded as 0 rows without a word
+    _write(tmp_path, "train.txt", content)
+    with pytest.raises(ValueError, match=r"train\.txt: the file is (empty|blank); expected the rows"):
+        load_carer(tmp_path)
+    folder = _goemotions(tmp_path, content)
+    with pytest.raises(ValueError, match=r"train\.tsv: the file is (empty|blank)"):
+        load_goemotions(folder)
+
+
+def test_an_empty_labels_file_is_refused_naming_it(tmp_path):
+    folder = _goemotions(tmp_path, "x\t0\tid1\n", labels="")
+    with pytest.raises(ValueError, match=r"labels\.txt: the file is empty"):
+        load_goemotions(folder)
+
+
+def test_goemotions_with_only_multi_label_rows_is_refused(tmp_path):
+    folder = _goemotions(tmp_path, "x\t0,1\tid1\ny\t1,2\tid2\n")
+    with pytest.raises(ValueError, match=r"train\.tsv: no single-label row \(2 rows"):
+        load_goemotions(folder)
+    assert load_goemotions(folder, single_label=False).labels.tolist() == [[1, 1, 0], [0, 1, 1]]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_name_or_text(tmp_path):
+    # the BOM stayed in the first label name ('\ufeffa') and the first text ('\ufeffx')
+    bom = "\ufeff"
+    folder = _goemotions(tmp_path, bom + "x\t0\tid1\ny\t1\tid2\n", labels=bom + "a\nb\nc\n")
+    corpus = load_goemotions(folder)
+    assert corpus.label_names == ("a", "b", "c") and corpus.texts == ("x", "y")
+    _write(tmp_path, "test.txt", bom + "i feel fine;joy\n")
+    assert load_carer(tmp_path, "test").texts == ("i feel fine",)
+
+
+def test_a_bom_does_not_shift_the_line_of_a_decoding_error(tmp_path):
+    folder = _goemotions(tmp_path, "x\t0\tid1\n")
+    (folder / "train.tsv").write_bytes(b"\xef\xbb\xbfx\t0\tid1\ny\xff\t1\tid2\n")
+    with pytest.raises(ValueError, match=r"train\.tsv:2: not UTF-8"):
+        load_goemotions(folder)
+
+
+@pytest.mark.parametrize("word", ["1_0", "\u0663", "+1", " 1", "1 ", "\uff11", "0x1", "1.0"])
+def test_goemotions_label_ids_are_ascii_digits_only(tmp_path, word):
+    # int() took '1_0' as 10 and '٣' (ARABIC-INDIC DIGIT THREE) as 3
+    labels = "".join(f"l{i}\n" for i in range(12))
+    folder = _goemotions(tmp_path, f"x\t0\tid1\ny\t{word}\tid2\n", labels=labels)
+    with pytest.raises(ValueError) as info:
+        load_goemotions(folder)
+    message = str(info.value)
+    assert f"train.tsv:2: label id {word!r} is not an integer in 0..11" in message
+    assert "\n" not in message
+
+
+def test_goemotions_label_ids_with_leading_zeros_are_ascii_digits(tmp_path):
+    folder = _goemotions(tmp_path, "x\t00\tid1\ny\t02\tid2\n")
+    assert load_goemotions(folder).labels.tolist() == [0, 2]

@@ -14,7 +14,7 @@ from simulations.cli.loaders import (
     add_regime_arguments,
     check_row_counts,
     load_embeddings,
-    load_labels,
+    read_labels,
 )
 from simulations.feasibility import VERDICT_DEFAULT
 
@@ -41,10 +41,12 @@ def add_parser(commands) -> None:
         help="will a reject option pay off on your own embeddings? (lambda*_PRE before running "
         "GCUL; --certify to certify it on held-out rows)",
         description="Read embeddings (N x d) and labels (N integers 0..C-1, every class "
-        f"present, C <= {MAX_CLASSES}), optionally phase-1 predictions, and print the "
+        f"present, C <= {MAX_CLASSES}; or class names, a .npy array of str, which the report "
+        "then prints), optionally phase-1 predictions, and print the "
         "feasibility report: lambda*_PRE of each requested predictor, a per-class table "
         "(columns defined below and in the report's legend) and a verdict naming the predictor "
-        "and its guarantee. With --certify the last line is the certified verdict, the "
+        "and its guarantee, which is also the first line. With --certify the last (and first) "
+        "line is the certified verdict, the "
         "strongest evidence; the one from geometry stays above it as 'geometric verdict:'. "
         "The verdict is never 'feasible' when GCUL cannot reject (no training error; with "
         "--certify, a fitted GCUL with no uncertain cluster or no rejection on the calibration "
@@ -58,7 +60,8 @@ def add_parser(commands) -> None:
         "--predictions",
         default=None,
         metavar="FILE",
-        help="N phase-1 predictions, integers 0..C-1: phase 1's IN-SAMPLE predictions on these "
+        help="N phase-1 predictions, integers 0..C-1 (class names if --labels holds names): "
+        "phase 1's IN-SAMPLE predictions on these "
         "rows (GCUL's own error pool), not cross-validated ones, which made every predictor "
         "less safe on real data. Without it gcul fits phase 1 itself (GCUL's multinomial "
         "logistic regression on the embeddings) and uses its in-sample predictions (or its "
@@ -126,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
     # from the .npy headers, before any data is read
     check_row_counts(args.embeddings, args.labels, args.predictions)
     Z = load_embeddings(args.embeddings)
-    y = load_labels(args.labels, "--labels")
-    y_pred = None if args.predictions is None else load_labels(args.predictions, "--predictions")
+    y = read_labels(args.labels, "--labels")  # class names stay names: the report prints them
+    y_pred = None if args.predictions is None else read_labels(args.predictions, "--predictions")
     names = {
         "Z": f"--embeddings {args.embeddings}",
         "y": f"--labels {args.labels}",

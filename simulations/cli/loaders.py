@@ -31,6 +31,7 @@ __all__ = [
     "load_embeddings",
     "load_labels",
     "read_array",
+    "read_labels",
 ]
 
 _NPY_MAGIC = b"\x93NUMPY"
@@ -57,7 +58,10 @@ def add_data_arguments(parser) -> None:
         "--embeddings", required=True, metavar="FILE", help="N x d array of finite numbers"
     )
     parser.add_argument(
-        "--labels", required=True, metavar="FILE", help="N observed labels, integers 0..C-1"
+        "--labels",
+        required=True,
+        metavar="FILE",
+        help="N observed labels: integers 0..C-1, or class names (a .npy array of str)",
     )
 
 
@@ -94,21 +98,28 @@ def _size(n_bytes: float) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _check_npy_dtype(dtype: np.dtype, where: str) -> None:
+def _check_npy_dtype(dtype: np.dtype, where: str, names: bool = False) -> None:
+    """Refuse a dtype other than numbers (and, with ``names``, str: class names)."""
+    if names and dtype.kind == "U" and dtype.names is None:
+        return
     if dtype.hasobject:
         raise CommandError(
             f"{where}: holds Python objects (a pickle), which are never loaded; save a numeric "
             "array with np.save"
+            + (" (class names: np.save(path, np.asarray(labels, dtype=str)))" if names else "")
         )
     if dtype.names is not None:
         raise CommandError(f"{where}: is a structured array ({dtype}); save a plain numeric array")
     if dtype.kind == "c":
         raise CommandError(f"{where}: is complex ({dtype}); the values must be real")
-    if dtype.kind in "US":
+    if names and dtype.kind == "S":
         raise CommandError(
-            f"{where}: holds strings ({dtype}); save numbers (encode string labels with "
-            "np.unique(labels, return_inverse=True))"
+            f"{where}: holds bytes ({dtype}), whose text encoding is unknown; save the class "
+            "names as str (np.save(path, np.asarray(labels).astype(str)) after decoding them) "
+            "or integers 0..C-1"
         )
+    if dtype.kind in "US":
+        raise CommandError(f"{where}: holds strings ({dtype}); expected numbers")
     if dtype.kind not in "biuf":
         raise CommandError(f"{where}: holds {dtype} values; expected numbers")
 
@@ -132,14 +143,16 @@ def _npy_header(source: Path, where: str) -> tuple[tuple[int, ...], np.dtype, in
         return shape, dtype, stream.tell()
 
 
-def _read_npy(source: Path, where: str, memory_map: bool = False) -> np.ndarray:
+def _read_npy(
+    source: Path, where: str, memory_map: bool = False, names: bool = False
+) -> np.ndarray:
     """Read a .npy file after checking its header: a numeric dtype, a size the file holds, and
     memory for it and its float64 copy. With ``memory_map`` the array is mapped copy-on-write
     (``mmap_mode="c"``: read as needed, shared with every process that maps the file, and never
     written back to it) rather than read into memory."""
     file_size = source.stat().st_size
     shape, dtype, data_start = _npy_header(source, where)
-    _check_npy_dtype(dtype, where)
+    _check_npy_dtype(dtype, where, names)
     declared = math.prod(shape) * dtype.itemsize
     if declared > file_size - data_start:
         raise CommandError(
@@ -221,7 +234,7 @@ def _declared_rows(path: str, option: str, labels: bool) -> int | None:
             if not stream.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
                 return None
         shape, dtype, data_start = _npy_header(source, f"{option} {path}")
-        _check_npy_dtype(dtype, f"{option} {path}")
+        _check_npy_dtype(dtype, f"{option} {path}", names=labels)
         sound = math.prod(shape) * dtype.itemsize <= source.stat().st_size - data_start
     except (OSError, CommandError):
         return None
@@ -350,10 +363,12 @@ def _read_text(source: Path, head: bytes, where: str) -> np.ndarray:
     return array
 
 
-def read_array(path: str, option: str, *, memory_map: bool = False) -> np.ndarray:
+def read_array(
+    path: str, option: str, *, memory_map: bool = False, names: bool = False
+) -> np.ndarray:
     """Read one array from ``path``; every failure is a ``CommandError`` naming option and path.
     ``memory_map``: a .npy file is memory-mapped copy-on-write (:func:`_read_npy`), a text file
-    read as without it."""
+    read as without it. ``names``: a .npy array of str (class names) is read too."""
     source = Path(path)
     where = f"{option} {path}"
     if source.is_dir():
@@ -371,7 +386,7 @@ def read_array(path: str, option: str, *, memory_map: bool = False) -> np.ndarra
                 "one you mean with np.load(path)[name] and save it with np.save"
             )
         if head.startswith(_NPY_MAGIC):
-            return _read_npy(source, where, memory_map)
+            return _read_npy(source, where, memory_map, names)
         if source.suffix.lower() == ".npy":
             raise CommandError(f"{where}: is not a .npy file (it lacks the NumPy magic string)")
         return _read_text(source, head, where)
@@ -421,15 +436,39 @@ def memory_mapped(array: object) -> bool:
 
 
 def load_labels(path: str, option: str) -> np.ndarray:
-    """Non-negative int64 labels, one per row; integral floats (``3.0``) are accepted."""
+    """Labels as int64 class codes ``0..C-1``, one per row: :func:`read_labels`, whose class
+    names (if the file holds names) become the codes of their sorted order
+    (``np.unique(labels, return_inverse=True)``), as a user would encode them."""
+    labels = read_labels(path, option)
+    if labels.dtype.kind == "U":
+        return np.unique(labels, return_inverse=True)[1].astype(np.int64).ravel()
+    return labels
+
+
+def read_labels(path: str, option: str) -> np.ndarray:
+    """One label per row: non-negative int64 (integral floats such as ``3.0`` accepted), or
+    class names, a .npy array of str (returned as read, never empty or blank).
+
+    Bytes (``|S``) are refused (their text encoding is unknown), as are Python objects (a
+    pickle, never loaded) and empty or blank names, each in one line naming the row.
+    """
     where = f"{option} {path}"
-    array = read_array(path, option)
+    array = read_array(path, option, names=True)
     if array.ndim == 2 and 1 in array.shape:  # one column, or one row, of labels
         array = array.ravel()
     if array.ndim != 1:
         raise CommandError(f"{where}: expected one column of labels; got shape {array.shape}")
     if array.size == 0:
         raise CommandError(f"{where}: holds no labels")
+    if array.dtype.kind == "U":
+        blank = np.char.str_len(np.char.strip(array)) == 0
+        if blank.any():
+            row = int(np.argmax(blank))
+            raise CommandError(
+                f"{where}: row {row} holds an empty or blank class name ({str(array[row])!r}); "
+                "every row needs its class"
+            )
+        return np.asarray(array)
     if array.dtype.kind == "f":
         bad = ~np.isfinite(array) | (array != np.round(array))
         if bad.any():

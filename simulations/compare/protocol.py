@@ -270,7 +270,7 @@ def compare(
         pool_sizes,
         int(y.max()) + 1,
         error_pool,
-        regime_suggestions(error_pool, bool(standardize), name),
+        regime_suggestions(error_pool, bool(standardize), name, Z),
     )
     base = estimate([s["base_error"] for s in per_split], ratio)
     return CompareResult(

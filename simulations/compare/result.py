@@ -171,6 +171,21 @@ ASSUMPTION = (
 """What the bounds of :class:`Guarantee` assume; printed with them."""
 
 
+_UTILITY_LEGEND = (
+    "U and U_joint, at each rejector's operating point (eps: phase 1's error rate, eps_sel: the "
+    "error rate among the accepted rows, rho: the rejected share, lam: the cost of a rejection "
+    "relative to an error):",
+    "  U = eps - eps_sel - lam*rho, the paper's utility and its criterion: does rejecting lower "
+    "the error rate on the rows kept by more than it costs? (error avoided on the accepted rows "
+    "minus the rejection cost)",
+    "  U_joint = eps - (1-rho)*eps_sel - lam*rho, Chow's joint loss: does rejecting lower the "
+    "expected loss per row over all rows, an error costing 1 and a rejection lam? (errors "
+    "counted over all rows)",
+)
+"""The lines under the text report's table that say which question U and U_joint answer
+(:func:`gcul_theory.utility`, :func:`gcul_theory.joint_utility`)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class CompareResult:
     """What :func:`compare` found; ``format()`` (text), ``to_markdown()``, ``to_dict()`` (JSON).
@@ -302,7 +317,8 @@ class CompareResult:
     )
 
     def format(self) -> str:
-        """The comparison as text: a table, the verdicts, the guarantee, the notes."""
+        """The comparison as text: a table, what U and U_joint answer, the verdicts, the
+        guarantee, the notes."""
         rows = [list(self._COLUMNS)] + self._rows()
         widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
         table = [
@@ -317,6 +333,7 @@ class CompareResult:
             text.append(self.error_pool["message"])
         text.append("")
         text += table
+        text += ["", *_UTILITY_LEGEND]
         text += ["", f"{self._verdicts_head()}:"]
         text += [f"  {r.label}: {r.verdict}" for r in self.rejectors if r.name != "gcul"]
         text.append(f"  {self._lowest_line()}")

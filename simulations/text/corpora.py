@@ -2,8 +2,9 @@
 
 Each loader is given the folder of a published copy (the package ships neither corpus and
 downloads nothing) and returns a :class:`Corpus`: the texts, one integer label a text, and the
-label names. A wrong folder, a missing file or a malformed line is a one-line ``ValueError``
-naming the file and the line.
+label names. A wrong folder, a missing file, a file without a row or a malformed line is a
+one-line ``ValueError`` naming the file (and the line). Files are UTF-8, with or without a byte
+order mark (BOM), which is not part of the first line's text.
 
 Where the public copies are:
 
@@ -22,8 +23,10 @@ Where the public copies are:
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +40,9 @@ as the Hugging Face copy numbers them."""
 _SPLITS = ("train", "dev", "test")
 _GOEMOTIONS_URL = "https://github.com/google-research/google-research/tree/master/goemotions/data"
 _CARER_URL = "https://huggingface.co/datasets/dair-ai/emotion"
+_LABEL_ID = re.compile(r"[0-9]+")
+"""A label id of a GoEmotions file: ASCII digits only (``int`` would also take ``1_0``, ``+1``,
+`` 1`` and other scripts' digits such as ``٣``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,11 +102,18 @@ def _lines(file: Path, corpus: str, url: str) -> list[str]:
             f"{file}: no such file; the {corpus} folder holds {_expected(corpus)} "
             f"(public copy: {url})"
         )
+    data = file.read_bytes()
+    data = data.removeprefix(codecs.BOM_UTF8)  # an editor's BOM, not the first text's start
     try:
-        text = file.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = file.read_bytes()[: exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise ValueError(f"{file}:{line}: not UTF-8 text ({exc.reason})") from None
+    if not text.strip():
+        raise ValueError(
+            f"{file}: the file is {'blank' if text else 'empty'}; expected the rows of the "
+            f"{corpus} split (public copy: {url})"
+        )
     return text.split("\n")
 
 
@@ -120,7 +133,8 @@ def load_goemotions(
     path : str or os.PathLike
         Folder holding ``train.tsv``, ``dev.tsv``, ``test.tsv`` (a line: the text, a tab, the
         comma-separated label ids, a tab, the comment id) and ``labels.txt`` (one label name a
-        line; line ``c + 1`` names id ``c``). Blank lines are skipped.
+        line; line ``c + 1`` names id ``c``). Blank lines are skipped; a label id is ASCII
+        digits (``[0-9]+``).
     split : {"train", "dev", "test"}, default "train"
     single_label : bool, default True
         Keep only the rows with exactly one label (the paper's single-label task; on the
@@ -135,8 +149,9 @@ def load_goemotions(
     Raises
     ------
     ValueError
-        ``path`` is not a folder, a file is missing, or a line is malformed (not three
-        tab-separated fields, a label id that is not an integer in ``0..C-1``, an empty or
+        ``path`` is not a folder, a file is missing, empty or blank, no row is left (with
+        ``single_label``: every row has several labels), or a line is malformed (not three
+        tab-separated fields, a label id that is not ASCII digits naming one of ``0..C-1``, a
         repeated label name); the message names the file and the line.
 
     Examples
@@ -178,10 +193,7 @@ def load_goemotions(
             )
         ids = []
         for word in fields[1].split(","):
-            try:
-                label = int(word)
-            except ValueError:
-                label = -1
+            label = int(word) if _LABEL_ID.fullmatch(word) else -1
             if not 0 <= label < n_labels:
                 raise ValueError(
                     f"{file}:{number}: label id {word!r} is not an integer in 0..{n_labels - 1} "
@@ -193,6 +205,11 @@ def load_goemotions(
             continue
         texts.append(fields[0])
         label_sets.append(ids)
+    if not texts:
+        raise ValueError(
+            f"{file}: no single-label row ({dropped} rows, each with several labels); pass "
+            "single_label=False to keep them"
+        )
     if single_label:
         labels = np.array([ids[0] for ids in label_sets], dtype=np.int64)
     else:
@@ -224,8 +241,8 @@ def load_carer(path: str | os.PathLike[str], split: str = "train") -> Corpus:
     Raises
     ------
     ValueError
-        ``path`` is not a folder, the file is missing, or a line has no ``;`` or an unknown
-        label word; the message names the file and the line.
+        ``path`` is not a folder, the file is missing, empty or blank, or a line has no ``;``
+        or an unknown label word; the message names the file and the line.
 
     Examples
     --------
