@@ -451,8 +451,8 @@ def _lost_worker(kept: int, n: int, store: SplitCache | None, name: Callable[[st
     if store is None:
         return f"{what}; no {name('cache_dir')} was given, so no finished split is kept"
     return (
-        f"{what}; {kept} of the {n} splits are finished and kept in {store.directory}, and a "
-        "rerun resumes from them"
+        f"{what}; {kept} of the {n} splits finished and are kept in {store.directory}: a rerun "
+        "resumes from them"
     )
 
 
