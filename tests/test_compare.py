@@ -651,3 +651,34 @@ def test_a_same_size_rewrite_with_its_mtime_restored_while_the_file_is_read_is_r
         f"gcul compare: error: --embeddings {path}: the file changed while it was read, so no "
         "result is given; run it again with the file left as it is"
     ]
+
+
+def test_the_split_cache_resumes_verifies_and_keeps_every_bit(tmp_path):
+    # issue 32: every split is written to cache_dir as it finishes; a rerun takes it from
+    # there and gives the same result to the last bit (the JSON, and the first split's curves
+    # the figure draws), whatever n_jobs; a file that does not verify (here: edited) is
+    # reported and computed again; another lam is another cache entry, another level is not
+    Z, y = blobs(n=40, seed=8)
+    fresh = compare(Z, y, splits=3, seed=2)
+    seen = []
+    first = compare(Z, y, splits=3, seed=2, cache_dir=tmp_path, n_jobs=2, progress=seen.append)
+    files = sorted(tmp_path.glob("split-*.json"))
+    assert len(files) == 3 and seen[0].endswith("2 worker(s)")
+    edited = files[1].read_text().replace('"index":1', '"index":7')
+    files[1].write_text(edited)
+    seen.clear()
+    again = compare(Z, y, splits=3, seed=2, cache_dir=tmp_path, level=0.1, progress=seen.append)
+    assert seen[0].endswith(f"2 in the cache {tmp_path}, 1 to compute with 1 worker(s)")
+    assert seen[1].startswith(f"1 cached split(s) did not verify and are recomputed ({files[1].name}")
+    assert "checksum mismatch" in seen[1]
+    fresh_level = compare(Z, y, splits=3, seed=2, level=0.1)
+    for result, expected in ((first, fresh), (again, fresh_level)):
+        assert json.dumps(result.to_dict()) == json.dumps(expected.to_dict())
+        assert result.curves.keys() == fresh.curves.keys()
+        for key, value in fresh.curves.items():
+            for part, fresh_part in zip(result.curves[key], value):
+                np.testing.assert_array_equal(part, fresh_part, strict=True)
+    compare(Z, y, splits=3, seed=2, lam=0.2, cache_dir=tmp_path, keep_cache=False)
+    assert sorted(tmp_path.glob("split-*.json")) == files  # lam's files: removed at the end
+    with pytest.raises(ValueError, match="cache_dir must be a directory"):
+        compare(Z, y, splits=3, cache_dir=files[0])
