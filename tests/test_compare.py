@@ -669,7 +669,9 @@ def test_the_split_cache_resumes_verifies_and_keeps_every_bit(tmp_path):
     seen.clear()
     again = compare(Z, y, splits=3, seed=2, cache_dir=tmp_path, level=0.1, progress=seen.append)
     assert seen[0].endswith(f"2 in the cache {tmp_path}, 1 to compute with 1 worker(s)")
-    assert seen[1].startswith(f"1 cached split(s) did not verify and are recomputed ({files[1].name}")
+    assert seen[1].startswith(
+        f"1 cached split(s) did not verify and are recomputed ({files[1].name}"
+    )
     assert "checksum mismatch" in seen[1]
     fresh_level = compare(Z, y, splits=3, seed=2, level=0.1)
     for result, expected in ((first, fresh), (again, fresh_level)):

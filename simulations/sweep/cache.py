@@ -215,9 +215,10 @@ def _from_json_row(stored: dict) -> dict:
 def read_cell_file(path: Path, max_bytes: int = CELL_MAX_BYTES) -> bytes | str | None:
     """The bytes of a cache cell file; None if there is none; else why it is not read.
 
-    Only a regular file of at most ``max_bytes`` (:data:`CELL_MAX_BYTES` by default) is read, opened without following a
-    symbolic link and without blocking: a FIFO cell hung ``read_text`` forever, a cell linked to
-    ``/dev/zero`` was read to 2.46 GB, and a 1 GB cell was read whole.
+    Only a regular file of at most ``max_bytes`` (:data:`CELL_MAX_BYTES` by default) is read,
+    opened without following a symbolic link and without blocking: a FIFO cell hung
+    ``read_text`` forever, a cell linked to ``/dev/zero`` was read to 2.46 GB, and a 1 GB cell
+    was read whole.
     """
     try:
         info = os.lstat(path)
