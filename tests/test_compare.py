@@ -554,9 +554,9 @@ def test_the_training_rows_centred_in_place_give_the_same_comparison(monkeypatch
     np.testing.assert_array_equal(Z, before)
 
 
-def test_the_command_maps_a_float32_npy_and_gives_the_float64_result(tmp_path, capsys):
-    # gcul compare memory-maps a .npy (copy-on-write) and keeps float32 (the loky workers map
-    # the same file rather than a float64 copy); the result is the API's on the same numbers in
+def test_the_command_keeps_a_float32_npy_and_gives_the_float64_result(tmp_path, capsys):
+    # gcul compare reads a .npy once and keeps float32 (joblib shares that one copy with the
+    # loky workers, rather than a float64 copy); the result is the API's on the same numbers in
     # float64, and the file is never written to
     from simulations.cli.loaders import load_embeddings
 
@@ -565,8 +565,7 @@ def test_the_command_maps_a_float32_npy_and_gives_the_float64_result(tmp_path, c
     np.save(tmp_path / "Z.npy", Z32)
     np.save(tmp_path / "y.npy", y)
     loaded = load_embeddings(str(tmp_path / "Z.npy"), shared_float32=True)
-    assert loaded.dtype == np.float32 and isinstance(loaded.base, np.memmap)
-    assert loaded.base.mode == "c"
+    assert loaded.dtype == np.float32 and not isinstance(loaded.base, np.memmap)
     code, out, _ = run(
         [
             "compare",
@@ -590,18 +589,27 @@ def test_the_command_maps_a_float32_npy_and_gives_the_float64_result(tmp_path, c
     assert load_embeddings(str(tmp_path / "Z.npy")).dtype == np.float64  # other commands
 
 
-@pytest.mark.parametrize("change", ["replace", "rewrite", "remove"])
-def test_the_command_refuses_a_result_whose_mapped_file_changed(files, capsys, monkeypatch, change):
-    # gcul compare maps --embeddings and reads it as the splits need it, and each worker of
-    # --jobs maps it again by its name: a file replaced (renamed over), rewritten in place or
-    # removed during the run gave splits of two different files with exit 0 (measured: base
-    # error 0.54 instead of 0.048 with --jobs 2), or a worker's traceback; now one line, exit 2
+@pytest.mark.parametrize("change", ["replace", "rewrite", "rewrite_same_mtime", "remove"])
+def test_a_file_changed_during_the_run_does_not_change_its_result(
+    files, capsys, monkeypatch, change
+):
+    # gcul compare mapped --embeddings and read it as the splits needed it, and each worker of
+    # --jobs mapped it again by its name: a file replaced, rewritten or removed during the run
+    # gave splits of two files (base error 0.54 instead of 0.048 with --jobs 2), a worker's
+    # traceback, or, once the stamp caught those, still a wrong result that looked complete for
+    # a rewrite of the same size whose mtime was restored with os.utime (issue 32, item 4). Now
+    # the file is read once, at the start: the result is that of the file as read, and one note
+    # says that the file changed
     import os
 
     import simulations.compare
 
     path = files / "Z.npy"
     os.utime(path, ns=(0, 10**18))  # written well before the run, as a real file is
+    clean_code, clean, _ = run(
+        argv(files, "Z.npy", "y.npy", "--splits", "2", "--quiet", "--json"), capsys
+    )
+    assert clean_code == 0
     other = np.load(path)[::-1].copy()  # the same shape, other rows
     real = simulations.compare.compare
 
@@ -609,18 +617,85 @@ def test_the_command_refuses_a_result_whose_mapped_file_changed(files, capsys, m
         if change == "replace":
             np.save(files / "new.npy", other)
             os.replace(files / "new.npy", path)
-        elif change == "rewrite":
+        elif change.startswith("rewrite"):
+            before = os.stat(path)
             np.save(path, other)
+            if change == "rewrite_same_mtime":
+                os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+                assert os.stat(path).st_size == before.st_size
         else:
             path.unlink()
-            raise RuntimeError("A task has failed to un-serialize")  # a worker's failure
         return real(*args, **kwargs)
 
     monkeypatch.setattr(simulations.compare, "compare", changing)
-    code, out, err = run(argv(files, "Z.npy", "y.npy", "--splits", "1", "--quiet"), capsys)
+    code, out, err = run(
+        argv(files, "Z.npy", "y.npy", "--splits", "2", "--quiet", "--json"), capsys
+    )
+    assert (code, out) == (0, clean)
+    assert err.splitlines() == [
+        f"gcul compare: note: --embeddings {path} changed during the run; the result is that "
+        "of the file as it was read at the start"
+    ]
+
+
+def test_a_same_size_rewrite_with_its_mtime_restored_while_the_file_is_read_is_refused(
+    files, capsys, monkeypatch
+):
+    # the stamp (device, inode, size, mtime) missed a rewrite of the same size whose mtime was
+    # restored (os.utime); st_ctime, now in the stamp, changes on every write and a user cannot
+    # set it back: a file changed between the stamp and the end of its read is refused
+    import os
+
+    from simulations.cli import loaders
+
+    path = files / "Z.npy"
+    other = np.load(path)[::-1].copy()
+    read = loaders.read_array
+
+    def rewritten_while_read(*args, **kwargs):
+        array = read(*args, **kwargs)
+        before = os.stat(path)
+        np.save(path, other)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        return array
+
+    monkeypatch.setattr(loaders, "read_array", rewritten_while_read)
+    code, out, err = run(argv(files, "Z.npy", "y.npy", "--splits", "2", "--quiet"), capsys)
     assert (code, out) == (2, "")
     assert err.splitlines() == [
-        f"gcul compare: error: --embeddings {path}: the file changed while gcul compare ran (it "
-        "is read as the splits need it, not once at the start), so no result is given; run it "
-        "again with the file left as it is"
+        f"gcul compare: error: --embeddings {path}: the file changed while it was read, so no "
+        "result is given; run it again with the file left as it is"
     ]
+
+
+def test_the_split_cache_resumes_verifies_and_keeps_every_bit(tmp_path):
+    # issue 32: every split is written to cache_dir as it finishes; a rerun takes it from
+    # there and gives the same result to the last bit (the JSON, and the first split's curves
+    # the figure draws), whatever n_jobs; a file that does not verify (here: edited) is
+    # reported and computed again; another lam is another cache entry, another level is not
+    Z, y = blobs(n=40, seed=8)
+    fresh = compare(Z, y, splits=3, seed=2)
+    seen = []
+    first = compare(Z, y, splits=3, seed=2, cache_dir=tmp_path, n_jobs=2, progress=seen.append)
+    files = sorted(tmp_path.glob("split-*.json"))
+    assert len(files) == 3 and seen[0].endswith("2 worker(s)")
+    edited = files[1].read_text().replace('"index":1', '"index":7')
+    files[1].write_text(edited)
+    seen.clear()
+    again = compare(Z, y, splits=3, seed=2, cache_dir=tmp_path, level=0.1, progress=seen.append)
+    assert seen[0].endswith(f"2 in the cache {tmp_path}, 1 to compute with 1 worker(s)")
+    assert seen[1].startswith(
+        f"1 cached split(s) did not verify and are recomputed ({files[1].name}"
+    )
+    assert "checksum mismatch" in seen[1]
+    fresh_level = compare(Z, y, splits=3, seed=2, level=0.1)
+    for result, expected in ((first, fresh), (again, fresh_level)):
+        assert json.dumps(result.to_dict()) == json.dumps(expected.to_dict())
+        assert result.curves.keys() == fresh.curves.keys()
+        for key, value in fresh.curves.items():
+            for part, fresh_part in zip(result.curves[key], value):
+                np.testing.assert_array_equal(part, fresh_part, strict=True)
+    compare(Z, y, splits=3, seed=2, lam=0.2, cache_dir=tmp_path, keep_cache=False)
+    assert sorted(tmp_path.glob("split-*.json")) == files  # lam's files: removed at the end
+    with pytest.raises(ValueError, match="cache_dir must be a directory"):
+        compare(Z, y, splits=3, cache_dir=files[0])

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import sys
+import threading
+from pathlib import Path
 
 from simulations.cli.common import (
+    EXIT_INTERRUPTED,
     CommandError,
     cost,
     emit,
@@ -26,9 +32,9 @@ from simulations.cli.loaders import (
     file_stamp,
     load_embeddings,
     load_labels,
-    memory_mapped,
 )
 from simulations.outputs import check_writable
+from simulations.sweep.backends import SweepError
 from simulations.validation import first_line
 
 __all__ = ["add_parser", "run"]
@@ -120,7 +126,20 @@ def add_parser(commands) -> None:
         metavar="N",
         help="worker processes for the splits: N, or -1 = all usable CPU cores, -2 = all but "
         "one; capped at the usable cores. The numbers are the same for any N; each worker holds "
-        "one split's rows in float64 (default: %(default)s)",
+        "one split's rows in float64. A worker that dies (killed, or out of memory: try fewer "
+        "--jobs) ends the command with one line, exit code 2, its finished splits kept in the "
+        "cache (default: %(default)s)",
+    )
+    compare.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="folder of the split cache: each split is written there as it finishes, and a run "
+        "finds there the splits of an earlier run of the same data and options (--lam, --seed, "
+        "--splits, --test-size, --error-pool, --standardize; not --level, --delta, "
+        "--calibration, --target-risk), so a stopped run resumes, with the same result. "
+        "Default: a checkpoint in $XDG_CACHE_HOME/gcul/compare (~/.cache/gcul/compare), whose "
+        "files of a run are removed when it succeeds",
     )
     compare.add_argument(
         "--json",
@@ -152,9 +171,17 @@ def run(args: argparse.Namespace) -> int:
     if args.plot is not None:
         _check_plot_path(args.plot)
     check_row_counts(args.embeddings, args.labels)  # from the .npy headers, before any data
-    stamp = file_stamp(args.embeddings)  # before the file is mapped: see _check_unchanged
-    Z = load_embeddings(args.embeddings, shared_float32=True)  # the splits gather float64 rows
+    stamp = file_stamp(args.embeddings)
+    # read once into memory (float32 kept: the splits gather float64 rows), never mapped:
+    # joblib shares this copy with the workers, and the file may change from now on
+    Z = load_embeddings(args.embeddings, shared_float32=True)
+    if file_stamp(args.embeddings) != stamp:
+        raise CommandError(
+            f"--embeddings {args.embeddings}: the file changed while it was read, so no result "
+            "is given; run it again with the file left as it is"
+        )
     y = load_labels(args.labels, "--labels")
+    cache, keep = (Path(args.cache), True) if args.cache else (_checkpoint_folder(), False)
     names = {
         "Z": f"--embeddings {args.embeddings}",
         "y": f"--labels {args.labels}",
@@ -168,33 +195,50 @@ def run(args: argparse.Namespace) -> int:
         "target_risk": "--target-risk",
         **REGIME_NAMES,
         "n_jobs": "--jobs",
+        "cache_dir": "--cache",
     }
 
     def progress(message: str) -> None:
         print(f"gcul compare: {message}", file=sys.stderr, flush=True)
 
     try:
-        result = compare(
-            Z,
-            y,
-            lam=args.lam,
-            splits=args.splits,
-            seed=args.seed,
-            test_size=args.test_size,
-            delta=args.delta,
-            level=args.level,
-            calibration=args.calibration,
-            target_risk=args.target_risk,
-            error_pool=args.error_pool,
-            standardize=args.standardize,
-            progress=None if args.quiet else progress,
-            names=names,
-            n_jobs=args.jobs,
+        with _sigterm_interrupts():
+            result = compare(
+                Z,
+                y,
+                lam=args.lam,
+                splits=args.splits,
+                seed=args.seed,
+                test_size=args.test_size,
+                delta=args.delta,
+                level=args.level,
+                calibration=args.calibration,
+                target_risk=args.target_risk,
+                error_pool=args.error_pool,
+                standardize=args.standardize,
+                progress=None if args.quiet else progress,
+                names=names,
+                n_jobs=args.jobs,
+                cache_dir=cache,
+                keep_cache=keep,
+            )
+    except SweepError as exc:  # a worker died: the message says what is kept
+        raise CommandError(first_line(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the workers are stopped by now
+        kept = (
+            f"the finished splits are kept in {cache} and a rerun resumes from them"
+            if cache
+            else "no split is kept (no writable cache folder; pass --cache DIR)"
         )
-    except Exception:  # a worker that found the file gone fails the run: say why
-        _check_unchanged(args.embeddings, Z, stamp)
-        raise
-    _check_unchanged(args.embeddings, Z, stamp)
+        print(f"gcul compare: interrupted; {kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if file_stamp(args.embeddings) != stamp:  # not an error: the run used what was read
+        print(
+            f"gcul compare: note: --embeddings {args.embeddings} changed during the run; the "
+            "result is that of the file as it was read at the start",
+            file=sys.stderr,
+            flush=True,
+        )
     # the report first: a --plot that fails now (a full disk) does not take the result with it
     emit(json.dumps(result.to_dict(), allow_nan=False) if args.json else result.format())
     if args.plot is not None:
@@ -213,19 +257,36 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_unchanged(path: str, Z, stamp: tuple[int, int, int, int] | None) -> None:
-    """Refuse the result of a run whose memory-mapped ``--embeddings`` file changed under it.
+def _checkpoint_folder() -> Path | None:
+    """The default split cache of ``gcul compare``: ``$XDG_CACHE_HOME/gcul/compare`` (or
+    ``~/.cache/gcul/compare``), created if needed; None if it cannot be created or written, and
+    the run then keeps no split."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "gcul" / "compare"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        check_writable(folder)
+    except OSError:
+        return None
+    return folder
 
-    A mapped file is read as the splits need its rows, not at the start, and each worker of
-    ``--jobs`` maps it again by its name: a file replaced, rewritten or removed during the run
-    would give splits of the old and the new contents (or a worker that cannot find it).
-    """
-    if memory_mapped(Z) and file_stamp(path) != stamp:
-        raise CommandError(
-            f"--embeddings {path}: the file changed while gcul compare ran (it is read as the "
-            "splits need it, not once at the start), so no result is given; run it again with "
-            "the file left as it is"
-        )
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """Within the block, SIGTERM raises KeyboardInterrupt (as Ctrl-C does) in the main thread:
+    the workers are stopped and the finished splits stay in the cache."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 _PLOT_SUFFIXES = (".png", ".pdf", ".svg")

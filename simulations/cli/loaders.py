@@ -144,12 +144,12 @@ def _npy_header(source: Path, where: str) -> tuple[tuple[int, ...], np.dtype, in
 
 
 def _read_npy(
-    source: Path, where: str, memory_map: bool = False, names: bool = False
+    source: Path, where: str, keep_float: bool = False, names: bool = False
 ) -> np.ndarray:
-    """Read a .npy file after checking its header: a numeric dtype, a size the file holds, and
-    memory for it and its float64 copy. With ``memory_map`` the array is mapped copy-on-write
-    (``mmap_mode="c"``: read as needed, shared with every process that maps the file, and never
-    written back to it) rather than read into memory."""
+    """Read a .npy file into memory after checking its header: a numeric dtype, a size the file
+    holds, and memory for it and its float64 copy (none with ``keep_float`` for native float32
+    or float64 data, kept as they are). The file is read once, never memory-mapped: a file
+    changed or truncated later cannot change (or crash, SIGBUS) what was read."""
     file_size = source.stat().st_size
     shape, dtype, data_start = _npy_header(source, where)
     _check_npy_dtype(dtype, where, names)
@@ -159,10 +159,10 @@ def _read_npy(
             f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}) but the "
             f"file holds {_size(file_size - data_start)} of data: truncated or corrupt"
         )
-    # the array, then its float64 (or int64) copy; memory-mapped float32 or float64 data in
-    # this machine's byte order are kept as they are (load_embeddings' shared_float32), read
-    # into memory as they are used (big-endian '>f4' is copied to float64 all the same)
-    kept = memory_map and dtype.kind == "f" and dtype.itemsize in (4, 8) and dtype.isnative
+    # the array, then its float64 (or int64) copy; float32 or float64 data in this machine's
+    # byte order are kept as they are (load_embeddings' shared_float32; big-endian '>f4' is
+    # copied to float64 all the same)
+    kept = keep_float and dtype.kind == "f" and dtype.itemsize in (4, 8) and dtype.isnative
     needed = declared + (0 if kept else math.prod(shape) * 8)
     free = available_memory()
     if free is not None and needed > free:
@@ -170,11 +170,6 @@ def _read_npy(
             f"{where}: the header declares shape {shape} of {dtype} ({_size(declared)}); reading "
             f"it needs about {_size(needed)} of memory and {_size(free)} is available"
         )
-    if memory_map:
-        try:
-            return np.load(source, mmap_mode="c", allow_pickle=False)
-        except (ValueError, OSError):  # a file system that cannot map files: read it instead
-            pass
     try:
         return np.load(source, allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
@@ -364,11 +359,11 @@ def _read_text(source: Path, head: bytes, where: str) -> np.ndarray:
 
 
 def read_array(
-    path: str, option: str, *, memory_map: bool = False, names: bool = False
+    path: str, option: str, *, keep_float: bool = False, names: bool = False
 ) -> np.ndarray:
     """Read one array from ``path``; every failure is a ``CommandError`` naming option and path.
-    ``memory_map``: a .npy file is memory-mapped copy-on-write (:func:`_read_npy`), a text file
-    read as without it. ``names``: a .npy array of str (class names) is read too."""
+    ``keep_float``: the memory check of a .npy file counts no float64 copy of float32 data
+    (:func:`_read_npy`). ``names``: a .npy array of str (class names) is read too."""
     source = Path(path)
     where = f"{option} {path}"
     if source.is_dir():
@@ -386,7 +381,7 @@ def read_array(
                 "one you mean with np.load(path)[name] and save it with np.save"
             )
         if head.startswith(_NPY_MAGIC):
-            return _read_npy(source, where, memory_map, names)
+            return _read_npy(source, where, keep_float, names)
         if source.suffix.lower() == ".npy":
             raise CommandError(f"{where}: is not a .npy file (it lacks the NumPy magic string)")
         return _read_text(source, head, where)
@@ -400,39 +395,35 @@ def load_embeddings(path: str, *, shared_float32: bool = False) -> np.ndarray:
     ``compare`` and ``assess`` refuse a 1-D ``Z`` (a text file of one number per line is one
     column, ``N x 1``).
 
-    With ``shared_float32`` (``gcul compare``) a .npy file is memory-mapped rather than read, and
-    float32 values stay float32: the workers of ``--jobs`` map the same file (joblib passes a
-    memory-mapped array by its file name), so one copy of the embeddings serves every process,
-    in place of a float64 copy in this process and another one that joblib writes for the
-    workers (at 100,000 x 768 float32: 0.31 GB in all instead of 1.23 GB).
+    With ``shared_float32`` (``gcul compare``) float32 values stay float32: joblib writes the
+    array once to a memory-mapped file of its own, which the workers of ``--jobs`` share, so
+    no float64 copy is made (at 100,000 x 768 float32: 0.31 GB here and 0.31 GB shared, in
+    place of 0.61 GB of float64 here and as much written for the workers). The file is read
+    once, not memory-mapped: it may change while the command runs without changing its result
+    (issue 32: a truncated mapped file crashed a worker, or the command, with SIGBUS).
     """
     where = f"--embeddings {path}"
-    array = read_array(path, "--embeddings", memory_map=shared_float32)
+    array = read_array(path, "--embeddings", keep_float=shared_float32)
     try:
         return check_embeddings(array, where, keep_float32=shared_float32)
     except (TypeError, ValueError) as exc:
         raise CommandError(str(exc)) from None
 
 
-def file_stamp(path: str) -> tuple[int, int, int, int] | None:
-    """``(device, inode, size, modification time in ns)`` of the file at ``path``, ``None`` if
-    it is gone: the stamp of a memory-mapped file (:func:`load_embeddings` with
-    ``shared_float32``) changes when the file is replaced, rewritten or removed while it is
-    read."""
+def file_stamp(path: str) -> tuple[int, int, int, int, int] | None:
+    """``(device, inode, size, modification time, status change time)`` of the file at
+    ``path`` (times in ns), ``None`` if it is gone: taken before and after a file is read, it
+    tells whether the file was replaced, rewritten or removed meanwhile. The status change time
+    (``st_ctime``) changes on every write and cannot be set back by a user, unlike the
+    modification time (``os.utime``): a rewrite of the same size with its old mtime restored
+    shows in it."""
     try:
         status = os.stat(path)
     except OSError:
         return None
-    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
-
-
-def memory_mapped(array: object) -> bool:
-    """Whether ``array`` reads its values from a memory-mapped file (its ``base`` chain)."""
-    while array is not None:
-        if isinstance(array, np.memmap):
-            return True
-        array = getattr(array, "base", None)
-    return False
+    return (
+        status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns
+    )  # fmt: skip
 
 
 def load_labels(path: str, option: str) -> np.ndarray:

@@ -3,18 +3,23 @@ on each split, measure them on its test part, and draw the guarantee from a cali
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import gcul_theory
 from simulations import registry
+from simulations.compare.cache import SPLIT_LOCK, SplitCache, data_fingerprint, is_split_name
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
 from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
 from simulations.compare.statistics import DEFAULT_LEVEL, estimate, stratified_splits, verdict
+from simulations.sweep.backends import SweepError, resolve_n_jobs
 from simulations.sweep.progress import format_seconds
 from simulations.validation import argument_namer, check_embeddings, check_int, check_real
 
@@ -52,6 +57,8 @@ def compare(
     progress: Callable[[str], None] | None = None,
     names: Mapping[str, str] | None = None,
     n_jobs: int = 1,
+    cache_dir: str | os.PathLike[str] | None = None,
+    keep_cache: bool = True,
 ) -> CompareResult:
     r"""Compare GCUL's rejection with every baseline rejector on ``(Z, y)``, over stratified splits.
 
@@ -104,8 +111,22 @@ def compare(
         index, and every split runs with one BLAS thread. Each worker holds one split's
         training and test rows in float64 at a time. A large ``Z`` is best passed
         memory-mapped, e.g. ``np.load(path, mmap_mode="r")`` (float32 is kept as it is): joblib
-        then gives the workers the file's name rather than writing them a copy of ``Z``, as
-        ``gcul compare`` does with a .npy file.
+        then gives the workers the file's name rather than writing them a copy of ``Z``;
+        an array in memory is written once to a temporary memory-mapped file of joblib's (in
+        ``/dev/shm`` where it has room), which every worker maps. Worker processes end within
+        seconds of this process, however it ends (``kill -9`` included).
+    cache_dir : path, optional
+        Folder of the split cache (:mod:`simulations.compare.cache`; created if needed): every
+        split is written there as it finishes (one checksummed JSON file, atomically), and a
+        split found there is not computed again, so a run stopped by a dead worker, Ctrl-C or
+        ``kill -9`` resumes where it stopped, with the same result as a run never stopped. A
+        file is named by everything its numbers depend on (the data's fingerprint, ``lam``,
+        ``seed``, the split's rows, ``error_pool``, ``standardize``, the rejectors, the code and
+        the library versions); one that does not verify is recomputed and replaced. Nothing is
+        written without it (the default).
+    keep_cache : bool, default True
+        False: remove this run's split files from ``cache_dir`` once it has succeeded (a
+        checkpoint rather than a cache, as ``gcul compare`` keeps by default).
 
     Returns
     -------
@@ -116,8 +137,14 @@ def compare(
     TypeError, ValueError
         For inputs of the wrong type, shape or range (the message names the argument, the
         allowed range and the bad value), a class with fewer than 2 rows, a training part of
-        fewer than 10 rows (the kNN rejector's k), or a calibration share that leaves a class
-        with fewer than 2 rows to fit on.
+        fewer than 10 rows (the kNN rejector's k), a calibration share that leaves a class
+        with fewer than 2 rows to fit on, or a ``cache_dir`` that is not a folder (or not
+        writable while a split is missing from it).
+    simulations.sweep.SweepError
+        A worker process died (killed; out of memory, most often: each worker holds a split's
+        rows in float64); the message says how many splits are kept in ``cache_dir``.
+    OSError
+        A split file cannot be written (``filename`` names it).
 
     Notes
     -----
@@ -175,13 +202,15 @@ def compare(
         raise TypeError(f"{name('standardize')} must be True or False; got {standardize!r}")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable or None; got {progress!r}")
-    from simulations.sweep.backends import resolve_n_jobs
-
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise TypeError(
             f"{name('n_jobs')} must be a non-zero int (-1 = all usable cores); got {n_jobs!r}"
         )
     workers, _ = resolve_n_jobs(int(n_jobs))
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+        raise TypeError(f"{name('cache_dir')} must be a path or None; got {cache_dir!r}")
+    if not isinstance(keep_cache, (bool, np.bool_)):
+        raise TypeError(f"keep_cache must be True or False; got {keep_cache!r}")
     Z, y = _check_data(Z, y, name)
     if y_fit is None:
         y_fit = y
@@ -210,8 +239,13 @@ def compare(
     # the guarantee's calibration split is drawn (and refused) before the splits run, so that a
     # share that leaves a class too few rows fails at once, not after every split is computed
     cal, fit = _calibration_split(y_fit, calibration, seed, name)
+    store = None
+    if cache_dir is not None:
+        store = _split_cache(
+            Path(cache_dir), (Z, y_fit, y), lam, seed, entries, n_test, options, name
+        )
     per_split = _run_splits(
-        Z, y_fit, y, split_list, lam, seed, entries, min(workers, splits), progress, options
+        Z, y_fit, y, split_list, lam, seed, entries, workers, progress, options, store, name
     )
     curves = per_split[0].pop("curves")
     ratio = n_test / n_train
@@ -251,6 +285,9 @@ def compare(
     )
     if progress is not None:
         progress("guarantee: done")
+    if store is not None and not keep_cache:
+        for index, (train, test) in enumerate(split_list):
+            store.forget(index, train, test)
     notes = [
         "selective risk at GCUL's coverage: every rejector accepts as many test rows as GCUL "
         "(ties at the cut by their expected value)",
@@ -316,43 +353,138 @@ def _run_splits(
     workers: int,
     progress: Callable[[str], None] | None,
     options: Mapping[str, Any],
+    store: SplitCache | None,
+    name: Callable[[str], str],
 ) -> list[dict]:
-    """:func:`_split_task` of every split, in split order; ``workers`` loky processes (in this
-    process for one); ``progress`` told as each one finishes, with the elapsed time and an ETA."""
-    n = len(split_list)
-    start = time.perf_counter()
-    if progress is not None:
-        progress(
-            f"{n} split(s) of {split_list[0][0].size} training / {split_list[0][1].size} test "
-            f"rows, {workers} worker(s)"
-        )
-    tasks = (
-        (Z, y_fit, y, train, test, lam, seed, i, entries, options)
-        for i, (train, test) in enumerate(split_list)
-    )
-    if workers == 1:
-        outputs = (_split_task(*task) for task in tasks)
-    else:
-        from joblib import Parallel, delayed
+    """:func:`_split_task` of every split not in ``store``, in split order; up to ``workers``
+    loky processes (in this process for one); each split written to ``store`` as it finishes,
+    ``progress`` told with the elapsed time and an ETA."""
+    from simulations.outputs import lock_folder, remove_stale_temporaries
+    from simulations.sweep.cache import unwritable
 
-        outputs = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")(
-            delayed(_split_task)(*task) for task in tasks
-        )
+    n = len(split_list)
     done: dict[int, dict] = {}
-    for index, measured in outputs:
-        done[index] = measured
+    with contextlib.ExitStack() as stack:
+        rejected: list[str] = []
+        if store is not None:
+            problem = unwritable(store.directory)
+            if problem is None:
+                lock = lock_folder(store.directory, SPLIT_LOCK, "gcul compare", shared=True)
+                if stack.enter_context(lock):  # no other run uses this folder: clean it
+                    remove_stale_temporaries(store.directory, is_split_name)
+            for index, (train, test) in enumerate(split_list):
+                cached = store.load(index, train, test)
+                if isinstance(cached, str):
+                    rejected.append(f"{store.path(index, train, test).name}: {cached}")
+                elif cached is not None:
+                    done[index] = cached
+            if problem is not None and len(done) < n:
+                raise ValueError(
+                    f"{name('cache_dir')} {str(store.directory)!r} is not a writable folder: "
+                    f"{problem}; {n - len(done)} of the {n} splits are not in it"
+                )
+        todo = [index for index in range(n) if index not in done]
+        workers = max(1, min(workers, len(todo)))
         if progress is not None:
-            elapsed = time.perf_counter() - start
-            # splits per second so far; the first `workers` splits run at once, so when the
-            # first of them ends, about `workers` splits' worth of work has been done
-            eta = elapsed * (n - len(done)) / max(len(done), min(workers, n))
+            where = f"{workers} worker(s)"
+            if done and store is not None:
+                where = (
+                    f"{len(done)} in the cache {store.directory}, {len(todo)} to compute with "
+                    f"{where}"
+                )
             progress(
-                f"split {len(done)}/{n} done (split #{index + 1}: GCUL coverage "
-                f"{measured['gcul']['coverage']:.3f}, selective risk "
-                f"{measured['gcul']['sel_risk']:.4f}); {format_seconds(elapsed)} elapsed, "
-                f"ETA {format_seconds(eta)}"
+                f"{n} split(s) of {split_list[0][0].size} training / {split_list[0][1].size} "
+                f"test rows, {where}"
             )
+            if rejected:
+                more = f"; and {len(rejected) - 3} more" if len(rejected) > 3 else ""
+                progress(
+                    f"{len(rejected)} cached split(s) did not verify and are recomputed "
+                    f"({'; '.join(rejected[:3])}{more})"
+                )
+        start = time.perf_counter()
+        tasks = (
+            (Z, y_fit, y, *split_list[i], lam, seed, i, entries, options) for i in todo
+        )
+        if workers == 1:
+            outputs = (_split_task(*task) for task in tasks)
+        else:
+            from joblib import delayed
+
+            from simulations.sweep.backends import run_loky
+
+            # a function looked up now, not when the module was imported (a test replaces it)
+            outputs = run_loky((delayed(_split_task)(*task) for task in tasks), workers)
+        computed = 0
+        try:
+            for index, measured in outputs:
+                done[index] = measured
+                computed += 1
+                if store is not None:
+                    store.store(index, *split_list[index], measured)
+                if progress is not None:
+                    elapsed = time.perf_counter() - start
+                    # splits per second so far; the first `workers` splits run at once, so when
+                    # the first of them ends, about `workers` splits' worth of work has been done
+                    eta = elapsed * (len(todo) - computed) / max(computed, workers)
+                    progress(
+                        f"split {len(done)}/{n} done (split #{index + 1}: GCUL coverage "
+                        f"{measured['gcul']['coverage']:.3f}, selective risk "
+                        f"{measured['gcul']['sel_risk']:.4f}); {format_seconds(elapsed)} "
+                        f"elapsed, ETA {format_seconds(eta)}"
+                    )
+        except SweepError as error:  # a worker process died
+            raise SweepError(f"{error}: {_lost_worker(len(done), n, store, name)}") from None
+        finally:
+            close = getattr(outputs, "close", None)
+            if close is not None:
+                close()  # now: stops the workers
     return [done[i] for i in range(n)]
+
+
+def _lost_worker(kept: int, n: int, store: SplitCache | None, name: Callable[[str], str]) -> str:
+    """What the message of a dead worker says after "a worker process ended unexpectedly"."""
+    what = (
+        "killed, or out of memory (each worker holds one split's rows in float64: fewer "
+        f"{name('n_jobs')} need less memory)"
+    )
+    if store is None:
+        return f"{what}; no {name('cache_dir')} was given, so no finished split is kept"
+    return (
+        f"{what}; {kept} of the {n} splits finished and are kept in {store.directory}: a rerun "
+        "resumes from them"
+    )
+
+
+def _split_cache(
+    directory: Path,
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lam: float,
+    seed: int,
+    entries: list,
+    n_test: int,
+    options: Mapping[str, Any],
+    name: Callable[[str], str],
+) -> SplitCache:
+    """The split cache of this run in ``directory`` (created if needed)."""
+    from simulations.sweep.cache import prepare_cache_dir
+
+    try:
+        prepare_cache_dir(directory)
+    except ValueError as error:
+        raise ValueError(
+            str(error).replace("cache_dir", name("cache_dir"), 1)
+        ) from None
+    identity = {
+        "data": data_fingerprint(*data),
+        "lam": lam,
+        "seed": seed,
+        "error_pool": options["error_pool"],
+        "standardize": options["standardize"],
+        "rejectors": [entry.name for entry in entries],
+    }
+    # the first split's curves: coverage and risk, n_test + 1 values each, per rejector at most
+    return SplitCache(directory, identity, n_curve_values=2 * (n_test + 1) * len(entries))
 
 
 def _split_task(
@@ -408,7 +540,7 @@ def _run_split(
     outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
     n_accept = int(np.count_nonzero(~outcomes.rejected))
-    base_error = outcomes.base_error
+    base_error = float(outcomes.base_error)
     context = RejectorContext(
         X_train,
         y_train,

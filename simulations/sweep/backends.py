@@ -39,6 +39,7 @@ __all__ = [
     "no_worker_timeout",
     "resolve_n_jobs",
     "run_cells",
+    "run_loky",
     "usable_cores",
 ]
 
@@ -250,23 +251,47 @@ def run_cells(
         for seed, noise in cells:
             yield cell_task(seed, noise, config, error_pool, (seed, noise) in keep_scores)
         return
+    calls = (
+        delayed(cell_task)(seed, noise, config, error_pool, (seed, noise) in keep_scores)
+        for seed, noise in cells
+    )
+    outputs = run_loky(calls, n_jobs)
+    try:
+        # not `yield from`: our close() goes to run_loky's generator in the finally below
+        for output in outputs:  # noqa: UP028
+            yield output
+    except SweepError as error:  # a worker process died
+        raise SweepError(f"{error}: {_WORKER_DIED}") from None
+    finally:
+        outputs.close()
+
+
+def run_loky(calls, n_jobs: int) -> Generator:
+    """Yield the results of joblib ``delayed`` ``calls`` as they finish, on ``n_jobs`` loky
+    worker processes that end with this process, however it ends.
+
+    The one place where loky workers are started, for the sweep's cells (:func:`run_cells`) and
+    for the splits of :func:`simulations.compare.compare`. Each worker watches its parent
+    (:func:`_watch_parent`): a parent killed with ``kill -9`` leaves no worker (and so no loky
+    resource tracker) behind for more than a second or two. When the consumer stops early (an
+    exception, ``KeyboardInterrupt``, ``close()``), joblib's generator is closed at once, which
+    terminates the workers rather than leaving them to their idle timeout.
+
+    Raises
+    ------
+    SweepError
+        A worker process died (killed, out of memory); the message is ``"a worker process ended
+        unexpectedly (exit codes {...})"``, for the caller to say what was kept.
+    """
     with parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),)):
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        outputs = parallel(
-            delayed(cell_task)(seed, noise, config, error_pool, (seed, noise) in keep_scores)
-            for seed, noise in cells
-        )
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(calls)
         try:
-            # not `yield from`: that would pass our close() on to joblib's generator outside the
-            # catch_warnings below
             for output in outputs:  # noqa: UP028
                 yield output
         except BrokenExecutor as error:  # a worker process died
             codes = re.search(r"exit codes of the workers are (\{.*?\})", str(error))
-            what = "a worker process ended unexpectedly" + (
-                f" (exit codes {codes[1]})" if codes else ""
-            )
-            raise SweepError(f"{what}: {_WORKER_DIED}") from None
+            what = "a worker process ended unexpectedly"
+            raise SweepError(what + (f" (exit codes {codes[1]})" if codes else "")) from None
         finally:
             with warnings.catch_warnings():
                 # joblib warns that the cancelled tasks were "not used": that is the point here.

@@ -212,12 +212,13 @@ def _from_json_row(stored: dict) -> dict:
     }
 
 
-def read_cell_file(path: Path) -> bytes | str | None:
+def read_cell_file(path: Path, max_bytes: int = CELL_MAX_BYTES) -> bytes | str | None:
     """The bytes of a cache cell file; None if there is none; else why it is not read.
 
-    Only a regular file of at most :data:`CELL_MAX_BYTES` is read, opened without following a
-    symbolic link and without blocking: a FIFO cell hung ``read_text`` forever, a cell linked to
-    ``/dev/zero`` was read to 2.46 GB, and a 1 GB cell was read whole.
+    Only a regular file of at most ``max_bytes`` (:data:`CELL_MAX_BYTES` by default) is read,
+    opened without following a symbolic link and without blocking: a FIFO cell hung
+    ``read_text`` forever, a cell linked to ``/dev/zero`` was read to 2.46 GB, and a 1 GB cell
+    was read whole.
     """
     try:
         info = os.lstat(path)
@@ -242,17 +243,17 @@ def read_cell_file(path: Path) -> bytes | str | None:
         kind = mode_kind(info.st_mode)
         if kind != "a regular file":
             return f"{kind}, not a cell file"
-        if info.st_size > CELL_MAX_BYTES:
-            return f"too large ({info.st_size} bytes; a cell file is at most {CELL_MAX_BYTES})"
+        if info.st_size > max_bytes:
+            return f"too large ({info.st_size} bytes; a cell file is at most {max_bytes})"
         chunks, size = [], 0
-        while size <= CELL_MAX_BYTES:
-            chunk = os.read(fd, CELL_MAX_BYTES + 1 - size)
+        while size <= max_bytes:
+            chunk = os.read(fd, max_bytes + 1 - size)
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
-        if size > CELL_MAX_BYTES:  # it grew while being read
-            return f"too large (over {CELL_MAX_BYTES} bytes)"
+        if size > max_bytes:  # it grew while being read
+            return f"too large (over {max_bytes} bytes)"
         return b"".join(chunks)
     except OSError as error:
         return f"unreadable ({error.strerror or type(error).__name__})"
