@@ -846,6 +846,96 @@ def table_screening(screen: list[dict]) -> list[str]:
     return [*lines, ""]
 
 
+# --------------------------------------------------------------------------- README summary
+README_REPS = ("oof_logistic", "wordllama", "finetuned_paper", "finetuned_valtest")
+README_NAME = {
+    "oof_logistic": "(a) TF-IDF + LR scores, 5 splits",
+    "wordllama": "(c) WordLlama, unit rows, 5 splits",
+    "finetuned_paper": "(d) fine-tuned MiniLM, (P) the paper's protocol",
+    "finetuned_valtest": "(d) fine-tuned MiniLM, (H) held out",
+}
+
+
+def _range(values: list[float], scale: float, digits: int) -> str:
+    """``mean`` for one value, ``mean [smallest, largest]`` for several (the fine-tuning seeds)."""
+    text = f"{scale * float(np.mean(values)):.{digits}f}"
+    if len(values) > 1:
+        text += f" [{scale * min(values):.{digits}f}, {scale * max(values):.{digits}f}]"
+    return text
+
+
+def _seed_means(part: list[dict], column: str) -> list[float]:
+    """The mean of ``column`` over the splits of each seed, seed by seed."""
+    seeds = sorted({r["seed"] for r in part})
+    return [float(np.mean([r[column] for r in part if r["seed"] == k])) for k in seeds]
+
+
+def _verdict_cell(part: list[dict]) -> str:
+    """How a rejector did against GCUL at GCUL's coverage, in a few words: the corrected
+    resampled t test per seed over its splits (`gcul compare`'s), or, for one fixed split per
+    seed, the differences."""
+    seeds = sorted({r["seed"] for r in part})
+    per_seed = [sorted(select(part, seed=k), key=lambda r: r["split"]) for k in seeds]
+    if all(len(rows) == 1 for rows in per_seed):
+        values = ", ".join(f"{100 * rows[0]['difference']:+.1f}" for rows in per_seed)
+        return f"{values} points (one split per seed, no test)"
+    outcomes = [verdict(part[0]["label"], estimate([r["difference"] for r in rows], ratio_of(rows)))
+                for rows in per_seed]  # fmt: skip
+    words = {"lower": "lower risk", "higher": "higher risk"}
+    counted = []
+    for outcome in ("lower", "higher", "no difference"):
+        chosen = [v for v in outcomes if v.outcome == outcome]
+        if not chosen:
+            continue
+        text = words.get(outcome, outcome)
+        if outcome != "no difference":
+            text += " by " + _range([abs(v.difference) for v in chosen], 100.0, 1) + " points"
+        if len(outcomes) > 1:
+            text += f" in {len(chosen)} of {len(outcomes)} seeds"
+        counted.append(text)
+    return "; ".join(counted)
+
+
+def readme_findings(tables: dict) -> str:
+    """The README's table of the text results, computed from the CSV rows alone (the README
+    holds this text; its test recomputes it). Accuracy, rejection and λ* of GCUL + PCA at the
+    paper's d = 10, as the paper's appendix rows are; the verdicts of GCUL without reduction at
+    its coverage, as `gcul compare` runs it."""
+    rows, compare_rows = tables["rows"], tables["compare"]
+    lines = [
+        "| corpus | representation | PCA d = 10: phase 1 → GCUL accuracy (%), rejected (%) | "
+        "PCA d = 10: λ*_PRE (paper's) → λ*_EMP | phase-1 MSP vs GCUL at GCUL's coverage | "
+        "fine-tuned head's MSP vs GCUL |",
+        "| :--- | :--- | :--- | :--- | :--- | :--- |",
+    ]
+    for corpus in CORPORA:
+        for method in README_REPS:
+            part = select(rows, corpus=corpus, representation=method, variant="gcul_pca")
+            if not part:
+                continue
+            held = FT_SPLITS if method == "finetuned_valtest" else method
+            cells = []
+            for name in ("msp", "head_msp"):
+                chosen = select(compare_rows, corpus=corpus, representation=held, rejector=name)
+                cells.append(_verdict_cell(chosen) if chosen else "—")
+            if method == "finetuned_valtest":
+                cells = [f"`gcul compare`: {c}" for c in cells]
+            lines.append(
+                f"| {CORPUS_TITLE[corpus].split(' (')[0]} | {README_NAME[method]} | "
+                f"{_range(_seed_means(part, 'base_acc'), 100.0, 1)} → "
+                f"{_range(_seed_means(part, 'sel_acc'), 100.0, 1)}, "
+                f"{_range(_seed_means(part, 'rejection'), 100.0, 1)} | "
+                f"{_range(_seed_means(part, 'lambda_pre_paper'), 1.0, 2)} → "
+                f"{_range(_seed_means(part, 'lambda_emp'), 1.0, 2)} | {cells[0]} | {cells[1]} |"
+            )
+        base, sel, rejected, pre, emp = PAPER_GCUL[corpus][REDUCED]
+        lines.append(
+            f"| {CORPUS_TITLE[corpus].split(' (')[0]} | the paper (LR on DistilBERT) | {base} → "
+            f"{sel}, {rejected} | {pre:.2f} → {emp:.2f} | — | — |"
+        )
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------------- figures
 def plot_operating(points: list[dict], corpora: list[str]) -> plt.Figure:
     """Selective accuracy against rejection rate: each baseline along its knob, GCUL's point."""
