@@ -900,13 +900,13 @@ def plot_predictors(
             key = (t["corpus"], t["representation"])
             if t["representation"] == FT_REP:  # one legend entry for all its seeds
                 seeds = [u["seed"] for u in text if (u["corpus"], u["representation"]) == key]
-                label = f"{t['corpus']} / fine-tuned, held out (H), seeds {', '.join(map(str, seeds))}"
+                entry = f"{t['corpus']} / fine-tuned, held out (H), seeds {', '.join(map(str, seeds))}"
             else:
-                label = f"{t['corpus']} / {t['representation']}"
+                entry = f"{t['corpus']} / {t['representation']}"
             ax.errorbar(t[column], 100 * t["diff"], yerr=100 * t["diff_se"], fmt=markers[t["representation"]],
                         color=colours[t["corpus"]], ms=sizes.get(t["representation"], 7), mec="black",
                         capsize=2, zorder=3,
-                        label="_nolegend_" if key in labelled else label)  # fmt: skip
+                        label="_nolegend_" if key in labelled else entry)  # fmt: skip
             labelled.add(key)
         ax.axhline(0.0, color="black", lw=0.8)
         row = aucs[column]
