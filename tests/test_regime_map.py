@@ -323,7 +323,16 @@ def one_standin(monkeypatch):
     )
 
 
-def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, one_standin):
+@pytest.fixture
+def no_standin(monkeypatch):
+    """No stand-in: the fine-tuned rows alone (the stand-ins' path is the one before issue 31,
+    run by the slow test below)."""
+    from simulations.text import representations
+
+    monkeypatch.setattr(representations, "REPRESENTATIONS", {})
+
+
+def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
     corpora, ft = tiny_text
     finetuned = bench.finetuned_inputs(ft, corpora)
     assert set(finetuned) == {"carer"}  # no goemotions/ folder: left out
@@ -337,8 +346,8 @@ def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, one_standin):
         assert np.array_equal(Z, want.embeddings[held]) and np.array_equal(y, want.labels[held])
     rows = bench.text_rows(corpora, None, 1, finetuned)
     fine = [r for r in rows if r["representation"] == "finetuned_heldout"]
+    assert fine == rows
     assert sorted((r["seed"], r["split"]) for r in fine) == [(k, i) for k in (0, 1) for i in range(5)]
-    assert {r["seed"] for r in rows if r["representation"] == "oof_logistic"} == {0}
     # the splits are the text benchmark's over the held-out rows (compare's: 5, test 0.2, seed 0)
     from simulations.compare import stratified_splits
 
@@ -413,3 +422,28 @@ def test_text_only_rewrites_the_text_rows_and_keeps_the_cells(tiny_text, one_sta
     assert "carer, finetuned_heldout over fine-tuning seeds 0, 1: GCUL − MSP" in report
     assert "Then `--text-only --corpora CORPORA --cache CACHE --finetuned FINETUNED --jobs 1`" in report
     assert "not checked against that benchmark's `compare.csv`" in report
+
+
+def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(monkeypatch, tmp_path):
+    # a legend entry built in the loop over the text rows once took the name of the panel's
+    # predictor label, so every x axis read "goemotions / fine-tuned ..."
+    drawn = []
+    monkeypatch.setattr(bench, "save_figure", lambda fig, path: drawn.append(fig))
+    summaries = [{column: 0.1 * k for column, *_ in bench.PREDICTORS} | {"held_out": k % 2, "diff": 0.01 * k}
+                 for k in range(4)]  # fmt: skip
+    table = [{"settings": "all", "predictor": column, "auc": 0.9, "auc_se": 0.02, "auc_se_boot": 0.03,
+              "threshold": 0.15} for column, *_ in bench.PREDICTORS]  # fmt: skip
+    rows = [_text_row("lsa", 0, i, 0.2, 0.1) for i in range(3)]
+    rows += [_text_row("finetuned_heldout", k, i, 0.1 + 0.01 * k, 0.1, corpus)
+             for corpus in ("carer", "goemotions") for k in (0, 1, 2) for i in range(3)]  # fmt: skip
+    bench.plot_predictors(summaries, table, bench.summarise_text(rows), tmp_path / "p.png", 20)
+    (fig,) = drawn
+    axes = fig.axes[: len(bench.PREDICTORS)]
+    assert [ax.get_xlabel() for ax in axes] == [label for _, label, *_ in bench.PREDICTORS]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    for corpus in ("carer", "goemotions"):
+        assert labels.count(f"{corpus} / fine-tuned, held out (H), seeds 0, 1, 2") == 1
+    assert labels.count("carer / lsa") == 1
+    # every seed is drawn: three stars per corpus in each panel
+    stars = [line for line in axes[0].get_lines() if line.get_marker() == "*"]
+    assert len(stars) == 6
