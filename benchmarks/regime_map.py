@@ -63,9 +63,10 @@ Run from the repository root::
 read from ``cells.csv``.
 
 Writes into ``--out``: ``cells.csv`` (one row per setting × seed), ``settings.csv`` (one row per
-setting), ``predictors.csv`` (AUCs), ``text.csv`` (one row per corpus × representation × seed × split,
-with ``--corpora``), ``regime_map.md`` (the report) and the figures ``regime_map.png`` (the phase
-diagrams) and ``predictors.png`` (outcome against each predictor). Every number depends only on
+setting), ``predictors.csv`` (AUCs), ``text.csv`` (one row per corpus × representation ×
+fine-tuning seed × split, with ``--corpora``; the stand-ins are seed 0), ``regime_map.md`` (the
+report) and the figures ``regime_map.png`` (the phase diagrams) and ``predictors.png`` (outcome
+against each predictor). Every number depends only on
 the grid and the seeds: the CSV files are identical for any ``--jobs`` and on every run.
 """
 
@@ -588,8 +589,10 @@ FT_REP = "finetuned_heldout"  # the text benchmark's name of protocol (H) over c
 
 def _text_emotion() -> Any:
     """``benchmarks/text_emotion.py`` as a module: its loaders, splits and constants."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import text_emotion  # noqa: PLC0415
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import text_emotion
 
     return text_emotion
 
@@ -691,11 +694,12 @@ class CompareCheck:
 
     ``by_representation``: per representation found there, ``(largest |difference|, number of
     risks compared)``; ``absent``: risks of ours with no row there (a representation or seed that
-    file does not have, or no file), skipped and counted.
+    file does not have, or no file), skipped and counted; ``absent_from``: their representations.
     """
 
     by_representation: dict[str, tuple[float, int]]
     absent: int
+    absent_from: tuple[str, ...] = ()
 
     @property
     def worst(self) -> float:
@@ -724,7 +728,8 @@ class CompareCheck:
         clause = ("largest deviation of the per-split selective risks (GCUL's and MSP's) from "
                   f"that benchmark's `compare.csv`: {'; '.join(parts)}")  # fmt: skip
         if self.absent:
-            clause += f"; {self.absent} per-split risks are not in it (not checked)"
+            clause += (f"; {self.absent} per-split risks are not in it "
+                       f"({', '.join(self.absent_from)}; not checked)")  # fmt: skip
         return clause
 
 
@@ -738,7 +743,7 @@ def check_against_compare(rows: list[dict], compare_csv: Path) -> CompareCheck:
         for name in ("gcul", "msp")
     }
     if not compare_csv.is_file():
-        return CompareCheck({}, len(ours))
+        return CompareCheck({}, len(ours), tuple(dict.fromkeys(k[1] for k in ours)))
     with compare_csv.open(encoding="utf-8") as handle:
         theirs = {
             (r["corpus"], r["representation"], int(r.get("seed") or 0), int(r["split"]),
@@ -752,7 +757,8 @@ def check_against_compare(rows: list[dict], compare_csv: Path) -> CompareCheck:
             gap = 0.0 if both_nan else abs(theirs[key] - value)
             worst, n = found.get(key[1], (0.0, 0))
             found[key[1]] = (max(worst, math.inf if math.isnan(gap) else gap), n + 1)
-    return CompareCheck(found, len(ours) - sum(n for _, n in found.values()))
+    missing = [k for k in ours if k not in theirs]
+    return CompareCheck(found, len(missing), tuple(dict.fromkeys(k[1] for k in missing)))
 
 
 def text_order(row: dict) -> tuple:

@@ -255,4 +255,4 @@ def test_the_compare_check_claims():
     oof, lsa, wl, absent = quoted.groups()
     for value, name in ((oof, "oof_logistic"), (lsa, "lsa"), (wl, "wordllama")):
         assert f"{value} for {name} (20 risks)" in report, name
-    assert f"{absent} per-split risks are not in it (not checked)" in report
+    assert f"{absent} per-split risks are not in it (finetuned_heldout; not checked)" in report

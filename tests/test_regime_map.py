@@ -244,7 +244,8 @@ def test_check_against_compare_matches_the_seed_and_counts_what_is_absent(tmp_pa
                    seed_column=False)  # fmt: skip
     check = bench.check_against_compare(ours, old)
     assert (check.worst, check.checked, check.absent) == (0.0, 2, 4)
-    assert "0 (equal) for lsa (2 risks); 4 per-split risks are not in it" in check.text()
+    assert check.absent_from == ("finetuned_heldout",)
+    assert "0 (equal) for lsa (2 risks); 4 per-split risks are not in it (finetuned_heldout;" in check.text()
     # with a seed column: seed 1's GCUL risk differs by 1/8 and must not be read as seed 0's
     new = tmp_path / "new.csv"
     _write_compare(new, [("carer", "lsa", 0, 0, "gcul", 0.25), ("carer", "lsa", 0, 0, "msp", 0.125),
@@ -254,7 +255,8 @@ def test_check_against_compare_matches_the_seed_and_counts_what_is_absent(tmp_pa
                          ("carer", "finetuned_heldout", 0, 0, "msp", 0.25)], seed_column=True)  # fmt: skip
     check = bench.check_against_compare(ours, new)
     assert check.by_representation == {"lsa": (0.0, 2), "finetuned_heldout": (0.125, 4)}
-    assert (check.worst, check.absent) == (0.125, 0)
+    assert (check.worst, check.absent, check.absent_from) == (0.125, 0, ())
+    assert "not in it" not in check.text()
     assert "0.125 for finetuned_heldout (4 risks)" in check.text()
     missing = bench.check_against_compare(ours, tmp_path / "none.csv")
     assert (missing.checked, missing.absent) == (0, 6) and math.isnan(missing.worst)
