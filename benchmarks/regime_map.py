@@ -41,8 +41,13 @@ maps GCUL against MSP over it and asks whether the paper's own quantities predic
 (3) **The text corpora** (``--corpora DIR``, optional): the same training-split predictors for
     every corpus × representation × split of ``benchmarks/text_emotion.py`` (same pooled
     corpora, same 5 stratified 80/20 splits, seed 0, same GCUL), and GCUL − MSP at GCUL's
-    coverage recomputed on its test part and checked against that benchmark's ``compare.csv``;
-    each is placed on the predictor axes.
+    coverage recomputed on its test part and checked against that benchmark's ``compare.csv``
+    (matched on the fine-tuning seed too where that file has one; rows it lacks are skipped and
+    counted); each is placed on the predictor axes. With ``--finetuned DIR`` (the text
+    benchmark's folder of a fine-tuned encoder, ``DIR/<corpus>/seed<k>/``), also the fine-tuned
+    representation under that benchmark's held-out protocol (H), ``finetuned_heldout``: the
+    rows the encoder never saw (validation + test, pooled), the same 5 stratified splits of
+    them, one row per fine-tuning seed × split.
 
 Why a script and not a ``gcul`` command: it is a study with fixed grids and a committed report,
 like the other reproductions in ``benchmarks/``; it adds no CLI surface.
@@ -50,12 +55,18 @@ like the other reproductions in ``benchmarks/``; it adds no CLI surface.
 Run from the repository root::
 
     PYTHONPATH=$PWD python benchmarks/regime_map.py --out benchmarks/regime_map --jobs 2 \
-        [--corpora /path/to/text-emotion --cache /tmp/text-cache]
+        [--corpora /path/to/text-emotion --cache /tmp/text-cache \
+         --finetuned /path/to/text-emotion/finetuned-minilm]
+
+``--tables-only`` redraws every table and figure from the CSV files in ``--out``;
+``--text-only`` (with ``--corpora``) recomputes only ``text.csv`` and then redraws, the cells
+read from ``cells.csv``.
 
 Writes into ``--out``: ``cells.csv`` (one row per setting × seed), ``settings.csv`` (one row per
-setting), ``predictors.csv`` (AUCs), ``text.csv`` (one row per corpus × representation × split,
-with ``--corpora``), ``regime_map.md`` (the report) and the figures ``regime_map.png`` (the phase
-diagrams) and ``predictors.png`` (outcome against each predictor). Every number depends only on
+setting), ``predictors.csv`` (AUCs), ``text.csv`` (one row per corpus × representation ×
+fine-tuning seed × split, with ``--corpora``; the stand-ins are seed 0), ``regime_map.md`` (the
+report) and the figures ``regime_map.png`` (the phase diagrams) and ``predictors.png`` (outcome
+against each predictor). Every number depends only on
 the grid and the seeds: the CSV files are identical for any ``--jobs`` and on every run.
 """
 
@@ -67,6 +78,7 @@ import dataclasses
 import io
 import math
 import platform
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -572,12 +584,56 @@ def bootstrap_auc_se(
 
 
 # ------------------------------------------------------------------------------- text corpora
-def text_rows(root: Path, cache: Path | None, jobs: int) -> list[dict]:
-    """The training-split predictors and GCUL − MSP of every corpus × representation × split of
-    ``benchmarks/text_emotion.py``, checked against its committed ``compare.csv``."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import text_emotion as te  # the benchmark's loaders, splits and constants
+FT_REP = "finetuned_heldout"  # the text benchmark's name of protocol (H) over compare's splits
 
+
+def _text_emotion() -> Any:
+    """``benchmarks/text_emotion.py`` as a module: its loaders, splits and constants."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import text_emotion
+
+    return text_emotion
+
+
+def finetuned_inputs(folder: Path, root: Path) -> dict[str, list[tuple[int, np.ndarray, np.ndarray]]]:
+    """The held-out rows of every fine-tuned seed found in ``folder/<corpus>/seed<k>/``.
+
+    Each folder is read and checked as the text benchmark reads it (its ``finetuned_inputs``:
+    :func:`simulations.text.load_precomputed`'s format, and labels row for row equal to the
+    corpus's own in ``root``); a corpus without a folder is left out. Returns, per corpus, one
+    ``(seed, Z, y)`` per fine-tuning seed: the rows the encoder never saw (validation + test,
+    pooled, in file order), as protocol (H) of the text benchmark fits ``gcul compare`` on them.
+
+    Raises
+    ------
+    ValueError
+        In one line: a folder that breaks the format or whose labels are not the corpus's, or no
+        ``<corpus>/`` folder at all.
+    """
+    te = _text_emotion()
+    found: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    for corpus in te.CORPORA:
+        if not (folder / corpus).is_dir():
+            continue
+        found[corpus] = []
+        for seed, data in te.finetuned_inputs(folder, corpus, root, list(te.FT_SEEDS)):
+            held = data.rows("validation", "test")
+            found[corpus].append((seed, data.embeddings[held], data.labels[held]))
+    if not found:
+        raise ValueError(f"{folder}: no folder of {' or '.join(te.CORPORA)} in it")
+    return found
+
+
+def text_rows(
+    root: Path, cache: Path | None, jobs: int, finetuned: dict[str, list[tuple]] | None = None
+) -> list[dict]:
+    """The training-split predictors and GCUL − MSP of every corpus × representation × split of
+    ``benchmarks/text_emotion.py``: its stand-ins (seed 0, the pooled corpus) and, with
+    ``finetuned`` (from :func:`finetuned_inputs`), the fine-tuned encoder under protocol (H), one
+    row per fine-tuning seed × split of the held-out rows (representation :data:`FT_REP`)."""
+    te = _text_emotion()
     from simulations.compare import stratified_splits
     from simulations.text.representations import REPRESENTATIONS, cached_representation
 
@@ -589,7 +645,10 @@ def text_rows(root: Path, cache: Path | None, jobs: int) -> list[dict]:
                 method, texts, y, corpus=corpus, split="pooled", seed=te.SEED, cache_dir=cache
             )
             for i, (train, test) in enumerate(stratified_splits(y, 5, te.TEST_SIZE, te.SEED)):
-                tasks.append((corpus, method, i, Z, y, train, test))
+                tasks.append((corpus, method, te.SEED, i, Z, y, train, test))
+        for seed, Z, y_held in (finetuned or {}).get(corpus, []):
+            for i, (train, test) in enumerate(stratified_splits(y_held, 5, te.TEST_SIZE, te.SEED)):
+                tasks.append((corpus, FT_REP, seed, i, Z, y_held, train, test))
     if jobs > 1:
         from joblib import Parallel, delayed
 
@@ -599,8 +658,8 @@ def text_rows(root: Path, cache: Path | None, jobs: int) -> list[dict]:
     return rows
 
 
-def _text_task(corpus, method, split, Z, y, train, test) -> dict:
-    """One corpus × representation × split, as ``simulations.compare`` fits and scores it."""
+def _text_task(corpus, method, seed, split, Z, y, train, test) -> dict:
+    """One corpus × representation × seed × split, as ``simulations.compare`` fits and scores it."""
     from simulations.gcul import GCUL
     from simulations.models import single_threaded_blas
     from simulations.rejectors import RejectorContext
@@ -622,48 +681,134 @@ def _text_task(corpus, method, split, Z, y, train, test) -> dict:
         )
         predictors = training_predictors(model, X_train, y[train])
     return {
-        "corpus": corpus, "representation": method, "split": split,
+        "corpus": corpus, "representation": method, "seed": int(seed), "split": split,
         "n_features": int(Z.shape[1]), "coverage": m / y[test].size,
         "risk_gcul": risk_gcul, "risk_msp": risk_msp if m else math.nan,
         **predictors, "cpu_seconds": time.process_time() - start,
     }  # fmt: skip
 
 
-def check_against_compare(rows: list[dict], compare_csv: Path) -> float:
-    """Largest |difference| between our per-split GCUL and MSP selective risks and the text
-    benchmark's ``compare.csv`` (NaN if that file is absent)."""
+@dataclasses.dataclass(frozen=True)
+class CompareCheck:
+    """Our per-split selective risks against the text benchmark's ``compare.csv``.
+
+    ``by_representation``: per representation found there, ``(largest |difference|, number of
+    risks compared)``; ``absent``: risks of ours with no row there (a representation or seed that
+    file does not have, or no file), skipped and counted; ``absent_from``: their representations.
+    """
+
+    by_representation: dict[str, tuple[float, int]]
+    absent: int
+    absent_from: tuple[str, ...] = ()
+
+    @property
+    def worst(self) -> float:
+        """The largest |difference| over every risk compared (NaN if none was)."""
+        return max((w for w, _ in self.by_representation.values()), default=math.nan)
+
+    @property
+    def checked(self) -> int:
+        """How many risks were compared."""
+        return sum(n for _, n in self.by_representation.values())
+
+    def text(self) -> str:
+        """One clause for the report: the representations that agree exactly together, each
+        other one with its largest difference (a file from another run of that benchmark
+        shows here, representation by representation)."""
+        if not self.checked:
+            return (f"not checked against that benchmark's `compare.csv` (none of the "
+                    f"{self.absent} per-split risks is there, or no such file)")  # fmt: skip
+        same = [m for m, (w, _) in self.by_representation.items() if w == 0.0]
+        parts = []
+        if same:
+            n = sum(self.by_representation[m][1] for m in same)
+            parts.append(f"0 (equal) for {', '.join(same)} ({n} risks)")
+        parts += [f"{w:.3g} for {m} ({n} risks)" for m, (w, n) in self.by_representation.items()
+                  if w != 0.0]  # fmt: skip
+        clause = ("largest deviation of the per-split selective risks (GCUL's and MSP's) from "
+                  f"that benchmark's `compare.csv`: {'; '.join(parts)}")  # fmt: skip
+        if self.absent:
+            clause += (f"; {self.absent} per-split risks are not in it "
+                       f"({', '.join(self.absent_from)}; not checked)")  # fmt: skip
+        return clause
+
+
+def check_against_compare(rows: list[dict], compare_csv: Path) -> CompareCheck:
+    """Compare our per-split GCUL and MSP selective risks with the text benchmark's
+    ``compare.csv``, matched on corpus, representation, split, rejector and, where that file has
+    a ``seed`` column, the fine-tuning seed (without one, every row is seed 0, the stand-ins')."""
+    ours = {
+        (r["corpus"], r["representation"], int(r.get("seed", 0)), int(r["split"]), name): r[f"risk_{name}"]
+        for r in rows
+        for name in ("gcul", "msp")
+    }
     if not compare_csv.is_file():
-        return math.nan
-    with compare_csv.open() as handle:
+        return CompareCheck({}, len(ours), tuple(dict.fromkeys(k[1] for k in ours)))
+    with compare_csv.open(encoding="utf-8") as handle:
         theirs = {
-            (r["corpus"], r["representation"], int(r["split"]), r["rejector"]): float(r["sel_risk"])
+            (r["corpus"], r["representation"], int(r.get("seed") or 0), int(r["split"]),
+             r["rejector"]): float(r["sel_risk"])
             for r in csv.DictReader(handle)
-        }
-    worst = 0.0
-    for r in rows:
-        for name in ("gcul", "msp"):
-            key = (r["corpus"], r["representation"], r["split"], name)
-            if key in theirs:
-                worst = max(worst, abs(theirs[key] - r[f"risk_{name}"]))
-    return worst
+        }  # fmt: skip
+    found: dict[str, tuple[float, int]] = {}
+    for key, value in ours.items():
+        if key in theirs:
+            both_nan = math.isnan(value) and math.isnan(theirs[key])  # no accepted sample in either
+            gap = 0.0 if both_nan else abs(theirs[key] - value)
+            worst, n = found.get(key[1], (0.0, 0))
+            found[key[1]] = (max(worst, math.inf if math.isnan(gap) else gap), n + 1)
+    missing = [k for k in ours if k not in theirs]
+    return CompareCheck(found, len(missing), tuple(dict.fromkeys(k[1] for k in missing)))
+
+
+def text_order(row: dict) -> tuple:
+    """Stand-ins first (by name), then the fine-tuned rows, by seed; within each corpus."""
+    return (row["corpus"], row["representation"] == FT_REP, row["representation"], row.get("seed", 0))
+
+
+def text_label(row: dict) -> str:
+    """The representation as the report names it: a fine-tuned row with its seed."""
+    if row["representation"] == FT_REP:
+        return f"{FT_REP}, seed {row['seed']}"
+    return row["representation"]
 
 
 def summarise_text(rows: list[dict]) -> list[dict]:
-    """Mean over splits per corpus × representation; SE of GCUL − MSP by Nadeau & Bengio's
-    correction (the splits overlap, as in ``benchmarks/text_emotion.py``)."""
+    """Mean over splits per corpus × representation × fine-tuning seed (the stand-ins have seed
+    0); SE of GCUL − MSP by Nadeau & Bengio's correction (the splits overlap, as in
+    ``benchmarks/text_emotion.py``). Each fine-tuning seed is its own row: the report gives the
+    spread across seeds beside them (:func:`seed_spread`)."""
     from simulations.compare import estimate
 
     out = []
-    keys = sorted({(r["corpus"], r["representation"]) for r in rows})
-    for corpus, method in keys:
-        block = [r for r in rows if (r["corpus"], r["representation"]) == (corpus, method)]
+    keys = sorted({(r["corpus"], r["representation"], r.get("seed", 0)) for r in rows})
+    for corpus, method, seed in keys:
+        key = (corpus, method, seed)
+        block = [r for r in rows if (r["corpus"], r["representation"], r.get("seed", 0)) == key]
         diffs = [r["risk_gcul"] - r["risk_msp"] for r in block]
         e = estimate(diffs, 0.25)  # test/train = 0.2/0.8
-        summary = {"corpus": corpus, "representation": method, "diff": e.mean, "diff_se": e.se,
-                   "coverage": float(np.mean([r["coverage"] for r in block]))}  # fmt: skip
+        summary = {"corpus": corpus, "representation": method, "seed": seed, "diff": e.mean,
+                   "diff_se": e.se, "coverage": float(np.mean([r["coverage"] for r in block]))}  # fmt: skip
         for column, *_ in PREDICTORS:
             summary[column] = float(np.mean([r[column] for r in block]))
         out.append(summary)
+    return sorted(out, key=text_order)
+
+
+def seed_spread(summary: list[dict]) -> list[dict]:
+    """Per corpus × representation with more than one seed: the seeds, and the mean, smallest
+    and largest seed mean of GCUL − MSP and of every predictor."""
+    out = []
+    for corpus, method in dict.fromkeys((t["corpus"], t["representation"]) for t in summary):
+        block = [t for t in summary if (t["corpus"], t["representation"]) == (corpus, method)]
+        if len(block) < 2:
+            continue
+        row: dict[str, Any] = {"corpus": corpus, "representation": method,
+                               "seeds": [t["seed"] for t in block]}  # fmt: skip
+        for column in ("diff", "coverage", *(c for c, *_ in PREDICTORS)):
+            values = [t[column] for t in block]
+            row[column] = (float(np.mean(values)), min(values), max(values))
+        out.append(row)
     return out
 
 
@@ -746,7 +891,8 @@ def plot_predictors(
     corpora as labelled markers."""
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.6), constrained_layout=True)
     aucs = {r["predictor"]: r for r in table if r["settings"] == "all"}
-    markers = {"oof_logistic": "s", "lsa": "^", "wordllama": "D"}
+    markers = {"oof_logistic": "s", "lsa": "^", "wordllama": "D", FT_REP: "*"}
+    sizes = {FT_REP: 13}
     colours = {"carer": "#0072B2", "goemotions": "#D55E00"}
     for ax, (column, label, _, _) in zip(axes.flat, PREDICTORS, strict=True):
         for held, style in ((0, {"facecolors": "none", "edgecolors": "#999999"}),
@@ -755,10 +901,19 @@ def plot_predictors(
             ax.scatter([s[column] for s in pts], [100 * s["diff"] for s in pts], s=10, lw=0.6,
                        label="held-out setting" if held else "setting used for the choice",
                        **style)  # fmt: skip
+        labelled = set()
         for t in text:
+            key = (t["corpus"], t["representation"])
+            if t["representation"] == FT_REP:  # one legend entry for all its seeds
+                seeds = [u["seed"] for u in text if (u["corpus"], u["representation"]) == key]
+                entry = f"{t['corpus']} / fine-tuned, held out (H), seeds {', '.join(map(str, seeds))}"
+            else:
+                entry = f"{t['corpus']} / {t['representation']}"
             ax.errorbar(t[column], 100 * t["diff"], yerr=100 * t["diff_se"], fmt=markers[t["representation"]],
-                        color=colours[t["corpus"]], ms=7, mec="black", capsize=2,
-                        label=f"{t['corpus']} / {t['representation']}")  # fmt: skip
+                        color=colours[t["corpus"]], ms=sizes.get(t["representation"], 7), mec="black",
+                        capsize=2, zorder=3,
+                        label="_nolegend_" if key in labelled else entry)  # fmt: skip
+            labelled.add(key)
         ax.axhline(0.0, color="black", lw=0.8)
         row = aucs[column]
         if np.isfinite(row["threshold"]):
@@ -775,11 +930,19 @@ def plot_predictors(
     fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8.5)
     fig.suptitle(
         "Does a training-split quantity predict whether GCUL beats MSP? One point per setting "
-        f"(mean of {n_seeds} seeds); text corpora: mean ± SE over 5 splits",
+        f"(mean of {n_seeds} seeds); text corpora: mean ± SE over 5 splits (fine-tuned: one "
+        "star per fine-tuning seed)",
         fontsize=11,
     )
     save_figure(fig, path)
     plt.close(fig)
+
+
+def says_gcul(cut: dict, value: float) -> bool:
+    """Whether a predictor's ``value`` is on GCUL's side of the threshold chosen on the map
+    (``cut``: its row of the predictor table, all settings)."""
+    sign = 1.0 if cut["orientation"].startswith("higher") else -1.0
+    return sign * value > sign * cut["threshold"]
 
 
 def fmt_points(mean: float, se: float, digits: int = 2) -> str:
@@ -930,12 +1093,17 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
         lines += [
             "## The text corpora on the map",
             "",
-            "GoEmotions and dair-ai/emotion (CARER) in the three representations of "
-            "`benchmarks/text_emotion.py` (same pooled corpora, the same 5 stratified 80/20 "
-            "splits, seed 0, the same GCUL as its `gcul compare` run), each split's predictors "
-            "from its training part. GCUL − MSP at GCUL's coverage recomputed here on each test "
-            f"part; largest deviation from that benchmark's `compare.csv`: {text_check:.3g}. ± is "
-            "Nadeau & Bengio's corrected SE over the splits (they overlap). "
+            "GoEmotions and dair-ai/emotion (CARER) in the representations of "
+            "`benchmarks/text_emotion.py`, each split's predictors from its training part. The "
+            "three stand-ins (out-of-fold TF-IDF scores, LSA, WordLlama with unit rows): the "
+            "pooled corpora, its 5 stratified 80/20 splits (seed 0), the same GCUL as its "
+            "`gcul compare` run. The fine-tuned encoder (`finetuned_heldout`, one row per "
+            "fine-tuning seed), under that benchmark's held-out protocol (H): only the rows the "
+            "encoder never saw (validation + test, pooled), the same 5 stratified splits of them, "
+            "every model fitted on a split's training part; the encoder's own training rows, "
+            "which it fits better than new text, are never used. GCUL − MSP at GCUL's coverage "
+            f"recomputed here on each test part; {text_check.text()}. ± is Nadeau & Bengio's "
+            "corrected SE over the splits (they overlap). "
             'Predicted: "GCUL better" or "MSP better" by each predictor\'s threshold chosen on '
             "the synthetic settings (Table above, all settings).",
             "",
@@ -950,15 +1118,26 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
         for t in text:
             cells = []
             for column, *_ in PREDICTORS:
-                r = cuts[column]
-                sign = 1.0 if r["orientation"].startswith("higher") else -1.0
-                says = "GCUL" if sign * t[column] > sign * r["threshold"] else "MSP"
+                says = "GCUL" if says_gcul(cuts[column], t[column]) else "MSP"
                 cells.append(f"{t[column]:.3f} ({says})")
             lines.append(
-                f"| {t['corpus']} | {t['representation']} | {t['coverage']:.3f} | "
+                f"| {t['corpus']} | {text_label(t)} | {t['coverage']:.3f} | "
                 f"{fmt_points(t['diff'], t['diff_se'])} | " + " | ".join(cells) + " |"
             )
         lines.append("")
+        for spread in seed_spread(text):
+            lo_hi = {c: spread[c] for c in ("diff", "coverage", "delta_s_eq", "delta_train")}
+            lines.append(
+                f"{spread['corpus']}, {spread['representation']} over fine-tuning seeds "
+                f"{', '.join(map(str, spread['seeds']))}: GCUL − MSP "
+                f"{100 * lo_hi['diff'][0]:+.2f} points on average [smallest "
+                f"{100 * lo_hi['diff'][1]:+.2f}, largest {100 * lo_hi['diff'][2]:+.2f}], coverage "
+                f"{lo_hi['coverage'][0]:.3f} [{lo_hi['coverage'][1]:.3f}, {lo_hi['coverage'][2]:.3f}], "
+                f"ΔS_eq {lo_hi['delta_s_eq'][0]:.3f} [{lo_hi['delta_s_eq'][1]:.3f}, "
+                f"{lo_hi['delta_s_eq'][2]:.3f}], Δ_train {lo_hi['delta_train'][0]:.3f} "
+                f"[{lo_hi['delta_train'][1]:.3f}, {lo_hi['delta_train'][2]:.3f}]."
+            )
+            lines.append("")
         sigma_rows = sigma_axis(summaries)
         lines += [
             f"Table {len(diagrams) + 4}. Text corpora on the σ axis: σ̂ is the σ at which the "
@@ -978,7 +1157,7 @@ def report(summaries, diagrams, table, text, text_check, meta) -> str:
         for t in text:
             sigma_hat, predicted = place_on_sigma(sigma_rows, t["eps_train"])
             lines.append(
-                f"| {t['corpus']} | {t['representation']} | {t['eps_train']:.3f} | {sigma_hat} | "
+                f"| {t['corpus']} | {text_label(t)} | {t['eps_train']:.3f} | {sigma_hat} | "
                 f"{100 * predicted:+.2f} | {fmt_points(t['diff'], t['diff_se'])} | "
                 f"{'yes' if (predicted < 0) == (t['diff'] < 0) else 'no'} |"
             )
@@ -1022,27 +1201,53 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(__file__).resolve().parent / "text_emotion" / "compare.csv",
     )
     parser.add_argument(
+        "--finetuned",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="with --corpora: a fine-tuned encoder's representations, DIR/<corpus>/seed<k>/ "
+        "(the text benchmark's --finetuned), placed on the map under its held-out protocol (H)",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
         "--tables-only",
         action="store_true",
         help="recompute the tables and figures from the CSV files already in --out",
     )
+    mode.add_argument(
+        "--text-only",
+        action="store_true",
+        help="with --corpora: recompute only the text rows (text.csv), then every table and "
+        "figure, from cells.csv already in --out",
+    )
     args = parser.parse_args(argv)
-    if args.tables_only and not (args.out / "cells.csv").is_file():
-        parser.error(f"--tables-only: no cells.csv in --out {str(args.out)!r}; run the study first")
+    for flag, given in (("--tables-only", args.tables_only), ("--text-only", args.text_only)):
+        if given and not (args.out / "cells.csv").is_file():
+            parser.error(f"{flag}: no cells.csv in --out {str(args.out)!r}; run the study first")
+    if args.text_only and args.corpora is None:
+        parser.error("--text-only recomputes the text rows: it needs --corpora")
+    if args.finetuned is not None and (args.corpora is None or args.tables_only):
+        parser.error("--finetuned needs --corpora (its labels are checked against the corpora's)")
     try:  # a real write now, not after the study's minutes of work
         prepare_out_folder(args.out, "--out")
-    except ValueError as error:
-        parser.error(str(error))
+        # the fine-tuned folders read and checked now, before the study's minutes of work
+        finetuned = finetuned_inputs(args.finetuned, args.corpora) if args.finetuned else None
+    except (ValueError, OSError) as error:
+        parser.error(str(error).splitlines()[0])
     setting_list = settings()
-    if args.tables_only:
+    if args.tables_only or args.text_only:
         rows = read_csv(args.out / "cells.csv")
-        text = read_csv(args.out / "text.csv") if (args.out / "text.csv").is_file() else []
         seeds = tuple(sorted({r["seed"] for r in rows}))
         previous = (args.out / "regime_map.md").read_text(encoding="utf-8").splitlines()
-        command, timing = previous[2], previous[2]  # the "Made by ..." line, kept as it was
+        command = previous[2]  # the "Made by ..." line, kept as it was
+        if args.text_only:
+            text, text_timing = timed_text_rows(args, finetuned)
+            command = with_text_timing(command, args, text_timing)
+        else:
+            text = read_csv(args.out / "text.csv") if (args.out / "text.csv").is_file() else []
     else:
         seeds = SEEDS[: args.seeds]
-        rows, text, timing = compute(args, setting_list, seeds)
+        rows, text, timing = compute(args, setting_list, seeds, finetuned)
         command = None
     summaries = summarise_settings(rows, setting_list)
     for s in summaries:
@@ -1054,7 +1259,7 @@ def main(argv: list[str] | None = None) -> int:
     table = predictor_table(summaries)
     bootstrap_auc_se(rows, summaries, table)
     text_summary = summarise_text(text) if text else []
-    text_check = check_against_compare(text, args.compare_csv) if text else math.nan
+    text_check = check_against_compare(text, args.compare_csv)
     args.out.mkdir(parents=True, exist_ok=True)
     write_csv(args.out / "cells.csv", rows)
     write_csv(args.out / "settings.csv", summaries)
@@ -1068,6 +1273,7 @@ def main(argv: list[str] | None = None) -> int:
             f"Made by `PYTHONPATH=$PWD python benchmarks/regime_map.py --out {args.out} "
             f"--jobs {args.jobs}"
             + (" --corpora CORPORA --cache CACHE" if args.corpora is not None else "")
+            + (" --finetuned FINETUNED" if args.finetuned is not None else "")
             + f"` (simulations {simulations.__version__}, Python {platform.python_version()}, "
             f"NumPy {np.__version__}, {platform.machine()}, BLAS on one thread). {timing}"
         )
@@ -1080,7 +1286,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def compute(args: argparse.Namespace, setting_list: list[Setting], seeds: Sequence[int]):
+def compute(
+    args: argparse.Namespace,
+    setting_list: list[Setting],
+    seeds: Sequence[int],
+    finetuned: dict[str, list[tuple]] | None = None,
+):
     """Run every cell (and the text corpora with ``--corpora``): ``(rows, text rows, timing)``."""
     started = time.perf_counter()
     tasks = [(i, s, seeds) for i, s in enumerate(setting_list)]
@@ -1102,14 +1313,36 @@ def compute(args: argparse.Namespace, setting_list: list[Setting], seeds: Sequen
     )
     text: list[dict] = []
     if args.corpora is not None:
-        t0 = time.perf_counter()
-        text = text_rows(args.corpora, args.cache, args.jobs)
-        cpu_text = sum(r.pop("cpu_seconds") for r in text)
-        timing += (
-            f"; text corpora: {cpu_text:.0f} s CPU, {time.perf_counter() - t0:.0f} s wall "
-            "(representations cached)"
-        )
+        text, text_timing = timed_text_rows(args, finetuned)
+        timing += f"; {text_timing}"
     return rows, text, timing + "."
+
+
+def timed_text_rows(
+    args: argparse.Namespace, finetuned: dict[str, list[tuple]] | None
+) -> tuple[list[dict], str]:
+    """:func:`text_rows` of ``--corpora`` (and ``--finetuned``), and a clause saying its time."""
+    t0 = time.perf_counter()
+    text = text_rows(args.corpora, args.cache, args.jobs, finetuned)
+    cpu_text = sum(r.pop("cpu_seconds") for r in text)
+    return text, (
+        f"text corpora: {cpu_text:.0f} s CPU, {time.perf_counter() - t0:.0f} s wall "
+        "(representations cached)"
+    )
+
+
+def with_text_timing(made_by: str, args: argparse.Namespace, text_timing: str) -> str:
+    """The report's "Made by" line after ``--text-only``: the cells' part kept, the text part
+    (an earlier run's ``; text corpora: ...`` clause, if any) replaced by this run's."""
+    kept = re.sub(r"; text corpora: [^;.]*\(representations cached\)", "", made_by)
+    kept = kept.split(" Then `--text-only")[0]  # an earlier --text-only run's clause
+    rerun = (
+        "`--text-only --corpora CORPORA --cache CACHE"
+        + (" --finetuned FINETUNED" if args.finetuned is not None else "")
+        + f" --jobs {args.jobs}` recomputed the text rows (simulations {simulations.__version__}, "
+        f"NumPy {np.__version__}): {text_timing}."
+    )
+    return f"{kept} Then {rerun}"
 
 
 def read_csv(path: Path) -> list[dict]:

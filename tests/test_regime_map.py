@@ -4,8 +4,10 @@ the ROC AUC and DeLong's SE, the threshold choice, and S at equal coverage."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import math
+import shutil
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -214,3 +216,236 @@ def test_delta_s_eq_is_the_training_risk_difference_over_rho():
     # the terms' size (the difference itself may be small)
     scale = (risk_msp + risk_gcul) / rho
     assert abs(got["delta_s_eq"] - (risk_msp - risk_gcul) / rho) <= REL * scale
+
+
+# ------------------------------------------------------------------ the text section (issue 31)
+def _text_row(rep, seed, split, gcul, msp, corpus="carer"):
+    row = {"corpus": corpus, "representation": rep, "seed": seed, "split": split,
+           "coverage": 0.8, "risk_gcul": gcul, "risk_msp": msp}  # fmt: skip
+    return row | {column: 0.1 * (seed + 1) for column, *_ in bench.PREDICTORS}
+
+
+def _write_compare(path, rows, seed_column):
+    head = "corpus,representation," + ("seed," if seed_column else "") + "split,rejector,sel_risk\n"
+    lines = [
+        f"{c},{m}," + (f"{k}," if seed_column else "") + f"{i},{name},{risk!r}\n"
+        for c, m, k, i, name, risk in rows
+    ]
+    path.write_text(head + "".join(lines), encoding="utf-8")
+
+
+def test_check_against_compare_matches_the_seed_and_counts_what_is_absent(tmp_path):
+    ours = [_text_row("lsa", 0, 0, 0.25, 0.125), _text_row("finetuned_heldout", 0, 0, 0.5, 0.25),
+            _text_row("finetuned_heldout", 1, 0, 0.375, 0.25)]  # fmt: skip
+    # the committed compare.csv of today: no seed column, no fine-tuned rows; the stand-in is
+    # seed 0 and agrees exactly, the 4 fine-tuned risks are skipped and counted
+    old = tmp_path / "old.csv"
+    _write_compare(old, [("carer", "lsa", 0, 0, "gcul", 0.25), ("carer", "lsa", 0, 0, "msp", 0.125)],
+                   seed_column=False)  # fmt: skip
+    check = bench.check_against_compare(ours, old)
+    assert (check.worst, check.checked, check.absent) == (0.0, 2, 4)
+    assert check.absent_from == ("finetuned_heldout",)
+    assert "0 (equal) for lsa (2 risks); 4 per-split risks are not in it (finetuned_heldout;" in check.text()
+    # with a seed column: seed 1's GCUL risk differs by 1/8 and must not be read as seed 0's
+    new = tmp_path / "new.csv"
+    _write_compare(new, [("carer", "lsa", 0, 0, "gcul", 0.25), ("carer", "lsa", 0, 0, "msp", 0.125),
+                         ("carer", "finetuned_heldout", 1, 0, "gcul", 0.5),
+                         ("carer", "finetuned_heldout", 1, 0, "msp", 0.25),
+                         ("carer", "finetuned_heldout", 0, 0, "gcul", 0.5),
+                         ("carer", "finetuned_heldout", 0, 0, "msp", 0.25)], seed_column=True)  # fmt: skip
+    check = bench.check_against_compare(ours, new)
+    assert check.by_representation == {"lsa": (0.0, 2), "finetuned_heldout": (0.125, 4)}
+    assert (check.worst, check.absent, check.absent_from) == (0.125, 0, ())
+    assert "not in it" not in check.text()
+    assert "0.125 for finetuned_heldout (4 risks)" in check.text()
+    missing = bench.check_against_compare(ours, tmp_path / "none.csv")
+    assert (missing.checked, missing.absent) == (0, 6) and math.isnan(missing.worst)
+    assert "not checked" in missing.text()
+
+
+def test_summarise_text_keeps_the_fine_tuning_seeds_apart_and_gives_their_spread():
+    rows = [_text_row("lsa", 0, i, 0.2 + 0.01 * i, 0.1) for i in range(5)]
+    for seed, shift in ((0, 0.0), (1, 0.02), (2, -0.04)):
+        rows += [_text_row("finetuned_heldout", seed, i, 0.1 + shift + 0.01 * i, 0.1) for i in range(5)]
+    summary = bench.summarise_text(rows)
+    # stand-ins first, then the fine-tuned seeds in order
+    assert [(t["representation"], t["seed"]) for t in summary] == [
+        ("lsa", 0), ("finetuned_heldout", 0), ("finetuned_heldout", 1), ("finetuned_heldout", 2)
+    ]
+    # each seed's mean over its own 5 splits: 0.02 + shift (the differences are 0..0.04)
+    for t, shift in zip(summary[1:], (0.0, 0.02, -0.04), strict=True):
+        assert t["diff"] == pytest.approx(0.02 + shift, abs=1e-15)  # sums of five 0.01-sized terms
+    (spread,) = bench.seed_spread(summary)
+    assert spread["seeds"] == [0, 1, 2]
+    mean, low, high = spread["diff"]
+    assert (low, high) == (summary[3]["diff"], summary[2]["diff"])
+    assert mean == pytest.approx(0.02 - 0.02 / 3, abs=1e-15)
+    assert spread["delta_s_eq"][1:] == (0.1, pytest.approx(0.3))  # the predictors' seed range
+
+
+def test_with_text_timing_replaces_the_text_clause_once():
+    made_by = ("Made by `x` (simulations 0.1.0). 361 settings: 182 s CPU in the cells; text corpora: "
+               "60 s CPU, 113 s wall (representations cached). An earlier run agreed.")  # fmt: skip
+    args = argparse.Namespace(finetuned=Path("ft"), jobs=2)
+    once = bench.with_text_timing(made_by, args, "text corpora: 9 s CPU, 8 s wall (representations cached)")
+    assert "60 s CPU" not in once and once.count("text corpora:") == 1
+    assert once.startswith("Made by `x` (simulations 0.1.0). 361 settings: 182 s CPU in the cells.")
+    assert "--finetuned FINETUNED --jobs 2` recomputed the text rows" in once
+    twice = bench.with_text_timing(once, args, "text corpora: 7 s CPU, 6 s wall (representations cached)")
+    assert twice.count("Then `--text-only") == 1 and "7 s CPU" in twice and "9 s CPU" not in twice
+
+
+_TEXT_TESTS = Path(__file__).resolve().parent / "test_text_emotion_benchmark.py"
+
+
+def _text_fixtures():
+    """``_corpora`` and ``_finetuned`` of the text benchmark's tests: tiny corpora (the committed
+    GoEmotions sample, a synthetic CARER) and a fine-tuned folder for CARER, seeds 0 and 1."""
+    spec = importlib.util.spec_from_file_location("gcul_test_text_emotion_fixtures", _TEXT_TESTS)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module._corpora, module._finetuned
+
+
+@pytest.fixture(scope="module")
+def tiny_text(tmp_path_factory):
+    corpora_of, finetuned_of = _text_fixtures()
+    corpora = corpora_of(tmp_path_factory.mktemp("regime_corpora"))
+    return corpora, finetuned_of(corpora, tmp_path_factory.mktemp("regime_ft"))
+
+
+@pytest.fixture
+def one_standin(monkeypatch):
+    """Only the cheapest stand-in (WordLlama loads a model; LSA is a second copy of the path)."""
+    from simulations.text import representations
+
+    monkeypatch.setattr(
+        representations, "REPRESENTATIONS", {"oof_logistic": representations.REPRESENTATIONS["oof_logistic"]}
+    )
+
+
+@pytest.fixture
+def no_standin(monkeypatch):
+    """No stand-in: the fine-tuned rows alone (the stand-ins' path is the one before issue 31,
+    run by the slow test below)."""
+    from simulations.text import representations
+
+    monkeypatch.setattr(representations, "REPRESENTATIONS", {})
+
+
+def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
+    corpora, ft = tiny_text
+    finetuned = bench.finetuned_inputs(ft, corpora)
+    assert set(finetuned) == {"carer"}  # no goemotions/ folder: left out
+    from simulations.text import load_carer, load_precomputed
+
+    held_n = sum(load_carer(corpora / "carer", s).labels.size for s in ("dev", "test"))
+    for seed, Z, y in finetuned["carer"]:
+        assert Z.shape[0] == y.size == held_n  # validation + test only, also for seed 0
+        want = load_precomputed(ft / "carer" / f"seed{seed}")
+        held = want.rows("validation", "test")
+        assert np.array_equal(Z, want.embeddings[held]) and np.array_equal(y, want.labels[held])
+    rows = bench.text_rows(corpora, None, 1, finetuned)
+    fine = [r for r in rows if r["representation"] == "finetuned_heldout"]
+    assert fine == rows
+    assert sorted((r["seed"], r["split"]) for r in fine) == [(k, i) for k in (0, 1) for i in range(5)]
+    # the splits are the text benchmark's over the held-out rows (compare's: 5, test 0.2, seed 0)
+    from simulations.compare import stratified_splits
+
+    (seed0, Z0, y0) = finetuned["carer"][0]
+    splits = stratified_splits(y0, 5, 0.2, 0)
+    again = bench._text_task("carer", "finetuned_heldout", seed0, 3, Z0, y0, *splits[3])
+    (row,) = [r for r in fine if (r["seed"], r["split"]) == (seed0, 3)]
+    again.pop("cpu_seconds"), row.pop("cpu_seconds")
+    assert again == row
+
+
+def test_finetuned_folder_of_other_rows_is_refused_in_one_line(tiny_text, tmp_path, capsys):
+    corpora, ft = tiny_text
+    bad = tmp_path / "ft" / "carer" / "seed0"
+    shutil.copytree(ft / "carer" / "seed0", bad)
+    labels = np.load(bad / "labels.npy")
+    np.save(bad / "labels.npy", np.roll(labels, 1))
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--out", str(out), "--corpora", str(corpora), "--finetuned", str(tmp_path / "ft")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "seed0" in err and "labels" in err
+    assert not (out / "cells.csv").exists()  # refused before any cell ran
+
+
+@pytest.mark.parametrize(
+    ("extra", "needs_cells", "message"),
+    [
+        (["--text-only"], True, "--text-only recomputes the text rows: it needs --corpora"),
+        (["--text-only", "--corpora", "C"], False, "--text-only: no cells.csv"),
+        (["--finetuned", "F"], True, "--finetuned needs --corpora"),
+        (["--tables-only", "--text-only"], True, "not allowed with argument"),
+    ],
+)
+def test_text_only_and_finetuned_refusals(tmp_path, capsys, extra, needs_cells, message):
+    out = tmp_path / "out"
+    out.mkdir()
+    if needs_cells:
+        (out / "cells.csv").write_text("setting,seed\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--out", str(out), *extra])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1]
+
+
+_COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "regime_map"
+
+
+@pytest.mark.slow
+def test_text_only_rewrites_the_text_rows_and_keeps_the_cells(tiny_text, one_standin, tmp_path):
+    """--text-only on the committed cells: cells.csv, settings.csv and predictors.csv come back
+    byte for byte; text.csv holds this run's rows (stand-in and fine-tuned seeds), and the
+    report's text section names them."""
+    corpora, ft = tiny_text
+    out = tmp_path / "out"
+    shutil.copytree(_COMMITTED, out)
+    before = {name: (out / name).read_bytes() for name in ("cells.csv", "settings.csv", "predictors.csv")}
+    argv = ["--out", str(out), "--text-only", "--corpora", str(corpora), "--finetuned", str(ft),
+            "--jobs", "1", "--compare-csv", str(tmp_path / "none.csv")]  # fmt: skip
+    assert bench.main(argv) == 0
+    for name, content in before.items():
+        assert (out / name).read_bytes() == content, name
+    text = bench.read_csv(out / "text.csv")
+    assert {(r["corpus"], r["representation"], r["seed"]) for r in text} == {
+        ("carer", "oof_logistic", 0), ("goemotions", "oof_logistic", 0),
+        ("carer", "finetuned_heldout", 0), ("carer", "finetuned_heldout", 1),
+    }  # fmt: skip
+    report = (out / "regime_map.md").read_text(encoding="utf-8")
+    assert "| carer | finetuned_heldout, seed 1 |" in report
+    assert "carer, finetuned_heldout over fine-tuning seeds 0, 1: GCUL − MSP" in report
+    assert "Then `--text-only --corpora CORPORA --cache CACHE --finetuned FINETUNED --jobs 1`" in report
+    assert "not checked against that benchmark's `compare.csv`" in report
+
+
+def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(monkeypatch, tmp_path):
+    # a legend entry built in the loop over the text rows once took the name of the panel's
+    # predictor label, so every x axis read "goemotions / fine-tuned ..."
+    drawn = []
+    monkeypatch.setattr(bench, "save_figure", lambda fig, path: drawn.append(fig))
+    summaries = [{column: 0.1 * k for column, *_ in bench.PREDICTORS} | {"held_out": k % 2, "diff": 0.01 * k}
+                 for k in range(4)]  # fmt: skip
+    table = [{"settings": "all", "predictor": column, "auc": 0.9, "auc_se": 0.02, "auc_se_boot": 0.03,
+              "threshold": 0.15} for column, *_ in bench.PREDICTORS]  # fmt: skip
+    rows = [_text_row("lsa", 0, i, 0.2, 0.1) for i in range(3)]
+    rows += [_text_row("finetuned_heldout", k, i, 0.1 + 0.01 * k, 0.1, corpus)
+             for corpus in ("carer", "goemotions") for k in (0, 1, 2) for i in range(3)]  # fmt: skip
+    bench.plot_predictors(summaries, table, bench.summarise_text(rows), tmp_path / "p.png", 20)
+    (fig,) = drawn
+    axes = fig.axes[: len(bench.PREDICTORS)]
+    assert [ax.get_xlabel() for ax in axes] == [label for _, label, *_ in bench.PREDICTORS]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    for corpus in ("carer", "goemotions"):
+        assert labels.count(f"{corpus} / fine-tuned, held out (H), seeds 0, 1, 2") == 1
+    assert labels.count("carer / lsa") == 1
+    # every seed is drawn: three stars per corpus in each panel
+    stars = [line for line in axes[0].get_lines() if line.get_marker() == "*"]
+    assert len(stars) == 6
