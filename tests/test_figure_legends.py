@@ -161,26 +161,33 @@ def _crowded_rows(seeds=range(10, 20)):
     return rows
 
 
-def test_predictors_marks_stay_under_the_curves_and_are_not_clipped():
+def test_predictors_violations_leave_the_curves_and_bands_uncovered():
+    # issue 32: on the paper's grid 208 Type-II marks of the Gaussian panel, drawn at their
+    # (σ, λ*_EMP) under the means, still hid the λ*_EMP band (and the curve between its dashes)
+    # for σ > 8. The violations are counted in a strip under the panel instead: hiding them
+    # changes no pixel of the panel, and the strip keeps how many seeds violate at which σ.
     rows = _crowded_rows()
     drawn = plot_predictors(rows)
     fig = drawn.figure
     seen = Seen(fig)
-    ax = drawn.axes["gaussian"]
-    assert drawn.counts["gaussian"][1] >= 200
-    marks = drawn.type_ii["gaussian"]
-    emp = next(line for line in ax.lines if line.get_linestyle() == "--")
-    assert marks.get_zorder() < emp.get_zorder() and not marks.get_clip_on()
-    # the λ*_EMP curve shows as much over 200 crosses as over none (its own pixels, less the
-    # crossings with the other mean: 90%)
-    with_marks = seen.pixels([emp], within=ax)
-    marks.set_visible(False)
-    alone = Seen(fig).pixels([emp], within=ax)
-    marks.set_visible(True)
-    assert with_marks >= 0.9 * alone > 0
-    # the last level's marks are drawn whole: nothing of them lies outside the figure
-    renderer = fig.canvas.get_renderer()
-    assert fig.bbox.containsx(marks.get_window_extent(renderer).x1)
+    ax, strip = drawn.axes["gaussian"], drawn.strips["gaussian"]
+    assert drawn.counts["gaussian"] == (0, 260)  # 10 seeds x the 26 levels from σ = 6
+    marks = [drawn.type_i["gaussian"], drawn.type_ii["gaussian"]]
+    parts = [bar for container in marks for bar in container]
+    assert seen.pixels(parts, within=ax) == 0  # nothing of them lies over the curves
+    assert seen.pixels(parts, within=strip) >= SEEN
+    # the target, both means and the λ*_EMP band (the λ* band has no width: one λ* = 0.9)
+    for artist in (*ax.lines, ax.collections[1]):
+        assert seen.pixels([artist], within=ax) >= SEEN, artist
+    # the counts per σ: all 10 seeds at each of the 25 levels from σ = 6, none below
+    heights = {round(b.get_x() + b.get_width() / 2, 9): b.get_height() for b in marks[1]}
+    assert {level: n for level, n in heights.items() if n} == {
+        round(0.4 * i, 9): 10 for i in range(15, 41)
+    }
+    assert strip.get_ylim() == (0, 10)
+    # the last level's bar is drawn whole, inside the strip
+    last = max(marks[1], key=lambda bar: bar.get_x())
+    assert last.get_x() + last.get_width() <= strip.get_xlim()[1]
 
 
 @pytest.mark.parametrize("extra", [True, False])
@@ -192,11 +199,13 @@ def test_predictors_key_leaves_no_empty_slot_and_names_what_is_drawn(extra):
     n = len(drawn.axes)
     assert n == (8 if extra else 7)
     slots = drawn.figure.axes
-    spare = [ax for ax in slots if ax not in drawn.axes.values()]
-    # every slot is a panel, but one spare slot of a part-filled row, which holds the key
-    assert len(slots) == -(-n // 4) * 4 and len(spare) == (0 if extra else 1)
+    used = [*drawn.axes.values(), *drawn.strips.values()]
+    spare = [ax for ax in slots if ax not in used]
+    # every slot is a panel over its strip, but one spare slot of a part-filled row (a panel
+    # and a strip), whose panel holds the key
+    assert len(slots) == 2 * -(-n // 4) * 4 and len(spare) == (0 if extra else 2)
     if spare:
-        assert drawn.key.axes is spare[0]
+        assert drawn.key.axes is spare[0] and not spare[1].axison
     else:
         assert drawn.key in drawn.figure.legends
     key = legend_entries(drawn.key)

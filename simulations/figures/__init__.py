@@ -33,9 +33,11 @@ from simulations.figures.accuracy import AccuracyPlot, plot_accuracy
 from simulations.figures.phase_transition import (
     SINGLE_LEVEL_HALF_WIDTH,
     SINGLE_LEVEL_WINDOW,
+    PhaseCurveArtists,
     PhaseTransitionArtists,
     PhaseTransitionData,
     PhaseTransitionPlot,
+    draw_phase_curves,
     draw_phase_transition,
     plot_phase_transition,
 )
@@ -68,6 +70,7 @@ __all__ = [
     "PANEL_PHASE_STYLE",
     "PANEL_SIZE",
     "PAPER_PHASE_STYLE",
+    "PhaseCurveArtists",
     "PhaseTransitionArtists",
     "PhaseTransitionData",
     "PhaseTransitionPlot",
@@ -77,6 +80,7 @@ __all__ = [
     "SINGLE_LEVEL_HALF_WIDTH",
     "SINGLE_LEVEL_WINDOW",
     "SeedSummary",
+    "draw_phase_curves",
     "draw_phase_transition",
     "plot_accuracy",
     "plot_phase_transition",

@@ -39,6 +39,7 @@ __all__ = [
     "OKABE_ITO",
     "PANEL_LEGEND",
     "PANEL_PHASE_STYLE",
+    "PANEL_VIOLATION_BARS",
     "PAPER_LEGEND",
     "PAPER_PHASE_STYLE",
     "PRE_LABEL",
@@ -166,9 +167,20 @@ PANEL_PHASE_STYLE = _paper_look(
     marks=_frozen(zorder=2.5, alpha=0.75, clip_on=False, in_layout=False),
 )
 """The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
-paper's look, smaller, with the violation marks under the means (a panel may hold hundreds of
-them: 208 Type-II cells of the Gaussian bound on the paper's grid would hide its λ*_EMP curve)
-and never clipped at the panel's edge."""
+paper's look, smaller. That figure draws the curves only
+(:func:`simulations.figures.draw_phase_curves`) and counts the violations per σ in a strip under
+each panel (:data:`PANEL_VIOLATION_BARS`): the 208 Type-II cells of the Gaussian bound on the
+paper's grid, one mark each, hid its λ*_EMP curve and band for σ > 8 even under the means. Its
+marks (under the means, never clipped at the panel's edge) serve a caller that marks each cell
+on a small panel."""
+
+PANEL_VIOLATION_BARS = _frozen(
+    type_i=_frozen(color=OKABE_ITO["black"], linewidth=0, zorder=2),
+    type_ii=_frozen(color=OKABE_ITO["purple"], linewidth=0, zorder=2),
+)
+"""The bars of the violation strip under each panel of :func:`simulations.figures.plot_predictors`
+(keywords of ``Axes.bar``): at each σ the seeds whose cell is a Type-I violation (black, as the
+paper's open circles) with the Type-II ones stacked on them (purple, as its crosses)."""
 
 PAPER_LEGEND = _frozen(
     fontsize=FONT_SIZE,
