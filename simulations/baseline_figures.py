@@ -206,7 +206,10 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
 @dataclass
 class BaselinesPlot:
     """The figure of :func:`plot_baselines`: ``risk``, ``excess`` and ``zoom`` Axes; ``lines``
-    maps each Axes' name to its rejectors' lines by name; ``legend`` is the figure's legend."""
+    maps each Axes' name to its rejectors' lines by name; ``legend`` is the figure's legend;
+    ``off_scale`` the rejectors the magnified panel leaves out (their excess is off its scale)
+    and ``off_scale_note`` the text that names them on that panel (None when it leaves none out).
+    """
 
     figure: Figure
     risk: Any
@@ -214,6 +217,8 @@ class BaselinesPlot:
     zoom: Any = None
     lines: dict = field(default_factory=dict)
     legend: Any = None
+    off_scale: list = field(default_factory=list)
+    off_scale_note: Any = None
 
 
 ZOOM_UP_TO = 6.0
@@ -228,6 +233,13 @@ EDGE_MARGIN = 0.04
 _BAND_EDGES = (4.0, 10.0)  # the σ bands of simulations.baselines.BANDS
 
 
+def _note_share(lines: int) -> float:
+    """The share of panel (c)'s height its off-scale note of ``lines`` lines takes: 6.5 pt
+    lines spaced 1.2 apart, plus a line's worth of margin, on a panel at least 1.5 in (108 pt)
+    high (about 1.9 in in the 7 x 3.1 in figure)."""
+    return (lines + 1) * (FONT_SIZE - 1.5) * 1.2 / 108.0
+
+
 def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> BaselinesPlot:
     """Selective risk at GCUL's coverage against σ, one line per rejector, and its excess over
     the Bayes limit (mean over seeds; cells where GCUL accepts nothing left out).
@@ -235,9 +247,10 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     Three panels: (a) the risk of every rejector, the region below the Bayes risk shaded; (b) the
     excess over the Bayes risk of every rejector; (c) that excess magnified, for σ ≤
     :data:`ZOOM_UP_TO` and the rejectors that stay within a quarter of the largest excess there
-    (the ones that overlap in (a) and (b)). Every line carries its rejector's markers; the σ band
-    edges of the baselines table (σ = 4, 10) are dotted where the grid reaches them, and named
-    in the legend only then.
+    (the ones that overlap in (a) and (b)); the rejectors it leaves out, which the figure's
+    legend lists, are named on it with the range of their excess there ("off scale: …"). Every
+    line carries its rejector's markers; the σ band edges of the baselines table (σ = 4, 10) are
+    dotted where the grid reaches them, and named in the legend only then.
     """
     if isinstance(results, Mapping):
         cols = {k: np.asarray(results[k], dtype=np.float64) for k in results}
@@ -300,6 +313,26 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     excess_ax.set_title("(b) distance to the Bayes limit", fontsize=FONT_SIZE)
     zoom_high = float(levels[low][-1])
     zoom_ax.set_title(f"(c) (b) magnified, σ ≤ {zoom_high:g}", fontsize=FONT_SIZE)
+    # the legend lists every rejector: the panel says which it leaves out, and why, in a band
+    # above its curves (its y-range grows by that band, so the note covers none of them)
+    off_scale = [name for name in excess if name not in close]
+    note = None
+    if off_scale:
+        ranges = []
+        for name in off_scale:
+            shown = excess[name][low][~np.isnan(excess[name][low])]
+            span = f"{shown.min():.3f}–{shown.max():.3f}" if shown.size else "no value"
+            ranges.append(f"{registry.method(name).label}: {span}")
+        note = zoom_ax.text(
+            0.03, 0.98, "off scale, excess at σ ≤ " + f"{zoom_high:g}:\n" + "\n".join(ranges),
+            transform=zoom_ax.transAxes, ha="left", va="top", fontsize=FONT_SIZE - 1.5,
+            linespacing=1.2, zorder=6,
+        )  # fmt: skip
+        shown = [0.0] + [float(v) for n in close for v in excess[n][low] if not np.isnan(v)]
+        bottom, top = min(shown), max(shown)
+        span = top - bottom if top > bottom else 1e-3
+        bottom, top = bottom - 0.05 * span, top + 0.05 * span
+        zoom_ax.set_ylim(bottom, bottom + (top - bottom) / (1.0 - _note_share(len(ranges) + 1)))
     for ax in (risk_ax, excess_ax, zoom_ax):
         ax.set_xlabel(NOISE_LABEL, fontsize=FONT_SIZE)
         _style(ax)
@@ -327,7 +360,7 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     )  # fmt: skip
     seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
     fig.suptitle(f"Test split, mean over {seeds}", fontsize=FONT_SIZE + 1)
-    return BaselinesPlot(fig, risk_ax, excess_ax, zoom_ax, lines, legend)
+    return BaselinesPlot(fig, risk_ax, excess_ax, zoom_ax, lines, legend, off_scale, note)
 
 
 def _style(ax) -> None:

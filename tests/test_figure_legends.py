@@ -115,6 +115,30 @@ def test_baselines_figure_shows_every_line_and_names_only_what_it_draws(levels):
     assert set(drawn.lines["zoom"]) == {"gcul", "msp", "entropy", "deep_gamblers", "bayes"}
     for name, line in drawn.lines["zoom"].items():
         assert seen.pixels([line], within=drawn.zoom) >= SEEN, name
+    # issue 32: the legend lists every rejector; a panel that leaves one out says so on it,
+    # naming it with its excess there (0.1 above the floor, times 1 + σ/16 up to σ = 6)
+    note = drawn.off_scale_note
+    assert drawn.off_scale == ["mahalanobis", "knn", "selectivenet"]
+    assert note is not None and seen.pixels([note], within=drawn.zoom) >= SEEN
+    zoom_high = max(x for x in (0.4 * i for i in range(levels)) if x <= 6.0 + 1e-9)
+    for panel, ax in (("risk", drawn.risk), ("excess", drawn.excess), ("zoom", drawn.zoom)):
+        for name in REJECTORS:
+            label = registry.method(name).label
+            if (panel, name) == ("risk", "bayes"):
+                continue  # GCUL lies 0.001 above it here; the floor's edge shows it (above)
+            if name in drawn.lines[panel]:
+                assert seen.pixels([drawn.lines[panel][name]], within=ax) >= SEEN, (panel, name)
+            else:
+                span = f"0.100–{0.1 * (1 + zoom_high / 16):.3f}"
+                assert panel == "zoom" and f"{label}: {span}" in note.get_text(), name
+    assert note.get_text().startswith("off scale, excess at σ ≤ ")
+    # the note sits above every curve of the panel: no point of theirs lies under its box
+    box = note.get_window_extent(drawn.figure.canvas.get_renderer())
+    for line in drawn.lines["zoom"].values():
+        points = line.get_transform().transform(line.get_xydata())
+        assert not any(box.contains(x, y) for x, y in points), line.get_label()
+        if line.get_xydata().shape[0] > 2:  # a curve, not the axhline of Bayes
+            assert points[:, 1].max() < box.y0
     # the grey fill is named; σ band edges are drawn and named only where the grid reaches them
     assert "below the Bayes risk (a)" in texts
     fill = [c for c in drawn.risk.collections if isinstance(c, PolyCollection)]
