@@ -27,7 +27,15 @@ from matplotlib.patches import Patch
 
 import gcul_theory
 from simulations import registry
-from simulations.figures import FONT_SIZE, NOISE_LABEL, SINGLE_LEVEL_WINDOW, rejector_line_kwargs
+from simulations.figures import (
+    COINCIDE_SHARE,
+    FONT_SIZE,
+    NOISE_LABEL,
+    SINGLE_LEVEL_WINDOW,
+    coincidence_notes,
+    coinciding_curves,
+    rejector_line_kwargs,
+)
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import CellScores, score_cell
 from simulations.synthetic import SyntheticConfig, make_dataset
@@ -104,12 +112,15 @@ def _floor_patch() -> Patch:
 @dataclass
 class RiskCoveragePlot:
     """The figure of :func:`plot_risk_coverage` and its Axes, one per cell; ``lines`` holds,
-    per Axes, each rejector's curve by name; ``legend`` is the figure's legend."""
+    per Axes, each rejector's curve by name; ``legend`` is the figure's legend, whose title
+    names the curves that coincide; ``coincide`` holds, per Axes, those groups
+    (:func:`coinciding_curves`)."""
 
     figure: Figure
     axes: list
     lines: list = field(default_factory=list)
     legend: Any = None
+    coincide: list = field(default_factory=list)
 
 
 def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) -> RiskCoveragePlot:
@@ -117,8 +128,12 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
 
     The Bayes curve is a thin black line over a shaded floor (nothing reaches below it, up to
     test-set noise), drawn under every other curve; GCUL is drawn on top, then MSP; every other
-    curve carries its own markers, spread so that curves on one another show each marker. The
-    y-axis starts a little below 0, so a curve at zero risk is drawn above the axis, not on it.
+    curve carries its own markers, spread so that curves on one another show each marker side
+    by side. Curves that lie on one another (at σ = 2 five curves lie at zero risk up to a
+    coverage of about 0.8, the Bayes floor, which has no marker, under them) are named in the
+    legend's title, with the coverage where they coincide (:func:`coinciding_curves`, within
+    :data:`COINCIDE_SHARE` of the panel's height). The y-axis starts a little below 0, so a
+    curve at zero risk is drawn above the axis, not on it.
 
     Parameters
     ----------
@@ -134,11 +149,12 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
     entries = list(registry.methods("rejector"))
     names = [e.name for e in entries]
     handles: dict[str, Any] = {}
-    drawn_lines = []
+    drawn_lines, coincide = [], []
     for ax, (noise, cell) in zip(axes, cells, strict=True):
         n = cell.gcul_accept.size
         top = 0.0
         lines = {}
+        drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for entry in entries:
             if entry.name not in cell.scores:
                 continue
@@ -147,6 +163,7 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
             x, y = curve.coverage[start:], curve.selective_risk[start:]
             (line,) = ax.plot(x, y, **_line_kwargs(entry, names))
             lines[entry.name] = handles[entry.name] = line
+            drawn[entry.name] = (x, y)
             top = max(top, float(y.max()))
             if entry.name == "bayes":
                 ax.fill_between(
@@ -177,6 +194,10 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
         ax.set_xlim(0.0, 1.0)
         high = min(1.0, 1.08 * top) if top > 0 else 1.0
         ax.set_ylim(-0.03 * high, high)  # a curve at zero risk stays above the x-axis
+        topmost = sorted(drawn, key=lambda name: -lines[name].get_zorder())
+        coincide.append(
+            coinciding_curves({k: drawn[k] for k in topmost}, tol=COINCIDE_SHARE * 1.03 * high)
+        )
         ax.set_title(f"σ = {noise:g}", fontsize=FONT_SIZE + 1)
         ax.set_xlabel("coverage (share accepted)", fontsize=FONT_SIZE)
         _style(ax)
@@ -187,6 +208,11 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
     if "point" in handles:
         legend_handles += [handles["point"], handles["coverage"]]
         legend_labels += ["GCUL's accept set", "GCUL's coverage"]
+    notes = coincidence_notes(
+        {f"σ = {noise:g}": groups for (noise, _), groups in zip(cells, coincide, strict=True)},
+        {e.name: e.label for e in entries},
+        names,
+    )
     legend = fig.legend(
         legend_handles,
         legend_labels,
@@ -194,13 +220,15 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
         ncol=4,
         fontsize=FONT_SIZE - 0.5,
         frameon=False,
+        title="\n".join(notes) if notes else None,
+        title_fontsize=FONT_SIZE - 0.5,
     )
     fig.suptitle(
         f"Risk–coverage curves of every rejector on the test split (seed {seed})\n"
         "Bayes (oracle): the floor, thin, with the region below it shaded; GCUL drawn on top",
         fontsize=FONT_SIZE + 1,
     )
-    return RiskCoveragePlot(fig, axes, drawn_lines, legend)
+    return RiskCoveragePlot(fig, axes, drawn_lines, legend, coincide)
 
 
 @dataclass

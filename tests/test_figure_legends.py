@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from _figure_data import Seen, legend_entries, make_rows, rows_with_known_violations
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgb
 
@@ -82,6 +83,48 @@ def test_risk_coverage_shows_every_curve_where_they_coincide():
         for mark in marks:
             assert seen.pixels([mark], within=ax) >= SEEN, mark.get_label()
         assert ax.get_ylim()[0] < 0  # a curve at zero risk is drawn above the x-axis
+
+
+def _mark_gap(ax, line, other) -> float:
+    """How far apart (points, along the curve) the nearest marks of two curves drawn on one
+    another lie: their ``markevery`` offsets are shares of the axes' diagonal, their marks repeat
+    every ``period`` of it, so on one path the gap is the offsets' difference modulo the period."""
+    (start, period), (other_start, other_period) = line.get_markevery(), other.get_markevery()
+    assert period == other_period
+    box = ax.get_window_extent()
+    diagonal = float(np.hypot(box.width, box.height)) * 72.0 / ax.figure.dpi
+    gap = (start - other_start) % period
+    return min(gap, period - gap) * diagonal
+
+
+def test_risk_coverage_names_the_curves_that_coincide_and_their_marks_never_overlap():
+    # issue 32: at σ = 2 five curves lie on zero together up to a coverage of about 0.8; Bayes
+    # (unmarked, under them) and Entropy (its marks 4 pt from MSP's, half under them) went unseen.
+    cells = [(2.0, _cell(seed=1)), (6.0, _cell(seed=2)), (12.0, _cell(seed=3))]
+    drawn = baseline_figures.plot_risk_coverage(cells, seed=16)
+    FigureCanvasAgg(drawn.figure).draw()
+    together = {"gcul", "msp", "entropy", "deep_gamblers", "bayes"}
+    title = drawn.legend.get_title().get_text().split("\n")
+    assert len(title) == 3
+    for (noise, _), ax, lines, groups, note in zip(
+        cells, drawn.axes, drawn.lines, drawn.coincide, title, strict=True
+    ):
+        assert [set(g.names) for g in groups] == [together]
+        group = groups[0]
+        # zero risk from the first drawn point (24 of 600 accepted) to 5/6 (every wrong one
+        # last), and within a line's width (1% of the risk range) a little further
+        top = ax.get_ylim()[1] - ax.get_ylim()[0]
+        assert group.low == 0.04 and group.high >= 5 / 6 - 1e-9
+        assert group.risk[0] == 0.0 and group.risk[1] <= 0.01 * top
+        assert note.startswith(f"σ = {noise:g}: ") and "coincide (" in note
+        for name in together:
+            assert registry.method(name).label in note, name
+        marked = [lines[name] for name in REJECTORS if name in together and name != "bayes"]
+        for i, line in enumerate(marked):
+            size = line.get_markersize() + line.get_markeredgewidth()  # a mark's extent, pt
+            for other in marked[i + 1 :]:
+                gap = _mark_gap(ax, line, other)
+                assert gap >= size, (line.get_label(), other.get_label(), gap, size)
 
 
 def _baseline_rows(levels: int = 41, seeds=(1, 2)):
@@ -275,3 +318,13 @@ def test_compare_figure_shows_coinciding_curves_and_names_its_marks():
         assert seen.pixels([line]) >= SEEN, line.get_label()
     zorders = {line.get_label(): line.get_zorder() for line in ax.lines}
     assert zorders["GCUL"] > zorders["MSP"] > zorders["Entropy"]
+    # the three curves are one (the same scores and errors): the legend's title says so, and
+    # their marks lie apart (issue 32)
+    note = " ".join(ax.get_legend().get_title().get_text().split())
+    assert note == "GCUL, MSP and Entropy coincide (risk 0.000–0.167) for coverage 0.00–1.00"
+    FigureCanvasAgg(ax.figure).draw()
+    curves = [line for line in ax.lines if line.get_label() in ("GCUL", "MSP", "Entropy")]
+    for i, line in enumerate(curves):
+        for other in curves[i + 1 :]:
+            size = line.get_markersize() + line.get_markeredgewidth()
+            assert _mark_gap(ax, line, other) >= size, (line.get_label(), other.get_label())
