@@ -348,18 +348,18 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     if off_scale:
         ranges = []
         for name in off_scale:
-            shown = excess[name][low][~np.isnan(excess[name][low])]
-            span = f"{shown.min():.3f}–{shown.max():.3f}" if shown.size else "no value"
-            ranges.append(f"{registry.method(name).label}: {span}")
+            values = excess[name][low][~np.isnan(excess[name][low])]
+            text = f"{values.min():.3f}–{values.max():.3f}" if values.size else "no value"
+            ranges.append(f"{registry.method(name).label}: {text}")
         note = zoom_ax.text(
-            0.03, 0.98, "off scale, excess at σ ≤ " + f"{zoom_high:g}:\n" + "\n".join(ranges),
+            0.03, 0.98, "\n".join([f"off scale, excess at σ ≤ {zoom_high:g}:", *ranges]),
             transform=zoom_ax.transAxes, ha="left", va="top", fontsize=FONT_SIZE - 1.5,
             linespacing=1.2, zorder=6,
         )  # fmt: skip
-        shown = [0.0] + [float(v) for n in close for v in excess[n][low] if not np.isnan(v)]
-        bottom, top = min(shown), max(shown)
-        span = top - bottom if top > bottom else 1e-3
-        bottom, top = bottom - 0.05 * span, top + 0.05 * span
+        drawn = [0.0] + [float(v) for n in close for v in excess[n][low] if not np.isnan(v)]
+        bottom, top = min(drawn), max(drawn)
+        height = top - bottom if top > bottom else 1e-3
+        bottom, top = bottom - 0.05 * height, top + 0.05 * height
         zoom_ax.set_ylim(bottom, bottom + (top - bottom) / (1.0 - _note_share(len(ranges) + 1)))
     for ax in (risk_ax, excess_ax, zoom_ax):
         ax.set_xlabel(NOISE_LABEL, fontsize=FONT_SIZE)
