@@ -94,9 +94,8 @@ def plot_predictors(
     shows, and a panel with none has no legend (its strip says "no violation"). The key of the
     lines and bars takes the spare slot of a part-filled last row, or sits under the grid.
     Panels share both axes (and strips theirs), so a reader compares them at a glance. Each
-    panel is
-    :func:`draw_phase_curves` in :data:`~simulations.figures.PANEL_PHASE_STYLE`, each strip
-    drawn in :data:`~simulations.figures.style.PANEL_VIOLATION_BARS`.
+    panel is :func:`draw_phase_curves` in :data:`~simulations.figures.PANEL_PHASE_STYLE`, each
+    strip drawn in :data:`~simulations.figures.style.PANEL_VIOLATION_BARS`.
 
     Parameters
     ----------
@@ -213,7 +212,7 @@ def plot_predictors(
     strip_slots[0].set_ylim(0, n_seeds)
     strip_slots[0].yaxis.set_major_locator(FixedLocator([0, n_seeds]))
 
-    # The key: the lines every panel draws, and the markers that appear in at least one panel.
+    # The key: the lines every panel draws, and the bars that appear in at least one strip.
     # In the spare slot of a last row that panels partly fill; under the grid (a figure legend)
     # when the panels fill every row, so that no row holds the key alone beside empty slots.
     for spare in (*flat[len(methods) :], *strip_slots[len(methods) :]):
