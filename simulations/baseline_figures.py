@@ -27,7 +27,15 @@ from matplotlib.patches import Patch
 
 import gcul_theory
 from simulations import registry
-from simulations.figures import FONT_SIZE, NOISE_LABEL, SINGLE_LEVEL_WINDOW, rejector_line_kwargs
+from simulations.figures import (
+    COINCIDE_SHARE,
+    FONT_SIZE,
+    NOISE_LABEL,
+    SINGLE_LEVEL_WINDOW,
+    coincidence_notes,
+    coinciding_curves,
+    rejector_line_kwargs,
+)
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import CellScores, score_cell
 from simulations.synthetic import SyntheticConfig, make_dataset
@@ -104,12 +112,15 @@ def _floor_patch() -> Patch:
 @dataclass
 class RiskCoveragePlot:
     """The figure of :func:`plot_risk_coverage` and its Axes, one per cell; ``lines`` holds,
-    per Axes, each rejector's curve by name; ``legend`` is the figure's legend."""
+    per Axes, each rejector's curve by name; ``legend`` is the figure's legend, whose title
+    names the curves that coincide; ``coincide`` holds, per Axes, those groups
+    (:func:`coinciding_curves`)."""
 
     figure: Figure
     axes: list
     lines: list = field(default_factory=list)
     legend: Any = None
+    coincide: list = field(default_factory=list)
 
 
 def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) -> RiskCoveragePlot:
@@ -117,8 +128,12 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
 
     The Bayes curve is a thin black line over a shaded floor (nothing reaches below it, up to
     test-set noise), drawn under every other curve; GCUL is drawn on top, then MSP; every other
-    curve carries its own markers, spread so that curves on one another show each marker. The
-    y-axis starts a little below 0, so a curve at zero risk is drawn above the axis, not on it.
+    curve carries its own markers, spread so that curves on one another show each marker side
+    by side. Curves that lie on one another (at σ = 2 five curves lie at zero risk up to a
+    coverage of about 0.8, the Bayes floor, which has no marker, under them) are named in the
+    legend's title, with the coverage where they coincide (:func:`coinciding_curves`, within
+    :data:`COINCIDE_SHARE` of the panel's height). The y-axis starts a little below 0, so a
+    curve at zero risk is drawn above the axis, not on it.
 
     Parameters
     ----------
@@ -134,11 +149,12 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
     entries = list(registry.methods("rejector"))
     names = [e.name for e in entries]
     handles: dict[str, Any] = {}
-    drawn_lines = []
+    drawn_lines, coincide = [], []
     for ax, (noise, cell) in zip(axes, cells, strict=True):
         n = cell.gcul_accept.size
         top = 0.0
         lines = {}
+        drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for entry in entries:
             if entry.name not in cell.scores:
                 continue
@@ -147,6 +163,7 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
             x, y = curve.coverage[start:], curve.selective_risk[start:]
             (line,) = ax.plot(x, y, **_line_kwargs(entry, names))
             lines[entry.name] = handles[entry.name] = line
+            drawn[entry.name] = (x, y)
             top = max(top, float(y.max()))
             if entry.name == "bayes":
                 ax.fill_between(
@@ -177,6 +194,10 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
         ax.set_xlim(0.0, 1.0)
         high = min(1.0, 1.08 * top) if top > 0 else 1.0
         ax.set_ylim(-0.03 * high, high)  # a curve at zero risk stays above the x-axis
+        topmost = sorted(drawn, key=lambda name: -lines[name].get_zorder())
+        coincide.append(
+            coinciding_curves({k: drawn[k] for k in topmost}, tol=COINCIDE_SHARE * 1.03 * high)
+        )
         ax.set_title(f"σ = {noise:g}", fontsize=FONT_SIZE + 1)
         ax.set_xlabel("coverage (share accepted)", fontsize=FONT_SIZE)
         _style(ax)
@@ -187,6 +208,11 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
     if "point" in handles:
         legend_handles += [handles["point"], handles["coverage"]]
         legend_labels += ["GCUL's accept set", "GCUL's coverage"]
+    notes = coincidence_notes(
+        {f"σ = {noise:g}": groups for (noise, _), groups in zip(cells, coincide, strict=True)},
+        {e.name: e.label for e in entries},
+        names,
+    )
     legend = fig.legend(
         legend_handles,
         legend_labels,
@@ -194,19 +220,24 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
         ncol=4,
         fontsize=FONT_SIZE - 0.5,
         frameon=False,
+        title="\n".join(notes) if notes else None,
+        title_fontsize=FONT_SIZE - 0.5,
     )
     fig.suptitle(
         f"Risk–coverage curves of every rejector on the test split (seed {seed})\n"
         "Bayes (oracle): the floor, thin, with the region below it shaded; GCUL drawn on top",
         fontsize=FONT_SIZE + 1,
     )
-    return RiskCoveragePlot(fig, axes, drawn_lines, legend)
+    return RiskCoveragePlot(fig, axes, drawn_lines, legend, coincide)
 
 
 @dataclass
 class BaselinesPlot:
     """The figure of :func:`plot_baselines`: ``risk``, ``excess`` and ``zoom`` Axes; ``lines``
-    maps each Axes' name to its rejectors' lines by name; ``legend`` is the figure's legend."""
+    maps each Axes' name to its rejectors' lines by name; ``legend`` is the figure's legend;
+    ``off_scale`` the rejectors the magnified panel leaves out (their excess is off its scale)
+    and ``off_scale_note`` the text that names them on that panel (None when it leaves none out).
+    """
 
     figure: Figure
     risk: Any
@@ -214,6 +245,8 @@ class BaselinesPlot:
     zoom: Any = None
     lines: dict = field(default_factory=dict)
     legend: Any = None
+    off_scale: list = field(default_factory=list)
+    off_scale_note: Any = None
 
 
 ZOOM_UP_TO = 6.0
@@ -228,6 +261,13 @@ EDGE_MARGIN = 0.04
 _BAND_EDGES = (4.0, 10.0)  # the σ bands of simulations.baselines.BANDS
 
 
+def _note_share(lines: int) -> float:
+    """The share of panel (c)'s height its off-scale note of ``lines`` lines takes: 6.5 pt
+    lines spaced 1.2 apart, plus a line's worth of margin, on a panel at least 1.5 in (108 pt)
+    high (about 1.9 in in the 7 x 3.1 in figure)."""
+    return (lines + 1) * (FONT_SIZE - 1.5) * 1.2 / 108.0
+
+
 def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> BaselinesPlot:
     """Selective risk at GCUL's coverage against σ, one line per rejector, and its excess over
     the Bayes limit (mean over seeds; cells where GCUL accepts nothing left out).
@@ -235,9 +275,10 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     Three panels: (a) the risk of every rejector, the region below the Bayes risk shaded; (b) the
     excess over the Bayes risk of every rejector; (c) that excess magnified, for σ ≤
     :data:`ZOOM_UP_TO` and the rejectors that stay within a quarter of the largest excess there
-    (the ones that overlap in (a) and (b)). Every line carries its rejector's markers; the σ band
-    edges of the baselines table (σ = 4, 10) are dotted where the grid reaches them, and named
-    in the legend only then.
+    (the ones that overlap in (a) and (b)); the rejectors it leaves out, which the figure's
+    legend lists, are named on it with the range of their excess there ("off scale: …"). Every
+    line carries its rejector's markers; the σ band edges of the baselines table (σ = 4, 10) are
+    dotted where the grid reaches them, and named in the legend only then.
     """
     if isinstance(results, Mapping):
         cols = {k: np.asarray(results[k], dtype=np.float64) for k in results}
@@ -300,6 +341,26 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     excess_ax.set_title("(b) distance to the Bayes limit", fontsize=FONT_SIZE)
     zoom_high = float(levels[low][-1])
     zoom_ax.set_title(f"(c) (b) magnified, σ ≤ {zoom_high:g}", fontsize=FONT_SIZE)
+    # the legend lists every rejector: the panel says which it leaves out, and why, in a band
+    # above its curves (its y-range grows by that band, so the note covers none of them)
+    off_scale = [name for name in excess if name not in close]
+    note = None
+    if off_scale:
+        ranges = []
+        for name in off_scale:
+            values = excess[name][low][~np.isnan(excess[name][low])]
+            text = f"{values.min():.3f}–{values.max():.3f}" if values.size else "no value"
+            ranges.append(f"{registry.method(name).label}: {text}")
+        note = zoom_ax.text(
+            0.03, 0.98, "\n".join([f"off scale, excess at σ ≤ {zoom_high:g}:", *ranges]),
+            transform=zoom_ax.transAxes, ha="left", va="top", fontsize=FONT_SIZE - 1.5,
+            linespacing=1.2, zorder=6,
+        )  # fmt: skip
+        drawn = [0.0] + [float(v) for n in close for v in excess[n][low] if not np.isnan(v)]
+        bottom, top = min(drawn), max(drawn)
+        height = top - bottom if top > bottom else 1e-3
+        bottom, top = bottom - 0.05 * height, top + 0.05 * height
+        zoom_ax.set_ylim(bottom, bottom + (top - bottom) / (1.0 - _note_share(len(ranges) + 1)))
     for ax in (risk_ax, excess_ax, zoom_ax):
         ax.set_xlabel(NOISE_LABEL, fontsize=FONT_SIZE)
         _style(ax)
@@ -327,7 +388,7 @@ def plot_baselines(results: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> 
     )  # fmt: skip
     seeds = f"{n_seeds} seed{'s' if n_seeds != 1 else ''}"
     fig.suptitle(f"Test split, mean over {seeds}", fontsize=FONT_SIZE + 1)
-    return BaselinesPlot(fig, risk_ax, excess_ax, zoom_ax, lines, legend)
+    return BaselinesPlot(fig, risk_ax, excess_ax, zoom_ax, lines, legend, off_scale, note)
 
 
 def _style(ax) -> None:

@@ -103,9 +103,9 @@ def test_a_grid_of_many_seeds_draws_a_percentile_band_and_light_marks_under_the_
     for marks in (drawn.type_i, drawn.type_ii):
         assert marks.get_zorder() < drawn.pre.get_zorder() and marks.get_alpha() < 1
     panels = plot_predictors(rows, lam=0.3)
-    assert panels.key.get_title().get_text() == "mean of 30 seeds; band: 5–95% of seeds"
-    for marks in (*panels.type_i.values(), *panels.type_ii.values()):
-        assert marks.get_zorder() < 3 and marks.get_alpha() < 1  # the mean lines are at 3
+    assert panels.key.get_title().get_text().startswith("mean of 30 seeds; band: 5–95% of seeds\n")
+    for ax in panels.axes.values():  # the violations are counted in the strips, not marked here
+        assert len(ax.lines) == 3 and not ax.patches  # the target and the two means
     few = plot_phase_transition(make_rows(seeds=range(20), n_levels=21), method="union", lam=0.3)
     assert "band: min–max" in few.legend.get_title().get_text()  # up to CROWDED_SEEDS seeds
 

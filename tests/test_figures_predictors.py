@@ -19,15 +19,26 @@ def panel_legend_texts(drawn, method):
     return [] if legend is None else [t.get_text() for t in legend.get_texts()]
 
 
+def bars(container):
+    """(σ, seeds) of each bar of a strip that counts at least one seed."""
+    return [
+        (round(bar.get_x() + bar.get_width() / 2, 9), round(bar.get_height()))
+        for bar in container
+        if bar.get_height() > 0
+    ]
+
+
 def test_predictors_figure_has_one_panel_per_predictor(tmp_path):
     drawn = plot_predictors(rows_for_panels(), tmp_path / "predictors")
     names = predictor_names()
     assert list(drawn.axes) == list(names)
     assert names[-1] == "certified" and len(names) == len(gcul_theory.PREDICTORS) + 1
     assert len(set(drawn.axes.values())) == len(names)
-    # The panels fill a grid of PANEL_COLUMNS; the key takes the spare slot of a part-filled
-    # last row, or sits under the grid when the panels fill every row (no row for the key alone)
-    assert len(drawn.figure.axes) == math.ceil(len(names) / PANEL_COLUMNS) * PANEL_COLUMNS
+    # The panels fill a grid of PANEL_COLUMNS, each with its violation strip under it; the key
+    # takes the spare slot of a part-filled last row, or sits under the grid when the panels
+    # fill every row (no row for the key alone)
+    assert list(drawn.strips) == list(names)
+    assert len(drawn.figure.axes) == 2 * math.ceil(len(names) / PANEL_COLUMNS) * PANEL_COLUMNS
     assert [p.name for p in drawn.paths] == ["predictors.png", "predictors.pdf"]
     assert drawn.paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     expected = {name: (0, 0) for name in names}
@@ -44,10 +55,13 @@ def test_predictors_figure_has_one_panel_per_predictor(tmp_path):
             assert "(valid)" in title
         else:
             assert "not valid" in title or "model value" in title
-        # λ target, the two mean lines, two marker sets; two bands.
-        assert len(ax.lines) == 5 and len(ax.collections) == 2
+        # λ target, the two mean lines and two bands; no mark of a violating cell on them
+        assert len(ax.lines) == 3 and len(ax.collections) == 2 and not ax.patches
         colours = {line.get_color() for line in ax.lines[1:3]}
         assert colours == {OKABE_ITO["blue"], OKABE_ITO["vermillion"]}
+        # the strip: a bar of each kind at each of the 41 levels, on the scale 0..3 seeds
+        strip = drawn.strips[name]
+        assert len(strip.patches) == 2 * 41 and strip.get_ylim() == (0, 3)
 
 
 def test_a_panel_with_nothing_to_mark_has_no_legend_entry_for_it():
@@ -58,11 +72,14 @@ def test_a_panel_with_nothing_to_mark_has_no_legend_entry_for_it():
         assert any(t.startswith("Type-I ") for t in texts) == (n_i > 0), (name, texts)
         assert any(t.startswith("Type-II ") for t in texts) == (n_ii > 0), (name, texts)
         assert (drawn.legends[name] is None) == (n_i == n_ii == 0)
-        assert len(drawn.type_i[name].get_xydata()) == n_i
-        assert len(drawn.type_ii[name].get_xydata()) == n_ii
+        assert sum(n for _, n in bars(drawn.type_i[name])) == n_i
+        assert sum(n for _, n in bars(drawn.type_ii[name])) == n_ii
     assert panel_legend_texts(drawn, "union") == ["Type-I (1)", "Type-II (1)"]
     assert panel_legend_texts(drawn, "chernoff") == ["Type-II (1)"]
-    assert drawn.type_i["union"].get_xydata().tolist() == [[8.0, 0.31]]
+    # one seed at the level of each violating cell: (11, 8.0) Type-I, (12, 2.0) Type-II
+    assert bars(drawn.type_i["union"]) == [(8.0, 1)]
+    assert bars(drawn.type_ii["union"]) == [(2.0, 1)]
+    assert bars(drawn.type_ii["chernoff"]) == [(4.0, 1)]
     # The key explains a marker only if some panel shows it.
     key = [t.get_text() for t in drawn.key.get_texts()]
     assert any(t.startswith("Type-I:") for t in key) and any(t.startswith("Type-II:") for t in key)
@@ -81,8 +98,8 @@ def test_a_panel_with_nothing_to_mark_has_no_legend_entry_for_it():
 def test_certified_panel_is_judged_against_lambda_emp_cert():
     rows = rows_for_panels()
     drawn = plot_predictors(rows, methods=("certified",))
-    # (10, 12.0): λ*_CERT = 0.05 < λ ≤ lambda_emp_cert = 0.45 -> Type-I, marked at lambda_emp_cert.
-    assert drawn.type_i["certified"].get_xydata().tolist() == [[12.0, 0.45]]
+    # (10, 12.0): λ*_CERT = 0.05 < λ ≤ lambda_emp_cert = 0.45 -> Type-I, counted at σ = 12.
+    assert bars(drawn.type_i["certified"]) == [(12.0, 1)]
     # (12, 2.0): λ*_CERT = 0.9 with lambda_emp = 0.12 but lambda_emp_cert = 0.5: no Type-II.
     assert drawn.counts["certified"] == (1, 0)
     emp_line = drawn.axes["certified"].lines[2]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
+
+import numpy as np
 
 from simulations.compare.result import CompareResult
 
@@ -14,6 +17,10 @@ __all__ = ["plot_risk_coverage"]
 
 def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
     """Draw the risk–coverage curves of the first split, GCUL's operating point marked.
+
+    Each curve carries its rejector's markers, spread so that curves on one another show each
+    one's side by side; curves that coincide (:func:`simulations.figures.coinciding_curves`)
+    are named in the legend's title, with the coverage where they do.
 
     Parameters
     ----------
@@ -32,17 +39,25 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
 
     if ax is None:
         ax = Figure(figsize=(6.4, 3.6), layout="constrained").add_subplot()
-    from simulations.figures import rejector_line_kwargs
+    from simulations.figures import (
+        COINCIDE_SHARE,
+        coincidence_notes,
+        coinciding_curves,
+        rejector_line_kwargs,
+    )
 
     curves = result.curves
     coverage_gcul, risk_gcul = curves["_gcul_point"]
     names = [key for key in curves if not key.startswith("_")]
     top = 0.0
+    lines = {}
     for key in names:
         label, coverage, risk = curves[key]
         # GCUL on top, then MSP; each curve with its own markers (curves that coincide still
         # show each one's marks)
-        ax.plot(coverage, risk, **(rejector_line_kwargs(key, names) | {"label": label}))
+        (lines[key],) = ax.plot(
+            coverage, risk, **(rejector_line_kwargs(key, names) | {"label": label})
+        )
         top = max(top, float(max(risk, default=0.0)))
     ax.axvline(
         coverage_gcul, color="0.35", linewidth=0.8, linestyle=":", zorder=1.2,
@@ -77,7 +92,15 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
     )
     # beside the axes: inside, every corner holds a curve (the upper left the risk of the
     # fewest accepted rows, the right end the base error and GCUL's operating point)
-    ax.legend(
-        fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0
+    topmost = sorted(names, key=lambda key: -lines[key].get_zorder())
+    groups = coinciding_curves(
+        {key: (np.asarray(curves[key][1]), np.asarray(curves[key][2])) for key in topmost},
+        tol=COINCIDE_SHARE * 1.03 * high,
     )
+    notes = coincidence_notes({"": groups}, {key: curves[key][0] for key in names}, names)
+    ax.legend(
+        fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+        title="\n".join(textwrap.fill(note, 34) for note in notes) if notes else None,
+        title_fontsize=7, alignment="left",
+    )  # fmt: skip
     return ax

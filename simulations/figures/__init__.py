@@ -24,6 +24,8 @@ Where a change goes:
 - the one-panel-per-predictor figure: :mod:`simulations.figures.predictors`; the accuracy panel:
   :mod:`simulations.figures.accuracy`;
 - across-seed statistics and the band over many seeds: :mod:`simulations.figures.summary`;
+- which curves of a panel lie on one another (named in the legend):
+  :mod:`simulations.figures.overlap`;
 - file formats and atomic writes: :mod:`simulations.figures.save`;
 - a new figure: a module here with a ``plot_*`` function that takes an ``ax`` (or makes one),
   returns what it drew, and is re-exported below.
@@ -33,11 +35,19 @@ from simulations.figures.accuracy import AccuracyPlot, plot_accuracy
 from simulations.figures.phase_transition import (
     SINGLE_LEVEL_HALF_WIDTH,
     SINGLE_LEVEL_WINDOW,
+    PhaseCurveArtists,
     PhaseTransitionArtists,
     PhaseTransitionData,
     PhaseTransitionPlot,
+    draw_phase_curves,
     draw_phase_transition,
     plot_phase_transition,
+)
+from simulations.figures.overlap import (
+    COINCIDE_SHARE,
+    Coincidence,
+    coincidence_notes,
+    coinciding_curves,
 )
 from simulations.figures.predictors import (
     PANEL_COLUMNS,
@@ -60,7 +70,9 @@ from simulations.figures.summary import CROWDED_SEEDS, SeedSummary, summarize_ac
 
 __all__ = [
     "AccuracyPlot",
+    "COINCIDE_SHARE",
     "CROWDED_SEEDS",
+    "Coincidence",
     "FONT_SIZE",
     "NOISE_LABEL",
     "OKABE_ITO",
@@ -68,6 +80,7 @@ __all__ = [
     "PANEL_PHASE_STYLE",
     "PANEL_SIZE",
     "PAPER_PHASE_STYLE",
+    "PhaseCurveArtists",
     "PhaseTransitionArtists",
     "PhaseTransitionData",
     "PhaseTransitionPlot",
@@ -77,6 +90,9 @@ __all__ = [
     "SINGLE_LEVEL_HALF_WIDTH",
     "SINGLE_LEVEL_WINDOW",
     "SeedSummary",
+    "coincidence_notes",
+    "coinciding_curves",
+    "draw_phase_curves",
     "draw_phase_transition",
     "plot_accuracy",
     "plot_phase_transition",

@@ -52,9 +52,11 @@ from simulations.report import (
 __all__ = [
     "SINGLE_LEVEL_HALF_WIDTH",
     "SINGLE_LEVEL_WINDOW",
+    "PhaseCurveArtists",
     "PhaseTransitionArtists",
     "PhaseTransitionData",
     "PhaseTransitionPlot",
+    "draw_phase_curves",
     "draw_phase_transition",
     "plot_phase_transition",
 ]
@@ -168,14 +170,20 @@ class PhaseTransitionData:
 
 
 @dataclass
-class PhaseTransitionArtists:
-    """What :func:`draw_phase_transition` drew on its Axes."""
+class PhaseCurveArtists:
+    """What :func:`draw_phase_curves` drew on its Axes: the panel without its violation marks."""
 
     pre_band: PolyCollection  # the band of the predictor's λ* over seeds
     emp_band: PolyCollection  # the band of λ*_EMP over seeds
     target: Line2D  # horizontal line at λ
     pre: Line2D  # mean λ* over seeds
     emp: Line2D  # mean λ*_EMP over seeds
+
+
+@dataclass
+class PhaseTransitionArtists(PhaseCurveArtists):
+    """What :func:`draw_phase_transition` drew on its Axes."""
+
     type_i: Line2D  # marks at (σ, λ*_EMP) of the Type-I cells
     type_ii: Line2D  # marks at (σ, λ*_EMP) of the Type-II cells
 
@@ -188,17 +196,74 @@ def _band(ax: Axes, summary: SeedSummary, single: bool, kwargs) -> PolyCollectio
     return ax.fill_between(edges, np.repeat(summary.low, 2), np.repeat(summary.high, 2), **kwargs)
 
 
+def draw_phase_curves(
+    ax: Axes, data: PhaseTransitionData, style: PhaseTransitionStyle = PAPER_PHASE_STYLE
+) -> PhaseCurveArtists:
+    """Draw a phase-transition panel on ``ax`` without marking its violating cells.
+
+    Adds, in this order: the band of the predictor's λ* and of λ*_EMP over seeds
+    (``fill_between``), the target λ (``axhline``) and the across-seed means of λ* and λ*_EMP,
+    each with its look and ``zorder`` from ``style``. :func:`draw_phase_transition` adds the
+    marks of the violating cells; :func:`simulations.figures.plot_predictors` counts them per σ
+    in a strip of its own instead (hundreds of marks on a small panel hide the curves).
+
+    With one noise level σ a line through one point would be invisible: each band is then a bar
+    of half-width :data:`SINGLE_LEVEL_HALF_WIDTH`, each mean a marker (the style's
+    ``pre_point``/``emp_point``), and the x-axis spans σ ± :data:`SINGLE_LEVEL_WINDOW`.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    data : PhaseTransitionData
+        What to draw (:meth:`PhaseTransitionData.from_results`).
+    style : PhaseTransitionStyle, default PAPER_PHASE_STYLE
+        How to draw it (see :func:`draw_phase_transition`).
+
+    Returns
+    -------
+    PhaseCurveArtists
+        The five artists; never calls ``show()``.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> rows = [{"seed": s, "noise": n, "lambda_pre_union": 0.1, "lambda_emp": 0.2}
+    ...         for s in (10, 11) for n in (0.0, 0.4)]
+    >>> ax = Figure().add_subplot()
+    >>> drawn = draw_phase_curves(ax, PhaseTransitionData.from_results(rows))
+    >>> len(ax.lines), drawn.emp.get_ydata().tolist()
+    (3, [0.2, 0.2])
+    """
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes; got {type(ax).__name__}")
+    single = len(data.pre.noise) == 1
+    pre_band = _band(ax, data.pre, single, style.pre_band)
+    emp_band = _band(ax, data.emp, single, style.emp_band)
+    target = ax.axhline(data.lam, **style.target)
+    pre_kwargs = {**style.pre_line, **(style.pre_point if single else {})}
+    emp_kwargs = {**style.emp_line, **(style.emp_point if single else {})}
+    (pre_line,) = ax.plot(data.pre.noise, data.pre.mean, **pre_kwargs)
+    (emp_line,) = ax.plot(data.emp.noise, data.emp.mean, **emp_kwargs)
+    if single:
+        x = float(data.pre.noise[0])
+        ax.set_xlim(x - SINGLE_LEVEL_WINDOW, x + SINGLE_LEVEL_WINDOW)
+    return PhaseCurveArtists(
+        pre_band=pre_band, emp_band=emp_band, target=target, pre=pre_line, emp=emp_line
+    )
+
+
 def draw_phase_transition(
     ax: Axes, data: PhaseTransitionData, style: PhaseTransitionStyle = PAPER_PHASE_STYLE
 ) -> PhaseTransitionArtists:
     """Draw a phase-transition panel on ``ax``: the one drawing behind every such figure.
 
     Adds, in this order: the band of the predictor's λ* and of λ*_EMP over seeds
-    (``fill_between``), the target λ (``axhline``), the across-seed means of λ* and λ*_EMP, and
-    each violating cell at its own (σ, λ*_EMP): Type-I (λ* < λ ≤ λ*_EMP) and Type-II
-    (λ*_EMP < λ ≤ λ*). ``style`` gives every artist's look and ``zorder``; above
-    :data:`simulations.figures.CROWDED_SEEDS` seeds its ``crowded_marks`` restyle the marks.
-    The frame, labels, limits and legend are the caller's.
+    (``fill_between``), the target λ (``axhline``), the across-seed means of λ* and λ*_EMP
+    (:func:`draw_phase_curves`), and each violating cell at its own (σ, λ*_EMP): Type-I
+    (λ* < λ ≤ λ*_EMP) and Type-II (λ*_EMP < λ ≤ λ*). ``style`` gives every artist's look and
+    ``zorder``; above :data:`simulations.figures.CROWDED_SEEDS` seeds its ``crowded_marks``
+    restyle the marks. The frame, labels, limits and legend are the caller's.
 
     With one noise level σ a line through one point would be invisible: each band is then a bar
     of half-width :data:`SINGLE_LEVEL_HALF_WIDTH`, each mean a marker (the style's
@@ -212,7 +277,7 @@ def draw_phase_transition(
         What to draw (:meth:`PhaseTransitionData.from_results`).
     style : PhaseTransitionStyle, default PAPER_PHASE_STYLE
         How to draw it: :data:`simulations.figures.PAPER_PHASE_STYLE` (the paper's figure),
-        :data:`simulations.figures.PANEL_PHASE_STYLE` (the predictors figure) or
+        :data:`simulations.figures.PANEL_PHASE_STYLE` (a small panel) or
         :data:`simulations.demo.style.SLIDE_PHASE_STYLE` (a classroom slide).
 
     Returns
@@ -230,16 +295,7 @@ def draw_phase_transition(
     >>> len(drawn.type_i.get_xydata()), len(drawn.type_ii.get_xydata())
     (4, 0)
     """
-    if not isinstance(ax, Axes):
-        raise TypeError(f"ax must be a matplotlib Axes; got {type(ax).__name__}")
-    single = len(data.pre.noise) == 1
-    pre_band = _band(ax, data.pre, single, style.pre_band)
-    emp_band = _band(ax, data.emp, single, style.emp_band)
-    target = ax.axhline(data.lam, **style.target)
-    pre_kwargs = {**style.pre_line, **(style.pre_point if single else {})}
-    emp_kwargs = {**style.emp_line, **(style.emp_point if single else {})}
-    (pre_line,) = ax.plot(data.pre.noise, data.pre.mean, **pre_kwargs)
-    (emp_line,) = ax.plot(data.emp.noise, data.emp.mean, **emp_kwargs)
+    curves = draw_phase_curves(ax, data, style)
     crowded = style.crowded_marks if data.crowded else {}
     (type_i,) = ax.plot(
         data.noise[data.type_i], data.emp_values[data.type_i], **{**style.type_i, **crowded}
@@ -247,15 +303,12 @@ def draw_phase_transition(
     (type_ii,) = ax.plot(
         data.noise[data.type_ii], data.emp_values[data.type_ii], **{**style.type_ii, **crowded}
     )
-    if single:
-        x = float(data.pre.noise[0])
-        ax.set_xlim(x - SINGLE_LEVEL_WINDOW, x + SINGLE_LEVEL_WINDOW)
     return PhaseTransitionArtists(
-        pre_band=pre_band,
-        emp_band=emp_band,
-        target=target,
-        pre=pre_line,
-        emp=emp_line,
+        pre_band=curves.pre_band,
+        emp_band=curves.emp_band,
+        target=curves.target,
+        pre=curves.pre,
+        emp=curves.emp,
         type_i=type_i,
         type_ii=type_ii,
     )

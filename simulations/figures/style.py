@@ -35,10 +35,13 @@ __all__ = [
     "EMP_LABEL",
     "FONT_SIZE",
     "LINE_WIDTH",
+    "MARKER_SIZE",
+    "MARK_SPACING",
     "NOISE_LABEL",
     "OKABE_ITO",
     "PANEL_LEGEND",
     "PANEL_PHASE_STYLE",
+    "PANEL_VIOLATION_BARS",
     "PAPER_LEGEND",
     "PAPER_PHASE_STYLE",
     "PRE_LABEL",
@@ -166,9 +169,20 @@ PANEL_PHASE_STYLE = _paper_look(
     marks=_frozen(zorder=2.5, alpha=0.75, clip_on=False, in_layout=False),
 )
 """The small panels of :func:`simulations.figures.plot_predictors` (1.75 x 1.6 in each): the
-paper's look, smaller, with the violation marks under the means (a panel may hold hundreds of
-them: 208 Type-II cells of the Gaussian bound on the paper's grid would hide its λ*_EMP curve)
-and never clipped at the panel's edge."""
+paper's look, smaller. That figure draws the curves only
+(:func:`simulations.figures.draw_phase_curves`) and counts the violations per σ in a strip under
+each panel (:data:`PANEL_VIOLATION_BARS`): the 208 Type-II cells of the Gaussian bound on the
+paper's grid, one mark each, hid its λ*_EMP curve and band for σ > 8 even under the means. Its
+marks (under the means, never clipped at the panel's edge) serve a caller that marks each cell
+on a small panel."""
+
+PANEL_VIOLATION_BARS = _frozen(
+    type_i=_frozen(color=OKABE_ITO["black"], linewidth=0, zorder=2),
+    type_ii=_frozen(color=OKABE_ITO["purple"], linewidth=0, zorder=2),
+)
+"""The bars of the violation strip under each panel of :func:`simulations.figures.plot_predictors`
+(keywords of ``Axes.bar``): at each σ the seeds whose cell is a Type-I violation (black, as the
+paper's open circles) with the Type-II ones stacked on them (purple, as its crosses)."""
 
 PAPER_LEGEND = _frozen(
     fontsize=FONT_SIZE,
@@ -267,7 +281,13 @@ def validity_word(method: str) -> str:
 # zero risk at σ = 2) still show every marker.
 _REJECTOR_ZORDER = 2.0  # + a rank in (0, 1): GCUL highest
 _BAYES_ZORDER = 1.5  # over a shaded floor (zorder 1), under every other curve
-_MARK_EVERY = 0.16  # markers spaced by this share of the axes' diagonal
+MARKER_SIZE = 4.2  # points; with its 1 pt edge a mark is 5.2 pt across
+MARK_SPACING = 0.036
+"""The distance, as a share of the axes' diagonal, between the marks of two rejectors whose curves
+lie on one another: 6.5 pt on the smallest panel drawn (baselines.png (c), a diagonal of about
+2.5 in = 180 pt), more than a mark is across (5.2 pt), so no mark covers another's. Along one
+curve its marks repeat every ``MARK_SPACING`` times the number of marked curves (at least 0.16).
+"""
 
 
 def rejector_line_kwargs(
@@ -277,9 +297,11 @@ def rejector_line_kwargs(
 
     Its registry style (colour, line style, width, label), a ``zorder`` that puts the Bayes
     floor under every curve and the registry's first rejector (GCUL) on top, then MSP, and, if
-    ``marked``, its hollow markers every 16% of the axes' diagonal, at an offset given by its
-    rank in ``names`` (the rejectors drawn together; by default every rejector of the registry),
-    so that curves that coincide still show one another's markers.
+    ``marked``, its hollow markers, at an offset of :data:`MARK_SPACING` of the axes' diagonal
+    times its rank among the marked rejectors of ``names`` (the rejectors drawn together; by
+    default every rejector of the registry), repeating every :data:`MARK_SPACING` times their
+    number: where curves coincide, each one's markers lie side by side with the others', none
+    covering another.
 
     Examples
     --------
@@ -304,12 +326,15 @@ def rejector_line_kwargs(
         zorder=zorder,
     )
     if marked and style.marker is not None:
+        marks = [n for n in names if registry.method(n).style.marker is not None]
+        mark_rank = marks.index(name) if name in marks else len(marks)
+        period = max(0.16, MARK_SPACING * max(len(marks), mark_rank + 1))
         kwargs |= dict(
             marker=style.marker,
-            markersize=4.2,
+            markersize=MARKER_SIZE,
             markerfacecolor="white",
             markeredgecolor=style.colour,
             markeredgewidth=1.0,
-            markevery=(_MARK_EVERY * (rank + 0.5) / max(len(names), 1), _MARK_EVERY),
+            markevery=(MARK_SPACING * (mark_rank + 0.5), period),
         )
     return kwargs
