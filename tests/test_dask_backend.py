@@ -99,6 +99,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.skipif(not LINUX, reason="counts child processes in /proc")
+@pytest.mark.slow  # starts its own LocalCluster
 def test_local_cluster_gives_loky_bytes_and_leaves_no_process(tmp_path, loky_csv) -> None:
     before = _children()
     rows = run_sweep(GRID, SEEDS, n_jobs=2, config=TINY, progress=False, backend="dask")
@@ -197,6 +198,7 @@ def test_workers_open_no_client_of_their_own(tmp_path, cluster) -> None:
     assert [name for name in clients if "worker" in name] == []
 
 
+@pytest.mark.slow  # a whole reproduce run on the cluster
 def test_reproduce_on_a_scheduler_writes_the_loky_bytes(tmp_path, capsys, cluster) -> None:
     small = ["--seeds", "10-11", "--levels", "2"]
     assert (
@@ -470,6 +472,7 @@ def test_an_http_server_is_not_a_scheduler(tmp_path, capsys, monkeypatch, http_s
     assert repr(address) in line and "dask scheduler" in line
 
 
+@pytest.mark.slow  # two reproduce runs, the first on a LocalCluster
 def test_a_fully_cached_run_names_no_scheduler(tmp_path, capsys) -> None:
     # `--backend dask --scheduler tcp://127.0.0.1:9` into a fully cached folder exited 0 and
     # named the scheduler as the one used, in the header and in the manifest.
@@ -489,6 +492,7 @@ def test_a_fully_cached_run_names_no_scheduler(tmp_path, capsys) -> None:
 
 
 @pytest.mark.skipif(not LINUX, reason="counts child processes in /proc")
+@pytest.mark.slow  # starts and kills a LocalCluster
 def test_a_worker_killed_while_the_local_cluster_starts_is_one_line(tmp_path, capsys) -> None:
     # A dask worker killed during LocalCluster start-up gave `RuntimeError: Nanny failed to
     # start.` as a traceback. Here each worker process kills itself (SIGKILL) as it starts.

@@ -55,6 +55,7 @@ def _text(page: Path) -> str:
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", body)))
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_build_succeeds_with_warnings_as_errors(built):
     html_dir, done = built
     assert done.returncode == 0, f"sphinx-build failed:\n{done.stderr[-6000:]}"
@@ -84,6 +85,7 @@ PAGES = (
 """The site by purpose (Diátaxis): tutorial, how-to guides, explanation, reference."""
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_the_front_page_leads_to_each_purpose_and_to_your_embeddings_first(built):
     html_dir, _ = built
     source = (html_dir / "index.html").read_text(encoding="utf-8")
@@ -105,6 +107,7 @@ def test_the_front_page_leads_to_each_purpose_and_to_your_embeddings_first(built
         assert step in how_to, step
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_the_command_line_page_has_every_commands_help(built):
     from simulations.cli import COMMANDS
 
@@ -116,6 +119,7 @@ def test_the_command_line_page_has_every_commands_help(built):
         assert f"usage: gcul {name}" in text, name
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_api_page_of_selectivity_score(built):
     html_dir, _ = built
     page = html_dir / "reference" / "generated" / "gcul_theory.selectivity_score.html"
@@ -128,6 +132,7 @@ def test_api_page_of_selectivity_score(built):
     assert ">>> selectivity_score(0.135, 1.0, 0.0)" in text
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_every_public_name_has_an_api_page(built):
     """One page per public module and per name of its ``__all__``, so nothing is hand-listed."""
     html_dir, _ = built
@@ -159,6 +164,7 @@ def test_the_reference_documents_public_modules_only():
     assert {"gcul_theory", "simulations", "proofs"} <= public
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_the_reference_pages_hold_no_internal_module(built):
     html_dir, _ = built
     api = html_dir / "reference" / "generated"
@@ -170,6 +176,7 @@ def test_the_reference_pages_hold_no_internal_module(built):
 
 
 @pytest.mark.parametrize("package", sorted(gcul_docs.NAME_GROUPS))
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_grouped_packages_list_every_public_name_once(package, built):
     module = __import__(package)
     grouped = [name for _, names in gcul_docs.NAME_GROUPS[package] for name in names]
@@ -181,6 +188,7 @@ def test_grouped_packages_list_every_public_name_once(package, built):
     assert positions == sorted(positions)
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_module_pages_open_with_what_users_need_not_the_contributors_paragraphs(built):
     html_dir, _ = built
     for package in ("simulations", "gcul_theory"):
@@ -200,6 +208,7 @@ def test_module_pages_open_with_what_users_need_not_the_contributors_paragraphs(
     assert text.index("The public Python API") < 400
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_the_api_reference_cites_the_paper_by_number_and_title(built):
     """Every label of the paper on the API pages stands beside the number and title of its item
     (``Table 7 “Noise sweep parameters” (tab:noise_params)``) or beside a title the docstring
@@ -236,6 +245,7 @@ def test_the_api_reference_cites_the_paper_by_number_and_title(built):
     assert cited > 100, cited  # the docstrings name the paper's items some 150 times
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_summaries_of_the_module_pages_are_not_cut_at_an_abbreviation(built):
     """autosummary cuts a summary at the first ". " that ends no abbreviation it knows;
     "GCUL selectivity score as printed in Eq." lost the citation that follows "Eq."."""
@@ -275,6 +285,7 @@ def test_the_examples_on_the_pages_run(page, monkeypatch, tmp_path):
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {page}"
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_reexported_constant_shows_its_own_docstring(built):
     """``gcul_theory.PREDICTORS`` (a tuple defined in a private module) is described by the
     docstring under its definition, not by ``tuple``'s ("Built-in immutable sequence")."""
@@ -292,6 +303,7 @@ def _png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", header[16:24])
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_gallery_shows_every_demo_figure(built):
     from simulations.demo import FIGURES
 
@@ -317,6 +329,7 @@ def _longest_run(mask) -> int:
     return best
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_gallery_slides_have_no_blank_bands(built):
     """A slide is 16:9; panels drawn at a fixed aspect inside it used to leave bands of blank
     rows between the title and the panels (selectivity_contours: 140 rows, the 3-D surface: 93,
@@ -334,6 +347,7 @@ def test_gallery_slides_have_no_blank_bands(built):
         assert _longest_run(blank.all(axis=0)) <= MAX_BLANK_COLUMNS, spec.name
 
 
+@pytest.mark.slow  # reads the site the module's Sphinx build writes (about 45 s)
 def test_proofs_page_has_every_claim_rendered_as_plain_text(built):
     html_dir, _ = built
     page = html_dir / "proofs.html"

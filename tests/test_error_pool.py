@@ -70,6 +70,7 @@ def test_run_cell_refuses_an_unknown_error_pool(bad):
         run_cell(16, 0.0, DEFAULT_CONFIG, error_pool=bad)
 
 
+@pytest.mark.slow  # three reproduce runs; run_cell's pools are tested above
 def test_the_two_pools_share_no_cache_cell_and_say_which_they_used(tmp_path, computed):
     cache = tmp_path / "cache"
     arguments = {"seeds": [16], "levels": 3, "n_jobs": 1, "progress": False, "cache_dir": cache}
@@ -113,6 +114,7 @@ def test_the_two_pools_share_no_cache_cell_and_say_which_they_used(tmp_path, com
             assert "Paper" in text, name  # the paper's columns stay beside ours either way
 
 
+@pytest.mark.slow  # a reproduce run per error pool
 def test_clean_figures_carry_the_note_inside_the_figure(tmp_path, monkeypatch):
     saved: dict[str, Figure] = {}
     real = simulations.figures.save_figure

@@ -115,6 +115,7 @@ def clean(tmp_path_factory) -> dict[str, bytes]:
 # 1. Nothing is written outside --out
 
 
+@pytest.mark.slow  # two reproduce runs (this one and the clean one), compared byte for byte
 def test_no_output_is_written_through_a_symbolic_link(tmp_path, capsys, clean):
     # `ln -s VICTIM OUT/violations.md; gcul reproduce --out OUT` exited 0 and the victim held the
     # violation table: 10 of the 13 outputs were written in place, through the link.
@@ -136,6 +137,7 @@ def test_no_output_is_written_through_a_symbolic_link(tmp_path, capsys, clean):
     assert manifest_mismatches(out) == []
 
 
+@pytest.mark.slow  # two reproduce runs
 def test_a_cache_cell_linked_outside_is_replaced_not_followed(tmp_path, capsys):
     # The cell was read through the link (and a link to /dev/zero was read to 2.46 GB).
     out, victim = tmp_path / "out", tmp_path / "victim.json"
@@ -152,6 +154,7 @@ def test_a_cache_cell_linked_outside_is_replaced_not_followed(tmp_path, capsys):
     assert victim.read_bytes() == original  # untouched
 
 
+@pytest.mark.slow  # whole reproduce runs
 def test_a_cache_folder_linked_outside_out_is_refused(tmp_path, capsys, computed):
     # OUT/cache -> a folder elsewhere: every cell file was written there.
     out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
@@ -204,6 +207,7 @@ def _limit_file_size() -> None:
 
 
 @pytest.mark.skipif(not LINUX, reason="RLIMIT_FSIZE and SIGXFSZ as on Linux")
+@pytest.mark.slow  # kills a reproduce run mid-write, then reruns it
 def test_a_run_killed_mid_write_leaves_whole_files_and_the_rerun_repairs(tmp_path, capsys, clean):
     # kill -9 left phase_transition.pdf / predictors.pdf truncated in 7 of 48 kills, also over a
     # complete earlier run, whose manifest then listed hashes that no longer matched. Here the
@@ -266,6 +270,7 @@ def test_a_failed_write_names_the_file(tmp_path):
 # 3. One run at a time in --out
 
 
+@pytest.mark.slow  # two concurrent reproduce runs
 def test_a_second_run_on_the_same_folder_is_refused_naming_the_first(tmp_path, capsys, computed):
     # Two runs on one folder (--lam 0.15 and --lam 0.30) left the violations of one and the
     # figures and manifest of the other, with a self-consistent manifest.
@@ -389,6 +394,7 @@ def test_a_hostile_cache_cell_is_reported_and_recomputed(tmp_path, capsys, make,
     assert capsys.readouterr().err == ""  # the cell was replaced by a good one
 
 
+@pytest.mark.slow  # whole reproduce runs
 def test_a_folder_that_is_not_empty_at_a_cell_is_named(tmp_path, capsys):
     # The error named the temporary file (.cell-...json.XXXX.tmp), and every rerun failed so.
     out = tmp_path / "out"
@@ -474,6 +480,7 @@ def test_a_dangling_out_link_is_named(tmp_path, capsys, computed):
 # 6. Dead workers: one line, exit code 2, and a rerun that resumes
 
 
+@pytest.mark.slow  # kills a loky worker of a run, then reruns it
 def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys, monkeypatch):
     # kill -9 of a worker gave a TerminatedWorkerError traceback and exit code 1 (10 of 10).
     out = tmp_path / "out"

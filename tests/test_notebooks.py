@@ -22,7 +22,8 @@ in ``epoll_wait``: a reply that never came); outputs arriving more than 4 s afte
 dropped without a word; a failure did not name the notebook; and a process the kernel had
 started that ignores SIGINT and SIGTERM (as loky's workers ignore SIGINT) outlived the kernel.
 ``pytest --nbmake notebooks/`` runs the notebooks the same way, under nbmake's own per-cell
-limit (``--nbmake-timeout``, default 300 s).
+limit (``--nbmake-timeout``, default 300 s); ``notebooks/conftest.py`` keeps its slider cells
+from waiting out that limit (the missed wake-up ``_sliced`` describes).
 """
 
 from __future__ import annotations
@@ -92,9 +93,12 @@ def _sliced(get_msg, slice_seconds: float = POLL_SLICE):
 
     nbclient waits for a cell's reply with one ``shell_channel.get_msg(timeout=cell_timeout)``.
     That is one ``zmq.asyncio`` poll, woken by the socket's edge-triggered file descriptor, and a
-    wake-up can be missed when the reply lands while the kernel floods the IOPub socket (an
-    ``ipywidgets.interact`` cell, 40-odd comm messages): the reply is then read only when the
-    poll's timeout expires and it looks once more. Measured before this wrapper: 8 of 15
+    wake-up is missed when nbclient sends on the same socket (the ``comm_msg`` by which the
+    output widget of a ``demo.sliders`` cell answers each output it captures; jupyter_client
+    sends it through a blocking shadow of the socket) after the reply has landed and before the
+    event loop has looked (``notebooks/conftest.py`` gives the measurement, and the same fix for
+    ``pytest --nbmake``): the reply is then read only when the poll's timeout expires and it
+    looks once more. Measured before this wrapper: 8 of 15
     fresh-venv runs of the suite spent about 300 s (the whole ``CELL_TIMEOUT``) in one to three
     notebooks that then passed; with ``GCUL_NOTEBOOK_CELL_TIMEOUT=15``, 4 of 4 runs of these tests
     showed waits of the whole 15 s after the cell's last IOPub message. Waiting in short slices
@@ -358,3 +362,47 @@ def test_a_stuck_or_dead_cell_fails_naming_notebook_and_cell_and_leaves_no_proce
     message = str(failed.value)
     assert message.startswith(f"probe.ipynb: {words}"), message
     assert "process group was killed" in message
+
+
+def test_nbmake_runs_wake_the_shell_poll_that_a_shadow_send_would_leave_asleep():
+    # notebooks/conftest.py (issue 32): `pytest --nbmake` waited out the 300 s cell limit when
+    # nbclient sent a comm_msg on the shell socket (jupyter_client's Session.send, through a
+    # blocking shadow) after the cell's reply had arrived and before the event loop had looked.
+    # Here that order is forced: the poll slept its whole 5 s before; it wakes at once after.
+    import asyncio
+    import importlib.util
+
+    import zmq
+    import zmq.asyncio
+    from jupyter_client.session import Session
+
+    where = NOTEBOOK_DIR / "conftest.py"
+    spec = importlib.util.spec_from_file_location("notebooks_conftest", where)
+    notebooks_conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(notebooks_conftest)
+    send = notebooks_conftest.wake_pollers_after_send(Session.send)
+
+    async def poll_while_a_send_follows_the_reply() -> float:
+        context = zmq.asyncio.Context()
+        router, dealer = context.socket(zmq.ROUTER), context.socket(zmq.DEALER)
+        try:
+            dealer.connect(f"tcp://127.0.0.1:{router.bind_to_random_port('tcp://127.0.0.1')}")
+            session = Session(key=b"")
+            session.send(dealer, "execute_request", {})
+            ident = (await router.recv_multipart())[0]
+            start = time.monotonic()
+            poll = asyncio.ensure_future(dealer.poll(5000))  # nbclient's shell get_msg(timeout)
+            await asyncio.sleep(0.05)  # the poll is pending
+            await router.send_multipart([ident, b"execute_reply"])
+            time.sleep(0.2)  # the loop busy (handling IOPub) while the reply lands
+            send(session, dealer, "comm_msg", {})  # the output widget's state, on shell
+            assert await poll
+            return time.monotonic() - start
+        finally:
+            dealer.close(0)
+            router.close(0)
+            context.term()
+
+    # 0.25 s when woken; 5 s when the poll sleeps to its timeout: the bound sits between them
+    assert asyncio.run(poll_while_a_send_follows_the_reply()) < 2.5
+    assert notebooks_conftest.wake_pollers_after_send(send) is send  # installed once only

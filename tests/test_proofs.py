@@ -654,6 +654,7 @@ def test_main_usage_error_is_one_line(capsys):
     assert len(err.strip().splitlines()) == 1 and "invalid choice" in err
 
 
+@pytest.mark.slow  # a fresh interpreter runs every proof (about 12 s); main() is tested fast
 def test_python_dash_m_proofs_exits_zero():
     done = subprocess.run(
         [sys.executable, "-m", "proofs"], capture_output=True, text=True, timeout=120

@@ -95,9 +95,11 @@ class _RecordingParallel:
     ("jobs", "workers", "notice"),
     [
         (["--jobs", "999"], 3, "gcul reproduce: --jobs 999 capped at the 3 usable CPU core(s)"),
-        (["--jobs", "-1"], 3, None),
-        (["--jobs", "-2"], 2, None),
-        ([], 3, None),  # the default: all usable cores (it was a fixed 2)
+        # each case is a whole 4-cell run (about 8 s): the cap above stays in the fast tier
+        pytest.param(["--jobs", "-1"], 3, None, marks=pytest.mark.slow),
+        pytest.param(["--jobs", "-2"], 2, None, marks=pytest.mark.slow),
+        # the default: all usable cores (it was a fixed 2)
+        pytest.param([], 3, None, marks=pytest.mark.slow),
     ],
 )
 def test_jobs_are_capped_at_the_usable_cores(tmp_path, capsys, monkeypatch, jobs, workers, notice):
@@ -164,6 +166,7 @@ def test_tampered_cache_is_recomputed_and_reported(tmp_path, capsys, computed):
 # 5. results.csv is byte-identical for any --jobs and for a resumed run; timings apart
 
 
+@pytest.mark.slow  # four reproduce runs (serial, parallel, interrupted, resumed)
 def test_results_csv_is_byte_identical_across_jobs_and_resume(tmp_path, capsys, monkeypatch):
     # The `seconds` column made results.csv (and its sha256 in the manifest) differ every run.
     code, _, err = run(small(tmp_path / "serial", "--jobs", "1", seeds="10-11"), capsys)

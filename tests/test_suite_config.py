@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent
 
 PROBE = """
@@ -91,6 +93,7 @@ def test_the_readme_command_is_derandomised_without_a_database_whether_or_not_ci
     assert not (tmp_path / ".hypothesis" / "examples").exists()
 
 
+@pytest.mark.slow  # three pytest runs in fresh interpreters
 def test_the_dev_profile_names_its_seed_and_the_seed_replays_the_run(tmp_path):
     first, drawn = run_probe(tmp_path, GCUL_HYPOTHESIS_PROFILE="dev")
     assert first.returncode == 0, first.stdout + first.stderr
@@ -116,3 +119,70 @@ def test_an_unknown_profile_is_refused_naming_the_choices(tmp_path):
     assert done.returncode == 4 and record == {}
     assert "ci, dev, deep" in done.stderr and "'fast'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The two tiers: the README's `python -m pytest` runs the fast one, `-m slow` the other, CI both
+
+ROOT = TESTS.parent
+README_COMMAND = 'python -m pip install -e ".[test]" && python -m pytest'
+
+TIERS_PROBE = """
+import pytest
+
+
+def test_fast():
+    pass
+
+
+@pytest.mark.slow
+def test_slow():
+    pass
+"""
+
+
+def _tier_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """pytest on TIERS_PROBE under the project's own addopts and markers (pyproject.toml)."""
+    import shlex
+    import tomllib
+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    options = options["tool"]["pytest"]["ini_options"]
+    markers = "".join(f"\n    {marker}" for marker in options["markers"])
+    (folder / "pytest.ini").write_text(
+        f"[pytest]\naddopts = {shlex.join(options['addopts'])}\nmarkers ={markers}\n"
+    )
+    (folder / "test_tiers.py").write_text(TIERS_PROBE)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_readme_command_runs_the_fast_tier_and_minus_m_slow_the_slow_one(tmp_path):
+    # Before the tiers, `python -m pytest` ran the slow tests too (the marker only let a run
+    # deselect them): 2,706 tests, 338-393 s on an idle 2-core CI machine (issue 32).
+    default = _tier_run(tmp_path)
+    assert default.returncode == 0, default.stdout + default.stderr
+    assert "test_fast PASSED" in default.stdout and "test_slow" not in default.stdout
+    assert "1 passed, 1 deselected" in default.stdout
+    slow = _tier_run(tmp_path, "-m", "slow")  # a later -m replaces the one in addopts
+    assert slow.returncode == 0, slow.stdout + slow.stderr
+    assert "test_slow PASSED" in slow.stdout and "test_fast" not in slow.stdout
+    every = _tier_run(tmp_path, "-m", "slow or not slow")
+    assert "2 passed" in every.stdout, every.stdout
+
+
+def test_ci_runs_the_readme_command_then_the_slow_tier_and_contributing_says_so():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert README_COMMAND in readme
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    readme_at = ci.index(README_COMMAND)  # the README's command, exactly, as a line of its own
+    assert ci[readme_at + 1] == "python -m pytest -m slow"  # then the slow tier, same venv
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert "python -m pytest -m slow" in contributing

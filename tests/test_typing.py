@@ -25,6 +25,7 @@ PACKAGES = ("gcul_theory", "simulations", "proofs")
 MYPY_TIMEOUT = 900  # seconds; a guard against a hang, not a speed requirement
 
 
+@pytest.mark.slow  # mypy over the three packages: about 20 s
 def test_mypy_reports_no_error(tmp_path):
     command = [sys.executable, "-m", "mypy", *PACKAGES, "--cache-dir", str(tmp_path / "cache")]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=MYPY_TIMEOUT)
