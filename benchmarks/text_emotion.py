@@ -1542,7 +1542,7 @@ def main(argv: list[str] | None = None) -> int:
         for k, vs in tables["verdicts"].items() for r, v in vs.items()
     ]  # fmt: skip
     atomic_write_text(out / "verdicts.csv", to_csv(verdict_rows))
-    cpu["tables and figures"] = time.process_time() - t
+    cpu["CSV files"] = time.process_time() - t
     run = {"notes": {c: data[c][3] for c in corpora}, "cpu": cpu,
            "wall": time.perf_counter() - started, "splits": args.splits,
            "command": command_line(args, out)}  # fmt: skip
