@@ -940,7 +940,7 @@ def readme_findings(tables: dict) -> str:
 def plot_operating(points: list[dict], corpora: list[str]) -> plt.Figure:
     """Selective accuracy against rejection rate: each baseline along its knob, GCUL's point."""
     columns = [*(m for m in ALL_REPS if select(points, representation=m)), "paper"]
-    fig, axes = plt.subplots(len(corpora), len(columns), figsize=(3.4 * len(columns), 3.1 * len(corpora) + 1.2),
+    fig, axes = plt.subplots(len(corpora), len(columns), figsize=(3.4 * len(columns), 3.1 * len(corpora) + 1.0),
                              squeeze=False)  # fmt: skip
     markers = {"msp": "o-", "selectivenet": "s-", "mahalanobis": "^-", "head_msp": "D--"}
     shades = {"msp": 1.0, "selectivenet": 0.65, "mahalanobis": 0.35, "head_msp": 1.0}
@@ -994,13 +994,24 @@ def plot_operating(points: list[dict], corpora: list[str]) -> plt.Figure:
     if select(points, method="head_msp"):
         handles.insert(3, plt.Line2D([], [], color=ink, marker="D", ls="--", ms=3,
                                      label="fine-tuned head's MSP + Chow, λ = 0.1 … 1.0"))  # fmt: skip
-    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 1 - 0.3 / fig.get_figheight()))
+    legend = fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=8, frameon=False,
+                        bbox_to_anchor=(0.5, 1 - 0.3 / fig.get_figheight()))
     fig.suptitle(_wrapped("Operating points: selective accuracy against rejection, mean over splits "
                           "or seeds (colour: the panel's representation)", fig),
                  y=1 - 0.05 / fig.get_figheight(), fontsize=10)  # fmt: skip
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.85 / fig.get_figheight()))
+    _panels_below(fig, legend)
     return fig
+
+
+def _panels_below(fig: plt.Figure, legend: Any) -> None:
+    """Lay the panels out under the title and the legend, as close as they fit (the legend's
+    drawn height decides, not a guess that leaves a gap or an overlap)."""
+    fig.canvas.draw()
+    legend.set_in_layout(False)
+    if fig._suptitle is not None:  # placed by hand above the legend
+        fig._suptitle.set_in_layout(False)
+    top = legend.get_window_extent().transformed(fig.transFigure.inverted()).y0
+    fig.tight_layout(rect=(0, 0, 1, top - 0.05 / fig.get_figheight()))
 
 
 def _wrapped(title: str, fig: plt.Figure) -> str:
@@ -1043,12 +1054,12 @@ def thin_tick_labels(fig: plt.Figure, pad_px: float = 3.0) -> list[tuple[int, st
 def plot_sweep(sweep: list[dict], corpora: list[str]) -> plt.Figure:
     """λ*_PRE (valid, paper's), λ*_CERT and λ*_EMP across PCA dimensions."""
     columns = [*(m for m in ALL_REPS if select(sweep, representation=m)), "paper"]
-    fig, axes = plt.subplots(len(corpora), len(columns), figsize=(3.4 * len(columns), 3.0 * len(corpora) + 1.2),
+    fig, axes = plt.subplots(len(corpora), len(columns), figsize=(3.4 * len(columns), 3.0 * len(corpora) + 1.0),
                              squeeze=False, sharey=True)  # fmt: skip
     styles = {
         "lambda_pre_valid": ("o-", "#0072B2", f"λ*_PRE valid ({VALID})"),
         "lambda_pre_paper": ("o--", "#56B4E9", f"λ*_PRE paper's ({PAPER_METHOD})"),
-        "lambda_cert": ("d-", "#009E73", f"λ*_CERT (δ = {DELTA})"),
+        "lambda_cert": ("d-.", "#009E73", f"λ*_CERT (δ = {DELTA})"),
         "lambda_emp": ("s-", "#D55E00", "λ*_EMP (test)"),
     }
     for i, corpus in enumerate(corpora):
@@ -1056,14 +1067,18 @@ def plot_sweep(sweep: list[dict], corpora: list[str]) -> plt.Figure:
             ax = axes[i, j]
             if column == "paper":
                 ds = sorted(PAPER_GCUL[corpus])
-                ax.plot(ds, [PAPER_GCUL[corpus][d][3] for d in ds], "o--", color="#56B4E9", ms=4)
+                ax.plot(ds, [PAPER_GCUL[corpus][d][3] for d in ds], "o--", color="#56B4E9", ms=4, zorder=4)
                 ax.plot(ds, [PAPER_GCUL[corpus][d][4] for d in ds], "s-", color="#D55E00", ms=4)
                 title = f"{PAPER} (DistilBERT 768 d)"  # its d sweep is on its fine-tuned embeddings
             else:
                 ds = sorted({r["d"] for r in select(sweep, corpus=corpus, representation=column)})
                 for c, (style, color, _) in styles.items():
                     means = [nan_mean([r[c] for r in select(sweep, corpus=corpus, representation=column, d=d)]) for d in ds]
-                    ax.plot(ds, means, style, color=color, ms=4, lw=1.2)
+                    # where curves coincide (often at 0) the broken lines are drawn over the solid
+                    # ones and the solid ones are wider, so that every one stays in sight
+                    solid = style.endswith("-") and not style.endswith(("--", "-."))
+                    ax.plot(ds, means, style, color=color, ms=5 if solid else 3.5, lw=2.0 if solid else 1.2,
+                            zorder=2 if solid else 4)  # fmt: skip
                 title = SHORT[column]
             ax.axhline(LAM, color="grey", ls=":", lw=1)
             ax.set_ylim(*SWEEP_YLIM)  # a mean λ*_EMP over splits with ρ near 0 can be far out
@@ -1079,12 +1094,12 @@ def plot_sweep(sweep: list[dict], corpora: list[str]) -> plt.Figure:
     handles = [plt.Line2D([], [], color=color, marker=style[0], ls=style[1:], ms=4, label=label)
                for style, color, label in styles.values()]  # fmt: skip
     handles.append(plt.Line2D([], [], color="grey", ls=":", label=f"λ = {LAM}"))
-    fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, 1 - 0.3 / fig.get_figheight()))
+    legend = fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=8, frameon=False,
+                        bbox_to_anchor=(0.5, 1 - 0.3 / fig.get_figheight()))
     fig.suptitle(_wrapped("λ*_PRE against λ*_EMP across PCA dimensions, mean over splits or seeds "
                           f"(y clipped to [{SWEEP_YLIM[0]}, {SWEEP_YLIM[1]}]: the tables hold every value)", fig),
                  y=1 - 0.05 / fig.get_figheight(), fontsize=10)  # fmt: skip
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.85 / fig.get_figheight()))
+    _panels_below(fig, legend)
     thin_tick_labels(fig)  # 80 and 100 (LSA), 8 and 10 (the paper's panel) collided
     return fig
 

@@ -195,15 +195,18 @@ def test_the_committed_pca_sweep_has_no_overlapping_tick_labels():
         labels = [[tick.label1 for tick in ax.xaxis.get_major_ticks()] for ax in fig.axes]
         hidden = {(i, t.get_text()) for i, row in enumerate(labels) for t in row
                   if not t.get_visible()}  # fmt: skip
-        assert {(1, "80"), (3, "10")} <= hidden, hidden  # the two collisions
-        assert len(hidden) <= 4, hidden  # and little else
+        # the collisions: 80 and 100 (LSA, panel 1); 8 and 10, 320 and 384 (the fine-tuned
+        # panels 3 and 4); 8 and 10 (the paper's 768-d sweep, panel 5)
+        assert {(1, "80"), (3, "10"), (3, "320"), (4, "10"), (4, "320"), (5, "10")} <= hidden, hidden
+        per_panel = [sum(1 for i, _ in hidden if i == k) for k in range(len(fig.axes))]
+        assert max(per_panel) <= 2, hidden  # and little else
         for row in labels:  # the largest dimension keeps its label
             assert row[-1].get_visible()
         # with every label shown again, the same figure has the old collisions
         for row in labels:
             for t in row:
                 t.set_visible(True)
-        assert {(1, "80", "100"), (3, "8", "10")} <= set(_overlaps(fig))
+        assert {(1, "80", "100"), (3, "320", "384"), (5, "8", "10")} <= set(_overlaps(fig))
     finally:
         bench.plt.close(fig)
 
@@ -369,3 +372,31 @@ def test_bad_options_are_refused_before_any_work(tmp_path, capsys, monkeypatch, 
     words = {"file": "not a folder", "under-a-file": "is a file, not a folder", "jobs": "--jobs must be at least 1",
              "no-folder": "needs --finetuned"}[problem]  # fmt: skip
     assert words in err, err
+
+
+@pytest.mark.parametrize("columns", [None, ["finetuned_valtest"]])
+def test_figures_title_fits_and_legend_swatches_are_curve_colours(columns):
+    # issue 32 item 10: a reduced run's title was clipped at both edges, and the operating-point
+    # legend's swatches were grey where every curve is coloured by its representation
+    import matplotlib.colors as mcolors
+
+    tables = bench.tables_from_csv(_BENCH / "text_emotion")
+    points, sweep = tables["points"], tables["sweep"]
+    if columns:  # one representation and one corpus: the narrow figure of a reduced run
+        points = [r for r in points if r["representation"] in columns and r["corpus"] == "carer"]
+        sweep = [r for r in sweep if r["representation"] in columns and r["corpus"] == "carer"]
+    corpora = ["carer"] if columns else list(bench.CORPORA)
+    for fig in (bench.plot_operating(points, corpora), bench.plot_sweep(sweep, corpora)):
+        try:
+            renderer = fig.canvas.get_renderer()
+            box = fig._suptitle.get_window_extent(renderer)
+            width, height = fig.canvas.get_width_height()
+            assert 0 <= box.x0 and box.x1 <= width and box.y1 <= height, (box, width)
+            # the colours of the data curves (not of the dotted reference lines, which are grey)
+            curves = {mcolors.to_hex(line.get_color()) for ax in fig.axes for line in ax.get_lines()
+                      if line.get_linestyle() != ":"}  # fmt: skip
+            for handle in fig.legends[0].legend_handles:
+                if isinstance(handle, bench.plt.Line2D) and handle.get_linestyle() not in (":", "None", ""):
+                    assert mcolors.to_hex(handle.get_color()) in curves, handle.get_label()
+        finally:
+            bench.plt.close(fig)
