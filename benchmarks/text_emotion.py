@@ -1337,7 +1337,7 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         f"λ*_PRE < {LAM}; 'certified' is λ*_CERT > {LAM}. A screen is right when it flags "
         "exactly the rows where rejection does not pay. 'Rejection per split or seed' lists "
         "GCUL's rejection in every split (stand-ins) or fine-tuning seed, which the mean ± SE "
-        "alone would hide. Where it jumps (GoEmotions (a): 3.6% in two splits, 1.0% in three), "
+        "alone would hide. Where it jumps (GoEmotions (a): 3.4–3.6% in two splits, 1.0% in three), "
         "the cause is GCUL's rule of relabelling exactly one cluster, the least pure: several "
         "clusters are nearly as impure and of very different sizes, and which one is least pure "
         "changes with the split (there, a cluster of about 1,500 training rows at purity 0.32–0.33 "
