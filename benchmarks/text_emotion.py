@@ -46,6 +46,7 @@ import csv
 import io
 import json
 import math
+import os
 import platform
 import sys
 import time
@@ -1133,8 +1134,15 @@ def read_csv(path: Path) -> list[dict]:
 
 
 # -------------------------------------------------------------------------------- the report
+def _load_note(load: list[float] | None) -> str:
+    """``" (load average 0.0 at the start, 2.0 at the end, 2 cores)"``, or nothing unknown."""
+    if not load or any(math.isnan(v) for v in load):
+        return ""
+    return f" (1-minute load average {load[0]:.1f} at the start, {load[1]:.1f} at the end, {os.cpu_count()} cores)"
+
+
 def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, splits: int,
-           command: str) -> str:  # fmt: skip
+           command: str, load: list[float] | None = None) -> str:  # fmt: skip
     rows, compare_rows, points, sweep = (tables[k] for k in ("rows", "compare", "points", "sweep"))
     verdicts = tables["verdicts"]
     corpora = [c for c in CORPORA if select(rows, corpus=c)]
@@ -1143,7 +1151,7 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "",
         f"Made by `{command}` (simulations {simulations.__version__}, Python "
         f"{platform.python_version()}, NumPy {np.__version__}, {platform.machine()}, BLAS on one "
-        f"thread). Wall time {wall:.0f} s. Per-split rows: `rows.csv`, `compare.csv`, "
+        f"thread). Wall time {wall:.0f} s{_load_note(load)}. Per-split rows: `rows.csv`, `compare.csv`, "
         "`operating_points.csv`, `pca_sweep.csv` (every table below is computed from them); "
         "figures: `operating_points.png`, `pca_sweep.png`.",
         "",
@@ -1372,7 +1380,8 @@ def redraw(out: Path) -> list[Path]:
     not the 25-minute run)."""
     tables = tables_from_csv(out)
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    text = render(out, run["notes"], tables, run["cpu"], run["wall"], run["splits"], run["command"])
+    text = render(out, run["notes"], tables, run["cpu"], run["wall"], run["splits"], run["command"],
+                  run.get("load"))  # fmt: skip
     atomic_write_text(out / "text_emotion.md", text)
     corpora = [c for c in CORPORA if select(tables["rows"], corpus=c)]
     written = save_figure(plot_operating(tables["points"], corpora), out / "operating_points.png",
@@ -1488,6 +1497,7 @@ def main(argv: list[str] | None = None) -> int:
                          f"{SEED}) to fit the time budget, representations computed on all rows")
                 data[corpus] = (texts, y, names, note)
     started = time.perf_counter()
+    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
     cpu: dict[str, float] = {}
     tasks: list[tuple] = []
     t = time.process_time()
@@ -1564,7 +1574,8 @@ def main(argv: list[str] | None = None) -> int:
     cpu["CSV files"] = time.process_time() - t
     run = {"notes": {c: data[c][3] for c in corpora}, "cpu": cpu,
            "wall": time.perf_counter() - started, "splits": args.splits,
-           "command": command_line(args, out)}  # fmt: skip
+           "command": command_line(args, out),
+           "load": [load_start, os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan]}  # fmt: skip
     atomic_write_text(out / "run.json", json.dumps(run, indent=1, ensure_ascii=False) + "\n")
     redraw(out)  # the report and figures are a function of the CSV files (and run.json) alone
     print(f"wrote {out / 'text_emotion.md'} ({run['wall']:.0f} s)", file=sys.stderr)
