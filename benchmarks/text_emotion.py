@@ -322,6 +322,18 @@ def dims_for(d: int) -> list[int]:
     return sorted({k for k in PCA_DIMS if k <= d} | {d})
 
 
+def compare_csv_rows(result, key: dict, split_list: list) -> list[dict]:
+    """``compare.csv``'s rows of one `gcul compare` result: one per rejector and split."""
+    return [
+        key
+        | {"split": i, "n_train": int(train.size), "n_test": int(test.size), "rejector": r.name,
+           "label": r.label, "operating_point": r.operating_point}
+        | {k: getattr(r, k).values[i] for k in ("coverage", "sel_risk", "difference", "aurc", "u", "u_joint")}
+        for r in result.rejectors
+        for i, (train, test) in enumerate(split_list)
+    ]  # fmt: skip
+
+
 def run_dataset(corpus: str, method: str, Z: np.ndarray, y: np.ndarray, splits: int) -> dict:
     """Every measurement of one (corpus, representation): per-split rows and CPU seconds."""
     cpu: dict[str, float] = {}
@@ -337,17 +349,7 @@ def run_dataset(corpus: str, method: str, Z: np.ndarray, y: np.ndarray, splits: 
 
         t = time.process_time()
         result = compare(Z, y, lam=LAM, splits=splits, seed=SEED, test_size=TEST_SIZE)
-        compare_rows = []
-        for r in result.rejectors:
-            for i in range(splits):
-                compare_rows.append(
-                    key
-                    | {"split": i, "n_train": int(split_list[i][0].size),
-                       "n_test": int(split_list[i][1].size), "rejector": r.name, "label": r.label,
-                       "operating_point": r.operating_point}
-                    | {k: getattr(r, k).values[i]
-                       for k in ("coverage", "sel_risk", "difference", "aurc", "u", "u_joint")}
-                )  # fmt: skip
+        compare_rows = compare_csv_rows(result, key, split_list)
         verdicts = {r.name: r.verdict for r in result.rejectors}
         cpu["(ii) gcul compare"] = time.process_time() - t
 
@@ -472,17 +474,7 @@ def run_finetuned_splits(corpus: str, seed: int, Z, y, probs, splits: int) -> di
     with single_threaded_blas():
         result = compare(Z, y, lam=LAM, splits=splits, seed=SEED, test_size=TEST_SIZE)
     split_list = stratified_splits(y, splits, TEST_SIZE, SEED)  # compare's splits (same arguments)
-    compare_rows = []
-    for r in result.rejectors:
-        for i in range(splits):
-            compare_rows.append(
-                key
-                | {"split": i, "n_train": int(split_list[i][0].size),
-                   "n_test": int(split_list[i][1].size), "rejector": r.name, "label": r.label,
-                   "operating_point": r.operating_point}
-                | {k: getattr(r, k).values[i]
-                   for k in ("coverage", "sel_risk", "difference", "aurc", "u", "u_joint")}
-            )  # fmt: skip
+    compare_rows = compare_csv_rows(result, key, split_list)
     verdicts = {r.name: r.verdict for r in result.rejectors}
     gcul = next(r for r in result.rejectors if r.name == "gcul")
     differences = []
