@@ -182,6 +182,13 @@ def text_sentence_checks(corpora: dict) -> list:
         n = len({r["seed"] for r in held})
         return cell.startswith("lower risk") and cell.endswith(f"in {n} of {n} seeds")
 
+    def msp_no_difference(m):
+        cells = [bench._verdict_cell(bench.select(compare_rows, corpus=c, representation=bench.FT_SPLITS,
+                                                  rejector="msp"))
+                 for c in bench.CORPORA]  # fmt: skip
+        return all(cell.startswith("no difference") and "lower" not in cell and "higher" not in cell
+                   for cell in cells)
+
     n_seeds = len({r["seed"] for r in rows if r["representation"] == "finetuned_valtest"})
     return [
         (r"two public corpora \(λ = (\d+(?:\.\d+)?)\)", lambda m: float(m[1]) == bench.LAM),
@@ -191,6 +198,7 @@ def text_sentence_checks(corpora: dict) -> list:
         (r"at d = (\d+) its predictor gives λ\*_PRE (\d) on GoEmotions held out", screening),
         (r"unreduced it is above (\d) on every GoEmotions row", unreduced),
         (r"better on GoEmotions in every seed", head_every_seed),
+        (r"shows no difference from GCUL in any seed", msp_no_difference),
     ]
 
 
