@@ -546,8 +546,8 @@ def estimate_geometry(
     >>> float(g.eps), g.pi.tolist(), g.eps_c.tolist()
     (0.1, [0.5, 0.5], [0.1, 0.1])
     """
-    if core not in CORES:
-        raise ValueError(f"core must be one of {', '.join(map(repr, CORES))}; got {core!r}")
+    if not isinstance(core, str) or core not in CORES:
+        raise ValueError(f"core must be one of {', '.join(map(repr, CORES))}; got {shown(core)}")
     Z_a = as_float_array(Z, "Z")
     if Z_a.ndim != 2:
         raise ValueError(f"Z must be two-dimensional (N, d); got shape {Z_a.shape}")

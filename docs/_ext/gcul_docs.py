@@ -124,6 +124,7 @@ INTERNAL: tuple[str, ...] = (
     "simulations.outputs",  # atomic writes and folder locks of reproduce
     "simulations.validation",  # argument checks
     "simulations.text.corpora",  # re-exported by simulations.text
+    "simulations.text.precomputed",  # re-exported by simulations.text
 )
 """Modules without a page: implementation that a public module re-exports or uses (fnmatch
 patterns on the dotted name)."""

@@ -34,7 +34,6 @@ from simulations.cli.loaders import (
     load_labels,
 )
 from simulations.outputs import check_writable
-from simulations.sweep.backends import SweepError
 from simulations.validation import first_line
 
 __all__ = ["add_parser", "run"]
@@ -200,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(message: str) -> None:
         print(f"gcul compare: {message}", file=sys.stderr, flush=True)
+
+    from simulations.sweep.backends import SweepError  # joblib: imported when the command runs
 
     try:
         with _sigterm_interrupts():

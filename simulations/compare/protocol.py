@@ -421,7 +421,15 @@ def _run_splits(
                 done[index] = measured
                 computed += 1
                 if store is not None:
-                    store.store(index, *split_list[index], measured)
+                    try:
+                        store.store(index, *split_list[index], measured)
+                    except OSError as error:
+                        # a checkpoint is a convenience: a full or failing disk loses it, never
+                        # the comparison; nothing more is kept from here on
+                        store = None
+                        if progress is not None:
+                            reason = error.strerror or type(error).__name__
+                            progress(f"cannot keep the finished splits ({reason}); going on without")
                 if progress is not None:
                     elapsed = time.perf_counter() - start
                     # splits per second so far; the first `workers` splits run at once, so when
