@@ -422,7 +422,8 @@ def _run_splits(
                 computed += 1
                 if store is not None:
                     try:
-                        store.store(index, *split_list[index], measured)
+                        train_rows, test_rows = split_list[index]
+                        store.store(index, train_rows, test_rows, measured)
                     except OSError as error:
                         # a checkpoint is a convenience: a full or failing disk loses it, never
                         # the comparison; nothing more is kept from here on
