@@ -14,6 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# slow tier: the module runs the whole benchmark twice on tiny corpora (stand-ins and a
+# fine-tuned folder, about 25 s of CPU) and redraws the committed figures
+pytestmark = pytest.mark.slow
+
 _BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(_BENCH))  # the script imports operating_points.py beside it
 _SPEC = importlib.util.spec_from_file_location("gcul_benchmark_text_emotion", _BENCH / "text_emotion.py")
