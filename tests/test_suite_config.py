@@ -144,7 +144,7 @@ def test_slow():
 def _tier_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
     """pytest on TIERS_PROBE under the project's own addopts and markers (pyproject.toml)."""
     import shlex
-    import tomllib
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11 (job 1); job 2's 3.10 has none
 
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     options = options["tool"]["pytest"]["ini_options"]

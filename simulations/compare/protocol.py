@@ -369,9 +369,17 @@ def _run_splits(
         if store is not None:
             problem = unwritable(store.directory)
             if problem is None:
-                lock = lock_folder(store.directory, SPLIT_LOCK, "gcul compare", shared=True)
-                if stack.enter_context(lock):  # no other run uses this folder: clean it
-                    remove_stale_temporaries(store.directory, is_split_name)
+                try:
+                    lock = lock_folder(store.directory, SPLIT_LOCK, "gcul compare", shared=True)
+                    if stack.enter_context(lock):  # no other run uses this folder: clean it
+                        remove_stale_temporaries(store.directory, is_split_name)
+                except OSError as error:  # e.g. a full disk: the lock's holder cannot be written
+                    # the checkpoint is a convenience: go on without it, never lose the run
+                    store = None
+                    if progress is not None:
+                        reason = error.strerror or type(error).__name__
+                        progress(f"cannot keep the finished splits ({reason}); going on without")
+        if store is not None:
             for index, (train, test) in enumerate(split_list):
                 cached = store.load(index, train, test)
                 if isinstance(cached, str):
