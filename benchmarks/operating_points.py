@@ -130,9 +130,14 @@ def gcul_reference(model: GCUL, split: Split) -> dict:
     }
 
 
-def operating_points(split: Split) -> dict:
-    """MSP, SelectiveNet and Mahalanobis across their knobs, GCUL's reference, on one split."""
-    model = GCUL().fit(split.X_train, split.y_train)
+def operating_points(split: Split, model: GCUL | None = None) -> dict:
+    """MSP, SelectiveNet and Mahalanobis across their knobs, GCUL's reference, on one split.
+
+    ``model`` is ``GCUL()`` fitted on the split's training rows, when the caller has it already
+    (the fit is deterministic, so passing it saves a fit and changes no number); else it is fitted
+    here."""
+    if model is None:
+        model = GCUL().fit(split.X_train, split.y_train)
     y, n = split.y_test, split.y_test.size
     context = RejectorContext(split.X_train, split.y_train, model, seed=split.seed)
     msp = get_rejector("msp").fit(context)
