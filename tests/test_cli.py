@@ -143,6 +143,7 @@ def test_feasibility_on_files(tmp_path, capsys):
     ]
 
 
+@pytest.mark.slow  # 4 s: every proof, in a subprocess
 def test_prove_exits_zero_and_prints_markdown(capsys):
     code, out, err = run(["prove", "--format", "markdown"], capsys)
     assert code == 0, err

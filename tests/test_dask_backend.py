@@ -435,6 +435,7 @@ def _reproduce_in_a_thread(tmp_path, capsys, *options, seconds=120.0):
     return code, err, time.monotonic() - start
 
 
+@pytest.mark.slow  # 4 s: waits out the scheduler's connect timeout twice
 @pytest.mark.parametrize("scheme", ["tcp://", ""])
 def test_a_listener_that_never_answers_is_one_line_after_the_timeout(
     tmp_path, capsys, monkeypatch, silent_listener, scheme

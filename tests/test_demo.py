@@ -116,6 +116,7 @@ def written(tmp_path_factory, tiny_rows):
     return out, figures
 
 
+@pytest.mark.slow  # 14 s with the module's `written` fixture: writes every demo figure as PNG and PDF
 def test_demo_writes_every_figure_as_png_and_pdf(written):
     out, figures = written
     names = [spec.name for spec in demo.FIGURES]
@@ -128,6 +129,7 @@ def test_demo_writes_every_figure_as_png_and_pdf(written):
     assert sorted(figures) == sorted(names)
 
 
+@pytest.mark.slow  # uses `written` (every demo figure written, 14 s)
 @pytest.mark.parametrize("name", [spec.name for spec in demo.FIGURES])
 def test_figure_is_readable_on_a_projector(written, name):
     fig = written[1][name]
@@ -149,6 +151,7 @@ def literal_subscripts(fig: Figure) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # uses `written` (every demo figure written, 14 s)
 @pytest.mark.parametrize("name", [spec.name for spec in demo.FIGURES])
 def test_symbols_are_typeset_not_spelled_with_underscores(written, name):
     # the old titles, labels and legends printed "λ*_EMP", "λ*_CERT", "λ*_PRE" and "ε_clean"
@@ -176,6 +179,7 @@ def test_layout_check_catches_small_and_overlapping_text():
     assert "'one' overlaps 'two'" in problems
 
 
+@pytest.mark.slow  # uses `written` (every demo figure written, 14 s)
 def test_the_capture_figure_shows_the_erratum_numbers(written):
     # 0.842 and 0.631: the union bound and (1 - p)^20 at D/sigma = 4, erratum
     # r1_rigorous.loss_cover of `gcul prove` (also in gcul_theory.PREDICTORS' guarantee text)
@@ -324,6 +328,7 @@ _UNMATCHED = {
 }
 
 
+@pytest.mark.slow  # 5 s: rasterises every demo figure to find each legend entry
 @pytest.mark.parametrize("name", [spec.name for spec in demo.FIGURES])
 def test_every_legend_entry_is_drawn_and_seen(written, name):
     import pickle

@@ -145,6 +145,7 @@ def test_clean_figures_carry_the_note_inside_the_figure(tmp_path, monkeypatch):
                 assert frame.y0 <= box.y0 and box.y1 <= frame.y1, name
 
 
+@pytest.mark.slow  # 6 s: small `gcul reproduce` runs with both pools
 def test_the_command_line_passes_the_pool_and_refuses_a_bad_one(tmp_path, capsys):
     argv = ["reproduce", "--out", str(tmp_path / "out"), "--seeds", "10", "--levels", "2"]
     assert main([*argv, "--quiet", "--jobs", "1", "--error-pool", "clean"]) == 0

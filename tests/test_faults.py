@@ -306,6 +306,7 @@ def test_a_second_run_on_the_same_folder_is_refused_naming_the_first(tmp_path, c
         first.stderr.close()
 
 
+@pytest.mark.slow  # 7 s: whole small `gcul reproduce` runs
 def test_stale_temporaries_are_removed_and_nothing_else(tmp_path, capsys):
     # The *.tmp files of a killed run were never cleaned.
     out = tmp_path / "out"
@@ -576,6 +577,7 @@ def test_a_single_noise_level_is_refused(tmp_path, capsys, computed):
     ]
 
 
+@pytest.mark.slow  # 6 s: a whole small `gcul reproduce` run
 def test_quiet_prints_nothing_on_stderr(tmp_path, capsys):
     # --quiet still printed the header.
     code, out, err = run(small(tmp_path / "out", "--jobs", "1"), capsys)
@@ -731,6 +733,7 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+@pytest.mark.slow  # 8 s: a `gcul compare` subprocess whose input is truncated mid-run
 @pytest.mark.skipif(not LINUX, reason="SIGBUS of a truncated mapped file, as on Linux")
 def test_compare_gives_its_result_when_its_npy_is_truncated_during_the_run(tmp_path):
     # truncating the memory-mapped --embeddings during `gcul compare --jobs 2`: 13/20 clean,

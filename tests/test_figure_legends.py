@@ -57,6 +57,7 @@ def _cell(n: int = 600, n_wrong: int = 100, seed: int = 0) -> CellScores:
     )
 
 
+@pytest.mark.slow  # 9 s: draws the risk-coverage figure from ten seeds
 def test_risk_coverage_shows_every_curve_where_they_coincide():
     cells = [(2.0, _cell(seed=1)), (6.0, _cell(seed=2)), (12.0, _cell(seed=3))]
     drawn = baseline_figures.plot_risk_coverage(cells, seed=16)
@@ -144,6 +145,7 @@ def _baseline_rows(levels: int = 41, seeds=(1, 2)):
     return rows
 
 
+@pytest.mark.slow  # 15 s: draws the baselines figure at two grid sizes
 @pytest.mark.parametrize("levels", [41, 9])
 def test_baselines_figure_shows_every_line_and_names_only_what_it_draws(levels):
     drawn = baseline_figures.plot_baselines(_baseline_rows(levels))
@@ -231,6 +233,7 @@ def _crowded_rows(seeds=range(10, 20)):
     return rows
 
 
+@pytest.mark.slow  # 5 s: draws and rasterises the predictors figure
 def test_predictors_violations_leave_the_curves_and_bands_uncovered():
     # issue 32: on the paper's grid 208 Type-II marks of the Gaussian panel, drawn at their
     # (σ, λ*_EMP) under the means, still hid the λ*_EMP band (and the curve between its dashes)
@@ -260,6 +263,7 @@ def test_predictors_violations_leave_the_curves_and_bands_uncovered():
     assert last.get_x() + last.get_width() <= strip.get_xlim()[1]
 
 
+@pytest.mark.slow  # 16 s: draws the predictors figure from 41 levels x 10 seeds, twice
 @pytest.mark.parametrize("extra", [True, False])
 def test_predictors_key_leaves_no_empty_slot_and_names_what_is_drawn(extra):
     rows = _crowded_rows(seeds=(10, 11, 12))

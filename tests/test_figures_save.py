@@ -98,6 +98,7 @@ def _figure(kind: str):
     return baseline_figures.plot_baselines(rows).figure
 
 
+@pytest.mark.slow  # 12 s: draws every reproduce figure and saves it twice
 @pytest.mark.parametrize("kind", ["phase_transition", "predictors", "risk_coverage", "baselines"])
 def test_png_from_one_draw_is_savefigs_png(tmp_path, kind):
     # save_figure draws a PNG once (its layout inside that draw), savefig twice (a layout pass,

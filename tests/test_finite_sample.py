@@ -127,6 +127,7 @@ def test_quadratic_moments_plug_in_is_the_geometry_of_estimate_geometry():
     assert np.all(np.abs(got.corr_mix - expected.corr_mix) <= bound["corr_mix"])
 
 
+@pytest.mark.slow  # 4 s: a Monte Carlo over Gaussian draws
 def test_unbiased_moments_are_unbiased_under_the_gaussian_model():
     # Anisotropic Gaussian errors and classes, d = 40 against 12 errors: the plug-in forms are
     # biased by tr(Sigma_mix)/n_E + tr(Sigma_c)/n_c (here about the signal). Over 4,000 samples

@@ -332,6 +332,7 @@ def test_identity_accepts_counts_rounded_to_float():
     assert abs(g.weights.sum() - 1.0) <= gamma(23)
 
 
+@pytest.mark.slow  # 5 s: a hypothesis search over geometries
 @given(
     eps_c=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=6),
     seed=st.integers(0, 2**32 - 1),

@@ -337,6 +337,7 @@ def _running(pid: int) -> bool:
     return not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
+@pytest.mark.slow  # 4 s: starts kernels and waits out a cell's time limit
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
 @pytest.mark.parametrize(
     ("last_cell", "words"),

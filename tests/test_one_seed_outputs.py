@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import io
 
+import pytest
+
 from simulations import baseline_figures, baselines
 from simulations.cli import main
 
@@ -39,6 +41,7 @@ def test_the_baselines_figure_and_table_count_one_seed_in_the_singular():
     assert "1 seed means" not in baselines.format_baselines_markdown(table)
 
 
+@pytest.mark.slow  # 5 s: a whole one-seed `gcul reproduce` run
 def test_the_reproduce_header_counts_one_seed_in_the_singular(tmp_path):
     err = io.StringIO()
     argv = ["reproduce", "--out", str(tmp_path / "out"), "--seeds", "16", "--levels", "2"]

@@ -103,6 +103,7 @@ def reproduced(tmp_path_factory):
     return out, stdout.getvalue() + stderr.getvalue()
 
 
+@pytest.mark.slow  # 6 s with the module's `reproduced` fixture: a whole `gcul reproduce` run
 def test_every_written_table_has_a_title_a_legend_and_the_papers_titles(reproduced):
     out, printed = reproduced
     assert_cites_no_label(printed, "gcul reproduce's output")
@@ -129,6 +130,7 @@ def test_every_written_table_has_a_title_a_legend_and_the_papers_titles(reproduc
     assert "“GCUL performance under varying noise levels on synthetic data (seed 16)”" in seed16
 
 
+@pytest.mark.slow  # uses `reproduced` (a whole `gcul reproduce` run, 6 s)
 def test_an_empty_band_shows_a_dash_not_zero_counts(reproduced):
     out, _ = reproduced
     rows = [line for line in (out / "baselines.md").read_text().splitlines() if "| " in line]
@@ -232,6 +234,7 @@ def _readable(text: str, fmt: str) -> str:
     return text
 
 
+@pytest.mark.slow  # 11 s over its four formats: every proof, each format
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "latex"])
 def test_gcul_prove_cites_the_papers_titles_in_every_format(fmt, capsys):
     assert main(["prove", "--format", fmt]) == 0
@@ -248,6 +251,7 @@ def test_gcul_prove_cites_the_papers_titles_in_every_format(fmt, capsys):
         assert sum(claim["reference_label"] is not None for claim in claims) == len(claims) - 1
 
 
+@pytest.mark.slow  # 9 s: every claim's derivation in four formats
 def test_every_claim_derivation_cites_the_papers_titles_in_every_format(capsys):
     import proofs
 

@@ -19,6 +19,7 @@ PACKAGES = ("gcul_theory", "proofs", "simulations")
 ALLOWED: dict[tuple[str, str, str | None], str] = {}
 
 
+@pytest.mark.slow  # 4 s: parses every module of the repository
 def test_no_module_uses_a_private_name_of_another_module():
     found = [
         u
@@ -31,6 +32,7 @@ def test_no_module_uses_a_private_name_of_another_module():
     )
 
 
+@pytest.mark.slow  # 4 s: parses every module of the repository
 def test_every_allowed_entry_is_still_needed_and_says_why():
     found = {(u.importer, u.target, u.name) for u in private_uses(project_uses(PACKAGES))}
     for key, reason in ALLOWED.items():

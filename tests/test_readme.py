@@ -170,10 +170,12 @@ def text_sentence_checks(corpora: dict) -> list:
         return int(m[1]) == bench.REDUCED and float(m[2]) == 0 and max(held) == 0.0 and min(paper) > 0.0
 
     def unreduced(m):
-        means = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_pre_paper"))
-                 for rep in bench.README_REPS + ("lsa",)]  # fmt: skip
-        valid = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_pre_valid"))
-                 for rep in bench.README_REPS + ("lsa",)]  # fmt: skip
+        # every GoEmotions representation the committed run measured ((b) LSA only when named)
+        reps = [rep for rep in bench.ALL_REPS if rep != bench.FT_SPLITS
+                and bench.select(rows, corpus="goemotions", representation=rep)]  # fmt: skip
+        assert set(bench.README_REPS) <= set(reps), reps
+        means = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_pre_paper")) for rep in reps]
+        valid = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_pre_valid")) for rep in reps]
         return float(m[1]) == 0 and min(means) > 0.0 and max(valid) < bench.LAM
 
     def head_every_seed(m):

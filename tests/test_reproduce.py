@@ -30,6 +30,7 @@ def computed(monkeypatch):
     return cells
 
 
+@pytest.mark.slow  # 5 s: a whole small `gcul reproduce` run
 def test_a_run_writes_exactly_the_outputs_list(tmp_path, capsys):
     run = reproduce(tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False)
     assert isinstance(run, Reproduction)
@@ -144,6 +145,7 @@ def test_an_interrupt_keeps_the_finished_cells(tmp_path, monkeypatch):
     assert not (tmp_path / "out" / "results.csv").exists()
 
 
+@pytest.mark.slow  # 12 s: two whole small `gcul reproduce` runs
 def test_the_default_cache_is_inside_out(tmp_path):
     run = reproduce(tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False)
     assert run.cache == tmp_path / "out" / "cache"
@@ -189,6 +191,7 @@ def test_importing_the_package_imports_no_sweep():
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.slow  # 12 s: a whole small `gcul reproduce` run
 def test_the_risk_coverage_figure_takes_the_sweeps_scores(tmp_path, monkeypatch):
     # a run that computes the table seed's cells draws their scores as the workers computed them
     # (no second fit in this process); a run served from the cache recomputes them: same bytes

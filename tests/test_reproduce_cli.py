@@ -91,6 +91,7 @@ class _RecordingParallel:
 # 1. Workers: capped at the usable cores; -1 = all of them; default all of them
 
 
+@pytest.mark.slow  # 6 s: small `gcul reproduce` runs with several --jobs
 @pytest.mark.parametrize(
     ("jobs", "workers", "notice"),
     [
@@ -144,6 +145,7 @@ def test_a_bad_row_writes_no_output_file(tmp_path, capsys, monkeypatch):
     assert list((out / "cache").glob("*.json")) == []  # a bad row is not cached either
 
 
+@pytest.mark.slow  # 11 s: two whole small `gcul reproduce` runs
 def test_tampered_cache_is_recomputed_and_reported(tmp_path, capsys, computed):
     # An edited cache file (base_acc = 0.123) went into results.csv with exit 0.
     out = tmp_path / "out"
@@ -212,6 +214,7 @@ def test_results_csv_is_byte_identical_across_jobs_and_resume(tmp_path, capsys, 
         assert "timings.csv" in manifest["files"]
 
 
+@pytest.mark.slow  # 5 s: a whole small `gcul reproduce` run
 def test_every_predictor_has_a_block_and_a_panel(tmp_path, capsys):
     # issue 7, section 3: the printed table, violations.* and predictors.* cover every predictor
     # of the registry and the certified one; the manifest lists both figures.
@@ -237,6 +240,7 @@ def test_every_predictor_has_a_block_and_a_panel(tmp_path, capsys):
 # 4. File modes
 
 
+@pytest.mark.slow  # 6 s: a whole small `gcul reproduce` run
 def test_outputs_and_cache_get_the_umask_mode(tmp_path, capsys):
     # results.csv and the cache files were created 0600 (mkstemp), the other outputs 0644.
     previous = os.umask(0o022)

@@ -7,6 +7,8 @@ import contextlib
 import io
 import re
 
+import pytest
+
 from simulations import registry
 from simulations.cli import build_parser, main
 
@@ -18,6 +20,7 @@ def _description() -> str:
     return " ".join(text.split())  # argparse wraps lines; compare the words
 
 
+@pytest.mark.slow  # 6 s: a whole small `gcul reproduce` run
 def test_the_help_names_every_file_a_run_writes(tmp_path):
     out = tmp_path / "out"
     argv = ["reproduce", "--out", str(out), "--seeds", "10", "--levels", "2", "--jobs", "1"]

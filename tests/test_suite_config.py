@@ -74,6 +74,7 @@ def run_probe(
     return done, (json.loads(record.read_text()) if record.exists() else {})
 
 
+@pytest.mark.slow  # 7 s: pytest subprocesses, with and without CI set
 def test_the_readme_command_is_derandomised_without_a_database_whether_or_not_ci_is_set(tmp_path):
     runs = [
         run_probe(tmp_path, CI=None),
@@ -164,6 +165,7 @@ def _tier_run(folder: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # 5 s: pytest subprocesses collecting both tiers
 def test_the_readme_command_runs_the_fast_tier_and_minus_m_slow_the_slow_one(tmp_path):
     # Before the tiers, `python -m pytest` ran the slow tests too (the marker only let a run
     # deselect them): 2,706 tests, 338-393 s on an idle 2-core CI machine (issue 32).

@@ -360,6 +360,7 @@ print(json.loads(cell.read_text(encoding="utf-8"))["payload"]["code"])
 """
 
 
+@pytest.mark.slow  # 6 s: sweeps over copies of the package
 def test_an_added_or_moved_module_never_reuses_cells(tmp_path) -> None:
     # The code fingerprint hashed a hard-coded list of six files of simulations/ (and the top
     # folder of gcul_theory/): a module added to simulations/, or to a subfolder of it, left the
