@@ -29,6 +29,7 @@ import simulations.sweep
 from simulations.cli import main
 from simulations.reproduce import OUT_LOCK
 from simulations.sweep import CACHE_LOCK, CELL_MAX_BYTES, run_sweep
+from simulations.sweep.processes import session_processes, wait_for_session_end
 from simulations.synthetic import SyntheticConfig
 
 REPO = Path(__file__).resolve().parents[1]
@@ -511,21 +512,6 @@ def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys
     assert (out / "results.csv").read_bytes() == (tmp_path / "serial" / "results.csv").read_bytes()
 
 
-def _session_members(session: int) -> list[str]:
-    """Live (non-zombie) processes of a session, as "pid command" strings, read from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if int(fields[3]) == session and fields[0] != "Z":
-            members.append(f"{entry.name} {command.strip()}")
-    return members
 
 
 @pytest.mark.slow
@@ -547,13 +533,10 @@ def test_workers_end_within_seconds_of_a_killed_main_process(tmp_path):
             assert proc.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline, "no cell finished in 120 s"
             time.sleep(0.05)
-        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.kill()  # SIGKILL: no handler runs, nothing is closed
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 10  # each worker checks its parent every 0.2 s
-        while _session_members(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _session_members(proc.pid) == []
+        assert wait_for_session_end(proc.pid, 10) == {}  # each worker checks its parent every 0.2 s
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # whatever survived a failed assertion
@@ -695,14 +678,11 @@ def test_compare_workers_end_within_seconds_of_a_killed_command(tmp_path):
             assert proc.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline, "no split finished in 120 s"
             time.sleep(0.05)
-        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         assert list(shared.iterdir())  # the embeddings, shared with the workers
         proc.kill()  # SIGKILL: no handler runs, nothing is closed
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 10  # each worker checks its parent every 0.2 s
-        while _session_members(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _session_members(proc.pid) == []
+        assert wait_for_session_end(proc.pid, 10) == {}  # each worker checks its parent every 0.2 s
         deadline = time.monotonic() + 5  # the resource tracker removes the folder as it ends
         while list(shared.iterdir()) and time.monotonic() < deadline:
             time.sleep(0.1)

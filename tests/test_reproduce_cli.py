@@ -22,6 +22,7 @@ import gcul_theory
 import simulations.sweep
 from simulations.cli import build_parser, main, parse_seeds
 from simulations.results import ROW_COLUMNS, TIMING_COLUMNS
+from simulations.sweep.processes import session_processes, wait_for_session_end
 
 REPO = Path(__file__).resolve().parents[1]
 OUTPUTS = (
@@ -433,22 +434,6 @@ def test_every_reproduce_option_has_a_help_text(capsys):
 # 3. SIGTERM terminates the worker pool: no orphan process
 
 
-def _session_members(session: int) -> list[str]:
-    """Live (non-zombie) processes of a session, as "pid command" strings, read from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
-        state, session_id = fields[0], int(fields[3])
-        if session_id == session and state != "Z":
-            members.append(f"{entry.name} {command.strip()}")
-    return members
 
 
 @pytest.mark.slow
@@ -468,15 +453,10 @@ def test_sigterm_leaves_no_worker_behind(tmp_path):
             assert proc.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline, "no cell finished in 120 s"
             time.sleep(0.05)
-        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
-        survivors = _session_members(proc.pid)
-        deadline = time.monotonic() + 5
-        while survivors and time.monotonic() < deadline:
-            time.sleep(0.1)
-            survivors = _session_members(proc.pid)
-        assert survivors == []
+        assert wait_for_session_end(proc.pid, 5) == {}
         assert code == 128 + signal.SIGTERM
         err = (tmp_path / "stderr").read_text()
         assert err.splitlines()[-1] == (
