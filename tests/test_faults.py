@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _cli import OUTPUTS, run, small
 
 import simulations.sweep
 from simulations.cli import main
@@ -35,62 +36,13 @@ from simulations.synthetic import SyntheticConfig
 REPO = Path(__file__).resolve().parents[1]
 LINUX = Path("/proc/self/task").is_dir()
 TINY = SyntheticConfig(n_per_class=200, n_confusion=200)
-OUTPUTS = (
-    "results.csv",
-    "timings.csv",
-    "violations.csv",
-    "violations.md",
-    "violations.tex",
-    "seed10.csv",
-    "seed10.md",
-    "seed10.tex",
-    "phase_transition.png",
-    "phase_transition.pdf",
-    "predictors.png",
-    "predictors.pdf",
-    "baselines.csv",
-    "baselines.md",
-    "baselines.tex",
-    "baselines.png",
-    "baselines.pdf",
-    "risk_coverage.png",
-    "risk_coverage.pdf",
-    "manifest.json",
-)
 SAME_EVERY_RUN = tuple(name for name in OUTPUTS if name not in ("timings.csv", "manifest.json"))
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def small(out, *extra, seeds="10"):
-    return ["reproduce", "--out", str(out), "--seeds", seeds, "--levels", "2", "--quiet", *extra]
 
 
 def environment() -> dict[str, str]:
     """A child process imports this worktree, writes no bytecode."""
     path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     return dict(os.environ, PYTHONPATH=path, PYTHONDONTWRITEBYTECODE="1")
-
-
-@pytest.fixture
-def computed(monkeypatch):
-    """Record every cell the sweep computes in this process (``--jobs 1``)."""
-    cells: list[tuple[int, float]] = []
-    real = simulations.sweep.cell.compute_row
-
-    def counting(seed, noise, config, **kwargs):
-        cells.append((seed, noise))
-        return real(seed, noise, config, **kwargs)
-
-    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
-    return cells
 
 
 def manifest_mismatches(out: Path) -> list[str]:
