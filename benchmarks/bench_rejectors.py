@@ -33,7 +33,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from simulations.gcul import GCUL
-from simulations.rejectors import REJECTORS, RejectorContext
+from simulations.rejectors import REJECTORS
+from simulations.rejectors.evaluate import coverage_context
 from simulations.rejectors.knn import FittedKNN
 from simulations.sweep import run_cell
 from simulations.synthetic import make_dataset, mixture
@@ -43,14 +44,8 @@ def _context(seed: int, noise: float):
     data = make_dataset(seed, noise)
     with threadpool_limits(1):
         model = GCUL().fit(data.X_train, data.y_train)
-    coverage = float(np.mean(model.predict(data.X_test) != model.n_classes_))
-    context = RejectorContext(
-        data.X_train,
-        data.y_train,
-        model,
-        seed=np.random.SeedSequence([seed, 0]),
-        target_coverage=max(coverage, 1.0 / data.y_test.size),
-        mixture=mixture(seed, noise),
+    context = coverage_context(
+        data, model, seed=np.random.SeedSequence([seed, 0]), mixture=mixture(seed, noise)
     )
     return data, context
 

@@ -55,7 +55,6 @@ checkout (``PYTHONPATH=$PWD python benchmarks/bench_sweep.py``); scikit-learn is
 from __future__ import annotations
 
 import json
-import logging
 import os
 import statistics
 import subprocess
@@ -73,6 +72,7 @@ from simulations.cli import parse_seeds  # noqa: E402
 from simulations.cli.common import Parser  # noqa: E402
 from simulations.report import format_violations_text, violation_table  # noqa: E402
 from simulations.sweep import run_cell, run_sweep  # noqa: E402
+from simulations.sweep.backends import local_cluster  # noqa: E402
 from simulations.synthetic import noise_levels  # noqa: E402
 
 PARTS = ("certified", "gaussian_exact")  # the keys of run_cell's profile
@@ -130,17 +130,10 @@ def timed_reproduce(levels: int, seeds: str) -> tuple[float, float]:
 
 def start_cluster(n_workers: int):
     """A quiet dask ``LocalCluster`` of single-threaded worker processes, its client and start-up."""
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     start = time.perf_counter()
-    cluster = LocalCluster(
-        n_workers=n_workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": ":0"},
-        silence_logs=logging.CRITICAL,
-    )
+    cluster = local_cluster(n_workers)  # the dask backend's own LocalCluster
     client = Client(cluster, set_as_default=False)
     client.wait_for_workers(n_workers)
     return cluster, client, time.perf_counter() - start

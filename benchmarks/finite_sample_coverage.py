@@ -35,7 +35,12 @@ import time
 import numpy as np
 from scipy import stats
 
-from gcul_theory import finite_sample_lambda
+from gcul_theory._attractor_model import (
+    attractor_std,
+    captured,
+    population_centres,
+    replications,
+)
 
 # name: (d, C, gap, n_core, n_att, anisotropy scale, delta, n_boot, replications)
 SCENARIOS = {
@@ -51,50 +56,18 @@ SCENARIOS = {
 }
 
 
-def draw(rng, d, C, gap, n_core, n_att, scale):
-    cores = np.zeros((C, d))
-    cores[np.arange(C), np.arange(C)] = gap
-    std = np.ones(d)
-    std[:C] = scale
-    Z = np.vstack(
-        [rng.normal(0, 1, (n_core, d)) + cores[c] for c in range(C)]
-        + [rng.normal(0, 1, (n_att, d)) * std]
-    )
-    y = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
-    y_pred = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
-    return Z, y, y_pred, cores, std
-
-
-def captured(points, centres):
-    scores = -2.0 * points @ centres.T + np.sum(centres * centres, axis=1)[None, :]
-    return np.argmin(scores, axis=1) == 0
-
-
 def run(name, reps=None, seed=2026):
     d, C, gap, n_core, n_att, scale, delta, n_boot, default_reps = SCENARIOS[name]
     reps = reps or default_reps
     rng = np.random.default_rng(np.random.SeedSequence([seed, len(name), d, C]))
-    n_chance = n_att / C  # expected chance-correct attractor samples
-    centres = np.vstack(
-        [np.zeros(d), np.zeros((C, d)) + np.eye(C, d) * gap * n_core / (n_core + n_chance / C)]
-    )
-    std = np.ones(d)
-    std[:C] = scale
+    centres = population_centres(d, C, gap, n_core, n_att)
+    std = attractor_std(d, C, scale)
     truth = float(
         np.mean([captured(rng.normal(0, 1, (10_000, d)) * std, centres).mean() for _ in range(10)])
     )  # E[r1] from 100,000 draws (standard error below 0.0016)
     fails = f1 = f2 = 0
     lowers = []
-    for _ in range(reps):
-        Z, y, y_pred, cores, std = draw(rng, d, C, gap, n_core, n_att, scale)
-        b = finite_sample_lambda(Z, y, y_pred, delta=delta, n_boot=n_boot, rng=rng)
-        cap = captured(rng.normal(0, 1, (b.n_errors, d)) * std, centres).mean()
-        k = rng.binomial(b.n_correct, n_chance / (C * n_core + n_chance))
-        labels = rng.integers(0, C, b.n_correct - k)
-        correct = np.vstack(
-            [rng.normal(0, 1, (k, d)) * std, rng.normal(0, 1, (b.n_correct - k, d)) + cores[labels]]
-        )
-        con = captured(correct, centres).mean()
+    for b, cap, con in replications(rng, reps, d, C, gap, n_core, n_att, scale, delta, n_boot):
         a, c = cap < b.r1_lower, con > b.r2_upper
         f1 += a
         f2 += c

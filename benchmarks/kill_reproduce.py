@@ -49,6 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simulations.sweep.processes import wait_for_session_end
+
 GRID = ["--seeds", "10-11", "--levels", "9"]
 VOLATILE = {"timings.csv", "manifest.json"}  # wall times: differ between any two runs
 SAME = ("results.csv", "violations.csv", "phase_transition.png", "predictors.pdf")  # a sample
@@ -74,21 +76,6 @@ def run(out: Path, *options: str) -> float:
         gcul(out, *options), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     return time.perf_counter() - start
-
-
-def session_members(session: int) -> list[int]:
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2 :].split()
-        if int(fields[3]) == session and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
 
 
 def pdf_is_whole(data: bytes) -> bool:
@@ -230,10 +217,8 @@ def main() -> int:
             os.kill(proc.pid, signal.SIGKILL)
         code = proc.wait()
         start = time.monotonic()
-        while session_members(proc.pid) and time.monotonic() - start < 10:
-            time.sleep(0.05)
+        left = wait_for_session_end(proc.pid, 10, poll=0.05)
         gone_after = time.monotonic() - start
-        left = session_members(proc.pid)
         for pid in left:  # report, then clean up what we started
             os.kill(pid, signal.SIGKILL)
         time.sleep(0.2)  # loky's resource tracker removes the semaphores of the dead

@@ -36,6 +36,7 @@ from simulations.figures import (
     coinciding_curves,
     rejector_line_kwargs,
 )
+from simulations.figures.style import mark_coverage, mark_operating_point
 from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import CellScores, score_cell
 from simulations.synthetic import SyntheticConfig, make_dataset
@@ -173,24 +174,8 @@ def plot_risk_coverage(cells: Sequence[tuple[float, CellScores]], *, seed: int) 
         m = cell.n_accept
         if m:
             risk = float(np.count_nonzero(cell.wrong["gcul"] & cell.gcul_accept) / m)
-            (point,) = ax.plot(
-                [m / n],
-                [risk],
-                marker="o",
-                markersize=8,
-                markerfacecolor="none",
-                markeredgecolor="black",
-                markeredgewidth=1.4,
-                linestyle="none",
-                zorder=5,
-                clip_on=False,
-                label="GCUL's accept set",
-            )
-            handles["point"] = point
-            handles["coverage"] = ax.axvline(
-                m / n, color="0.35", linewidth=0.8, linestyle=":", zorder=1.2,
-                label="GCUL's coverage",
-            )  # fmt: skip
+            handles["point"] = mark_operating_point(ax, m / n, risk, "GCUL's accept set")
+            handles["coverage"] = mark_coverage(ax, m / n)
         ax.set_xlim(0.0, 1.0)
         high = min(1.0, 1.08 * top) if top > 0 else 1.0
         ax.set_ylim(-0.03 * high, high)  # a curve at zero risk stays above the x-axis

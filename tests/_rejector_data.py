@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from simulations.gcul import GCUL
-from simulations.rejectors import RejectorContext
+from simulations.rejectors.evaluate import coverage_context
 from simulations.synthetic import SyntheticConfig, make_dataset, mixture
 
 PAPER = SyntheticConfig()
@@ -19,13 +19,10 @@ def cell(seed: int, noise: float, config: SyntheticConfig = PAPER):
     """``(data, model, context)`` of one cell; the context targets GCUL's test coverage."""
     data = make_dataset(seed, noise, config)
     model = GCUL().fit(data.X_train, data.y_train)
-    coverage = float(np.mean(model.predict(data.X_test) != model.n_classes_))
-    context = RejectorContext(
-        data.X_train,
-        data.y_train,
+    context = coverage_context(
+        data,
         model,
         seed=np.random.SeedSequence([seed, int(round(noise * 10))]),
-        target_coverage=max(coverage, 1.0 / data.y_test.size),
         mixture=mixture(seed, noise, config),
     )
     return data, model, context

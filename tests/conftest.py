@@ -1,4 +1,4 @@
-"""Shared pytest configuration: hypothesis profiles and a matplotlib fixture.
+"""Shared pytest configuration: hypothesis profiles and the fixtures several modules use.
 
 ``python -m pytest`` (the README's test command) gives one verdict for one checkout: hypothesis
 runs **derandomised and without an example database**, whether or not ``CI`` is set, so every
@@ -118,3 +118,38 @@ def pyplot():
 
     yield plt
     plt.close("all")
+
+
+@pytest.fixture
+def computed(monkeypatch):
+    """Record every cell the sweep computes in this process (``n_jobs=1``): ``[(seed, σ)]``."""
+    import simulations.sweep
+
+    cells: list[tuple[int, float]] = []
+    real = simulations.sweep.cell.compute_row
+
+    def counting(seed, noise, config, **kwargs):
+        cells.append((seed, noise))
+        return real(seed, noise, config, **kwargs)
+
+    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
+    return cells
+
+
+@pytest.fixture
+def pool_sizes(monkeypatch):
+    """Replace the sweep's ``joblib.Parallel`` by one that runs the tasks in this process and
+    records the ``n_jobs`` of every pool the sweep asks for: the list, in order."""
+    import simulations.sweep
+
+    sizes: list[int] = []
+
+    class RecordingParallel:
+        def __init__(self, n_jobs, **kwargs):
+            sizes.append(n_jobs)
+
+        def __call__(self, tasks):
+            return (function(*args, **kwargs) for function, args, kwargs in tasks)
+
+    monkeypatch.setattr(simulations.sweep.backends, "Parallel", RecordingParallel)
+    return sizes

@@ -9,17 +9,9 @@ import sys
 
 import numpy as np
 import pytest
+from _cli import run
 
-from simulations.cli import main, parse_seeds
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse exits for usage errors and --help
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+from simulations.cli import parse_seeds
 
 
 @pytest.mark.parametrize(

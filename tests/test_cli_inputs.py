@@ -16,21 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import run
 
 import simulations
 from simulations import cli
-from simulations.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse leaves through SystemExit for --help and --version
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def good_data():

@@ -30,6 +30,7 @@ import simulations.sweep as sweep
 from simulations.cli import main
 from simulations.results import write_csv
 from simulations.sweep import run_sweep
+from simulations.sweep.processes import session_processes, wait_for_session_end
 from simulations.synthetic import SyntheticConfig
 
 REPO = Path(__file__).resolve().parents[1]
@@ -229,6 +230,36 @@ def _reproduce(tmp_path, capsys, *options):
     return code, err
 
 
+def test_local_cluster_is_quiet_single_threaded_and_the_backends_own(monkeypatch) -> None:
+    # The dask backend and benchmarks/bench_sweep.py each built this LocalCluster with its own
+    # copy of the settings; both now call sweep.backends.local_cluster.
+    made = []
+
+    class FakeDistributed:
+        @staticmethod
+        def LocalCluster(**kwargs):  # noqa: N802 (dask's name)
+            made.append(kwargs)
+            raise RuntimeError("not started here")
+
+    monkeypatch.setattr(sweep.backends, "_import_distributed", lambda: FakeDistributed)
+    with pytest.raises(RuntimeError, match="not started here"):
+        sweep.backends.local_cluster(3)
+    assert made == [
+        dict(
+            n_workers=3,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
+            silence_logs=logging.CRITICAL,
+        )
+    ]
+    # run_sweep's cluster is that one: its failure to start is the sweep's one-line error
+    with pytest.raises(sweep.SweepError, match=r"LocalCluster of 2 worker\(s\) did not start"):
+        run_sweep(GRID, SEEDS, n_jobs=2, config=TINY, progress=False, backend="dask")
+    assert [kwargs["n_workers"] for kwargs in made] == [3, 2]
+
+
 def test_scheduler_without_the_dask_backend_is_refused(tmp_path, capsys) -> None:
     code, err = _reproduce(tmp_path, capsys, "--scheduler", "tcp://127.0.0.1:8786")
     assert code == 2
@@ -329,13 +360,10 @@ def test_sigterm_closes_the_local_cluster(tmp_path) -> None:
             assert proc.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline, "no cell finished in 120 s"
             time.sleep(0.05)
-        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
-        deadline = time.monotonic() + 10
-        while _session_members(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _session_members(proc.pid) == []
+        assert wait_for_session_end(proc.pid, 10) == {}
         err = (tmp_path / "stderr").read_text()
         assert code == 128 + signal.SIGTERM, err
         assert err.splitlines()[-1] == (
@@ -351,21 +379,6 @@ def test_sigterm_closes_the_local_cluster(tmp_path) -> None:
         proc.wait(timeout=10)
 
 
-def _session_members(session: int) -> list[str]:
-    """Live (non-zombie) processes of a session, as "pid command" strings, read from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if int(fields[3]) == session and fields[0] != "Z":
-            members.append(f"{entry.name} {command.strip()}")
-    return members
 
 
 # ---------------------------------------------------------------------------------------------

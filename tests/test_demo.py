@@ -12,6 +12,7 @@ import sys
 import _demo_data
 import numpy as np
 import pytest
+from _cli import run
 from _tolerances import gamma
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -20,15 +21,6 @@ from matplotlib.text import Text
 
 from simulations import demo
 from simulations.cli import main
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse exits for usage errors
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def png_size(path):

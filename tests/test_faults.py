@@ -24,72 +24,25 @@ import time
 from pathlib import Path
 
 import pytest
+from _cli import OUTPUTS, run, small
 
 import simulations.sweep
 from simulations.cli import main
 from simulations.reproduce import OUT_LOCK
 from simulations.sweep import CACHE_LOCK, CELL_MAX_BYTES, run_sweep
+from simulations.sweep.processes import session_processes, wait_for_session_end
 from simulations.synthetic import SyntheticConfig
 
 REPO = Path(__file__).resolve().parents[1]
 LINUX = Path("/proc/self/task").is_dir()
 TINY = SyntheticConfig(n_per_class=200, n_confusion=200)
-OUTPUTS = (
-    "results.csv",
-    "timings.csv",
-    "violations.csv",
-    "violations.md",
-    "violations.tex",
-    "seed10.csv",
-    "seed10.md",
-    "seed10.tex",
-    "phase_transition.png",
-    "phase_transition.pdf",
-    "predictors.png",
-    "predictors.pdf",
-    "baselines.csv",
-    "baselines.md",
-    "baselines.tex",
-    "baselines.png",
-    "baselines.pdf",
-    "risk_coverage.png",
-    "risk_coverage.pdf",
-    "manifest.json",
-)
 SAME_EVERY_RUN = tuple(name for name in OUTPUTS if name not in ("timings.csv", "manifest.json"))
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def small(out, *extra, seeds="10"):
-    return ["reproduce", "--out", str(out), "--seeds", seeds, "--levels", "2", "--quiet", *extra]
 
 
 def environment() -> dict[str, str]:
     """A child process imports this worktree, writes no bytecode."""
     path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     return dict(os.environ, PYTHONPATH=path, PYTHONDONTWRITEBYTECODE="1")
-
-
-@pytest.fixture
-def computed(monkeypatch):
-    """Record every cell the sweep computes in this process (``--jobs 1``)."""
-    cells: list[tuple[int, float]] = []
-    real = simulations.sweep.cell.compute_row
-
-    def counting(seed, noise, config, **kwargs):
-        cells.append((seed, noise))
-        return real(seed, noise, config, **kwargs)
-
-    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
-    return cells
 
 
 def manifest_mismatches(out: Path) -> list[str]:
@@ -512,21 +465,6 @@ def test_a_killed_loky_worker_is_one_line_and_the_rerun_resumes(tmp_path, capsys
     assert (out / "results.csv").read_bytes() == (tmp_path / "serial" / "results.csv").read_bytes()
 
 
-def _session_members(session: int) -> list[str]:
-    """Live (non-zombie) processes of a session, as "pid command" strings, read from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if int(fields[3]) == session and fields[0] != "Z":
-            members.append(f"{entry.name} {command.strip()}")
-    return members
 
 
 @pytest.mark.slow
@@ -548,13 +486,10 @@ def test_workers_end_within_seconds_of_a_killed_main_process(tmp_path):
             assert proc.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline, "no cell finished in 120 s"
             time.sleep(0.05)
-        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.kill()  # SIGKILL: no handler runs, nothing is closed
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 10  # each worker checks its parent every 0.2 s
-        while _session_members(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _session_members(proc.pid) == []
+        assert wait_for_session_end(proc.pid, 10) == {}  # each worker checks its parent every 0.2 s
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # whatever survived a failed assertion
@@ -697,14 +632,11 @@ def test_compare_workers_end_within_seconds_of_a_killed_command(tmp_path):
             assert proc.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline, "no split finished in 120 s"
             time.sleep(0.05)
-        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         assert list(shared.iterdir())  # the embeddings, shared with the workers
         proc.kill()  # SIGKILL: no handler runs, nothing is closed
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 10  # each worker checks its parent every 0.2 s
-        while _session_members(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _session_members(proc.pid) == []
+        assert wait_for_session_end(proc.pid, 10) == {}  # each worker checks its parent every 0.2 s
         deadline = time.monotonic() + 5  # the resource tracker removes the folder as it ends
         while list(shared.iterdir()) and time.monotonic() < deadline:
             time.sleep(0.1)

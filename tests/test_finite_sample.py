@@ -1,11 +1,11 @@
 """finite_sample_lambda where it is offered: high dimension, few errors, rates near 0 and 1.
 
 The training samples are drawn exactly from the single-attractor model the function assumes
-(class cores N(gap e_c, I), an attractor N(0, Σ) with uniform labels and predictions), as in
-``benchmarks/finite_sample_coverage.py``. A replication violates the promise when a fresh pool of
-``n_errors`` errors has a capture fraction below ``r1_lower`` (in the Voronoi cell of the
-population centres) or a fresh set of ``n_correct`` correct samples a contamination fraction above
-``r2_upper``. If the promise holds, the number of violations in ``reps`` replications is at most
+(class cores N(gap e_c, I), an attractor N(0, Σ) with uniform labels and predictions) by
+``gcul_theory._attractor_model``, which ``benchmarks/finite_sample_coverage.py`` uses too. A
+replication violates the promise when a fresh pool of ``n_errors`` errors has a capture fraction
+below ``r1_lower`` (in the Voronoi cell of the population centres) or a fresh set of
+``n_correct`` correct samples a contamination fraction above ``r2_upper``. If the promise holds, the number of violations in ``reps`` replications is at most
 Binomial(reps, δ), and every count limit below is the smallest k with P(Binomial(reps, δ) >= k)
 < ALPHA = 1e-9 (``tests/_tolerances.py``), so each test fails by chance with probability below
 1e-9. Monte Carlo checks of this module: 5 coverage counts (one slow), 1 test of unbiasedness
@@ -28,6 +28,7 @@ from _tolerances import (
 from scipy.stats import binom
 
 from gcul_theory import estimate_geometry, finite_sample_lambda, hoeffding_deviation
+from gcul_theory._attractor_model import draw_single_attractor, replications
 from gcul_theory._moments import covariance_traces, geometry_from_moments, quadratic_moments
 
 
@@ -35,48 +36,14 @@ def binomial_limit(reps: int, delta: float, false_failure: float = ALPHA) -> int
     return next(k for k in range(reps + 2) if binom.sf(k - 1, reps, delta) < false_failure)
 
 
-def draw(rng, d, C, gap, n_core, n_att, scale=1.0):
-    """Cores N(gap e_c, I) (labelled and predicted c), attractor N(0, diag(std²)); std = scale on
-    the class directions e_1..e_C and 1 elsewhere."""
-    std = np.ones(d)
-    std[:C] = scale
-    cores = gap * np.eye(C, d)
-    Z = np.vstack(
-        [rng.normal(0, 1, (n_core, d)) + cores[c] for c in range(C)]
-        + [rng.normal(0, 1, (n_att, d)) * std]
-    )
-    y = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
-    y_pred = np.r_[np.repeat(np.arange(C), n_core), rng.integers(0, C, n_att)]
-    return Z, y, y_pred, cores, std
-
-
-def captured(points, centres):
-    scores = -2.0 * points @ centres.T + np.sum(centres * centres, axis=1)[None, :]
-    return np.argmin(scores, axis=1) == 0
-
-
 def violations(seed, reps, d, C, gap, n_core, n_att, scale, delta):
+    """``(violating replications, mean r1_lower)`` of ``reps`` replications of the model."""
     rng = np.random.default_rng(seed)
-    n_chance = n_att / C  # expected chance-correct attractor samples
-    # The population centres: 0 and each core pulled to 0 by its n_att / C² chance-correct ones.
-    centres = np.vstack([np.zeros(d), gap * np.eye(C, d) * n_core / (n_core + n_chance / C)])
     count, lowers = 0, []
-    for _ in range(reps):
-        Z, y, y_pred, cores, std = draw(rng, d, C, gap, n_core, n_att, scale)
-        bound = finite_sample_lambda(Z, y, y_pred, delta=delta, n_boot=20, rng=rng)
-        fresh = rng.normal(0, 1, (bound.n_errors, d)) * std
-        k = rng.binomial(bound.n_correct, n_chance / (C * n_core + n_chance))
-        labels = rng.integers(0, C, bound.n_correct - k)
-        correct = np.vstack(
-            [
-                rng.normal(0, 1, (k, d)) * std,
-                rng.normal(0, 1, (bound.n_correct - k, d)) + cores[labels],
-            ]
-        )
-        count += bool(
-            captured(fresh, centres).mean() < bound.r1_lower
-            or captured(correct, centres).mean() > bound.r2_upper
-        )
+    for bound, capture, contamination in replications(
+        rng, reps, d, C, gap, n_core, n_att, scale, delta, n_boot=20
+    ):
+        count += bool(capture < bound.r1_lower or contamination > bound.r2_upper)
         lowers.append(bound.r1_lower)
     return count, float(np.mean(lowers))
 
@@ -168,7 +135,7 @@ def test_unbiased_moments_are_unbiased_under_the_gaussian_model():
 
 def test_fewer_than_four_errors_give_the_vacuous_bound():
     rng = np.random.default_rng(2)
-    Z, y, y_pred, _, _ = draw(rng, 5, 2, 4.0, 30, 0, 1.0)
+    Z, y, y_pred, _, _ = draw_single_attractor(rng, 5, 2, 4.0, 30, 0, 1.0)
     y_pred[:3] = 1 - y_pred[:3]  # three errors
     bound = finite_sample_lambda(Z, y, y_pred)
     assert (bound.lambda_pre, bound.r1_lower, bound.r2_upper) == (0.0, 0.0, 1.0)
@@ -177,7 +144,7 @@ def test_fewer_than_four_errors_give_the_vacuous_bound():
 
 def _issue_example(seed):
     rng = np.random.default_rng(seed)
-    Z, y, y_pred, _, _ = draw(rng, 1000, 2, 3.0, 300, 300)
+    Z, y, y_pred, _, _ = draw_single_attractor(rng, 1000, 2, 3.0, 300, 300)
     return finite_sample_lambda(Z, y, y_pred, method="gaussian_exact", delta=0.2, n_boot=20)
 
 

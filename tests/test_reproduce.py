@@ -16,20 +16,6 @@ from simulations.reproduce import OUTPUTS, Interrupted, Reproduction, output_nam
 from simulations.results import read_csv
 
 
-@pytest.fixture
-def computed(monkeypatch):
-    """Record every cell the sweep computes in this process (``n_jobs=1``)."""
-    cells: list[tuple[int, float]] = []
-    real = simulations.sweep.cell.compute_row
-
-    def counting(seed, noise, config, **kwargs):
-        cells.append((seed, noise))
-        return real(seed, noise, config, **kwargs)
-
-    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
-    return cells
-
-
 @pytest.mark.slow  # 5 s: a whole small `gcul reproduce` run
 def test_a_run_writes_exactly_the_outputs_list(tmp_path, capsys):
     run = reproduce(tmp_path / "out", seeds=[10], levels=2, n_jobs=1, progress=False)

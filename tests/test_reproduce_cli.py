@@ -17,74 +17,15 @@ import time
 from pathlib import Path
 
 import pytest
+from _cli import OUTPUTS, run, small
 
 import gcul_theory
 import simulations.sweep
-from simulations.cli import build_parser, main, parse_seeds
+from simulations.cli import build_parser, parse_seeds
 from simulations.results import ROW_COLUMNS, TIMING_COLUMNS
+from simulations.sweep.processes import session_processes, wait_for_session_end
 
 REPO = Path(__file__).resolve().parents[1]
-OUTPUTS = (
-    "results.csv",
-    "timings.csv",
-    "violations.csv",
-    "violations.md",
-    "violations.tex",
-    "seed10.csv",
-    "seed10.md",
-    "seed10.tex",
-    "phase_transition.png",
-    "phase_transition.pdf",
-    "predictors.png",
-    "predictors.pdf",
-    "baselines.csv",
-    "baselines.md",
-    "baselines.tex",
-    "baselines.png",
-    "baselines.pdf",
-    "risk_coverage.png",
-    "risk_coverage.pdf",
-    "manifest.json",
-)
-
-
-def run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse exits for usage errors and --help
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def small(out, *extra, seeds="10"):
-    return ["reproduce", "--out", str(out), "--seeds", seeds, "--levels", "2", "--quiet", *extra]
-
-
-@pytest.fixture
-def computed(monkeypatch):
-    """Record every cell the sweep computes in this process (``--jobs 1``)."""
-    cells: list[tuple[int, float]] = []
-    real = simulations.sweep.cell.compute_row
-
-    def counting(seed, noise, config, **kwargs):
-        cells.append((seed, noise))
-        return real(seed, noise, config, **kwargs)
-
-    monkeypatch.setattr(simulations.sweep.cell, "compute_row", counting)
-    return cells
-
-
-class _RecordingParallel:
-    """Stands in for joblib.Parallel: records n_jobs, runs the tasks in this process."""
-
-    n_jobs: list = []
-
-    def __init__(self, n_jobs, **kwargs):
-        type(self).n_jobs.append(n_jobs)
-
-    def __call__(self, tasks):
-        return (function(*args, **kwargs) for function, args, kwargs in tasks)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,15 +44,15 @@ class _RecordingParallel:
         pytest.param([], 3, None, marks=pytest.mark.slow),
     ],
 )
-def test_jobs_are_capped_at_the_usable_cores(tmp_path, capsys, monkeypatch, jobs, workers, notice):
+def test_jobs_are_capped_at_the_usable_cores(
+    tmp_path, capsys, monkeypatch, pool_sizes, jobs, workers, notice
+):
     # `--jobs 999` on a 2-core machine started ~975 worker processes and exhausted memory.
     monkeypatch.setattr(simulations.sweep.backends, "usable_cores", lambda: 3)
-    monkeypatch.setattr(simulations.sweep.backends, "Parallel", _RecordingParallel)
-    _RecordingParallel.n_jobs = []
     argv = [arg for arg in small(tmp_path / "out", *jobs, seeds="10-11") if arg != "--quiet"]
     code, out, err = run(argv, capsys)
     assert code == 0, err
-    assert _RecordingParallel.n_jobs == [workers]
+    assert pool_sizes == [workers]
     lines = [line for line in err.splitlines() if not line.startswith("sweep: ")]  # progress
     assert lines[-1].startswith("gcul reproduce: 2 seeds x 2 noise levels = 4 cells, 4 to ")
     assert f"with {workers} job(s)" in lines[-1]
@@ -437,22 +378,6 @@ def test_every_reproduce_option_has_a_help_text(capsys):
 # 3. SIGTERM terminates the worker pool: no orphan process
 
 
-def _session_members(session: int) -> list[str]:
-    """Live (non-zombie) processes of a session, as "pid command" strings, read from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:  # the process ended while we looked
-            continue
-        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
-        state, session_id = fields[0], int(fields[3])
-        if session_id == session and state != "Z":
-            members.append(f"{entry.name} {command.strip()}")
-    return members
 
 
 @pytest.mark.slow
@@ -472,15 +397,10 @@ def test_sigterm_leaves_no_worker_behind(tmp_path):
             assert proc.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline, "no cell finished in 120 s"
             time.sleep(0.05)
-        assert len(_session_members(proc.pid)) >= 3  # the command and its two workers at least
+        assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
-        survivors = _session_members(proc.pid)
-        deadline = time.monotonic() + 5
-        while survivors and time.monotonic() < deadline:
-            time.sleep(0.1)
-            survivors = _session_members(proc.pid)
-        assert survivors == []
+        assert wait_for_session_end(proc.pid, 5) == {}
         assert code == 128 + signal.SIGTERM
         err = (tmp_path / "stderr").read_text()
         assert err.splitlines()[-1] == (

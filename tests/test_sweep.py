@@ -534,18 +534,6 @@ def _reseal(document):
     return document
 
 
-class _RecordingParallel:
-    """Stands in for joblib.Parallel: records n_jobs, runs the tasks in this process."""
-
-    n_jobs: list = []
-
-    def __init__(self, n_jobs, **kwargs):
-        type(self).n_jobs.append(n_jobs)
-
-    def __call__(self, tasks):
-        return (function(*args, **kwargs) for function, args, kwargs in tasks)
-
-
 def test_usable_cores_follows_the_affinity_mask() -> None:
     if hasattr(os, "process_cpu_count"):  # Python 3.13+
         expected = os.process_cpu_count()
@@ -560,15 +548,15 @@ def test_usable_cores_follows_the_affinity_mask() -> None:
     ("n_jobs", "expected", "notice"),
     [(999, 2, True), (3, 2, True), (2, 2, False), (-1, 2, False), (-2, None, False)],
 )
-def test_n_jobs_is_capped_at_the_usable_cores(monkeypatch, capsys, n_jobs, expected, notice):
+def test_n_jobs_is_capped_at_the_usable_cores(
+    monkeypatch, capsys, pool_sizes, n_jobs, expected, notice
+):
     # --jobs 999 on a 2-core machine started ~975 worker processes and exhausted memory.
     monkeypatch.setattr(sweep.backends, "usable_cores", lambda: 2, raising=False)
-    monkeypatch.setattr(sweep.backends, "Parallel", _RecordingParallel)
-    _RecordingParallel.n_jobs = []
     rows = run_sweep(GRID, [10], n_jobs=n_jobs, config=TINY, progress=False)
     assert len(rows) == 3
     # -2 = all but one = 1 worker: run in this process, no pool at all.
-    assert _RecordingParallel.n_jobs == ([] if expected is None else [expected])
+    assert pool_sizes == ([] if expected is None else [expected])
     err = capsys.readouterr().err
     if notice:
         assert err == f"sweep: n_jobs={n_jobs} capped at the 2 usable CPU core(s)\n"
@@ -576,12 +564,10 @@ def test_n_jobs_is_capped_at_the_usable_cores(monkeypatch, capsys, n_jobs, expec
         assert err == ""
 
 
-def test_pool_is_never_larger_than_the_work(monkeypatch) -> None:
+def test_pool_is_never_larger_than_the_work(monkeypatch, pool_sizes) -> None:
     monkeypatch.setattr(sweep.backends, "usable_cores", lambda: 64, raising=False)
-    monkeypatch.setattr(sweep.backends, "Parallel", _RecordingParallel)
-    _RecordingParallel.n_jobs = []
     run_sweep([0.0, 4.0], [10], n_jobs=64, config=TINY, progress=False)
-    assert _RecordingParallel.n_jobs == [2]  # two cells: two workers, not 64
+    assert pool_sizes == [2]  # two cells: two workers, not 64
 
 
 def _edit_base_acc(document, other):

@@ -3,9 +3,11 @@ finished split, so that a run stopped by a dead worker, Ctrl-C or ``kill -9`` lo
 split and a rerun resumes.
 
 It is the sweep's cell cache (:mod:`simulations.sweep.cache`) for another unit of work, and uses
-its parts: the canonical JSON that is hashed and the SHA-256 checksum around it, the careful read
-of a cache file (:func:`~simulations.sweep.cache.read_cell_file`: a regular file of bounded size,
-never through a link, never blocking), the fingerprint of the code, the atomic write
+its parts: the canonical JSON that is hashed and the SHA-256 checksum around it, written and
+verified by the same functions (:func:`~simulations.sweep.cache.checksummed`,
+:func:`~simulations.sweep.cache.read_checksummed`, whose read of a cache file is
+:func:`~simulations.sweep.cache.read_cell_file`'s: a regular file of bounded size, never through a
+link, never blocking), the fingerprint of the code, the atomic write
 (:func:`~simulations.outputs.atomic_write_text`) and the folder's shared lock
 (:func:`~simulations.outputs.lock_folder`), whose first holder removes what a killed writer left.
 
@@ -33,8 +35,9 @@ from simulations.outputs import atomic_write_text
 from simulations.sweep.cache import (
     CELL_MAX_BYTES,
     canonical_json,
+    checksummed,
     code_fingerprint,
-    read_cell_file,
+    read_checksummed,
 )
 
 __all__ = [
@@ -117,29 +120,11 @@ class SplitCache:
     def load(self, index: int, train: np.ndarray, test: np.ndarray) -> dict | str | None:
         """The measurements of a verified cached split; None if there is no file; else the
         reason the file was not trusted (a short phrase)."""
-        data = read_cell_file(self.path(index, train, test), self.max_bytes)
-        if data is None or isinstance(data, str):
-            return data
-        try:
-            document = json.loads(data.decode("utf-8"))
-        except UnicodeDecodeError:
-            return "not UTF-8 text"
-        except ValueError:
-            return "not valid JSON"
-        except RecursionError:
-            return "not a gcul split file (nested too deeply)"
-        if not isinstance(document, dict) or set(document) != {"sha256", "payload"}:
-            return "not a gcul split file"
-        payload = document["payload"]
         expected = self._payload_identity(index, train, test)
-        if not isinstance(payload, dict) or set(payload) != {*expected, "measured"}:
-            return "not a gcul split file"
-        try:
-            canonical = canonical_json(payload)
-        except ValueError:
-            return "NaN or infinity in the file"
-        if document["sha256"] != hashlib.sha256(canonical).hexdigest():
-            return "checksum mismatch"
+        path = self.path(index, train, test)
+        payload = read_checksummed(path, {*expected, "measured"}, "split", self.max_bytes)
+        if payload is None or isinstance(payload, str):
+            return payload
         for name, value in expected.items():
             if payload[name] != value:
                 return f"belongs to another split ({name} differs)"
@@ -153,11 +138,8 @@ class SplitCache:
     def store(self, index: int, train: np.ndarray, test: np.ndarray, measured: dict) -> None:
         """Write split ``index``'s measurements, atomically (a temporary file, then a rename)."""
         payload = {**self._payload_identity(index, train, test), "measured": encode(measured)}
-        canonical = canonical_json(payload)
-        document = {"sha256": hashlib.sha256(canonical).hexdigest(), "payload": payload}
-        atomic_write_text(
-            self.path(index, train, test), json.dumps(document, separators=(",", ":")) + "\n"
-        )
+        document = json.dumps(checksummed(payload), separators=(",", ":"))
+        atomic_write_text(self.path(index, train, test), document + "\n")
 
     def forget(self, index: int, train: np.ndarray, test: np.ndarray) -> None:
         """Remove split ``index``'s file, if there is one."""

@@ -45,6 +45,7 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
         coinciding_curves,
         rejector_line_kwargs,
     )
+    from simulations.figures.style import mark_coverage, mark_operating_point
 
     curves = result.curves
     coverage_gcul, risk_gcul = curves["_gcul_point"]
@@ -59,23 +60,8 @@ def plot_risk_coverage(result: CompareResult, ax: Any = None) -> Any:
             coverage, risk, **(rejector_line_kwargs(key, names) | {"label": label})
         )
         top = max(top, float(max(risk, default=0.0)))
-    ax.axvline(
-        coverage_gcul, color="0.35", linewidth=0.8, linestyle=":", zorder=1.2,
-        label="GCUL's coverage",
-    )  # fmt: skip
-    ax.plot(
-        [coverage_gcul],
-        [risk_gcul],
-        marker="o",
-        markersize=8,
-        markerfacecolor="none",
-        markeredgecolor="black",
-        markeredgewidth=1.4,
-        linestyle="none",
-        zorder=5,
-        clip_on=False,
-        label="GCUL's operating point",
-    )
+    mark_coverage(ax, coverage_gcul)
+    mark_operating_point(ax, coverage_gcul, risk_gcul, "GCUL's operating point")
     ax.set_xlabel("coverage (share of test rows accepted)")
     ax.set_ylabel("selective risk")
     ax.set_xlim(-0.02, 1.02)  # a marker at coverage 0 or 1 is drawn whole

@@ -23,6 +23,7 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from simulations import registry
@@ -48,6 +49,8 @@ __all__ = [
     "PhaseTransitionStyle",
     "SINGLE_COLUMN_SIZE",
     "framed_legend",
+    "mark_coverage",
+    "mark_operating_point",
     "new_axes",
     "rejector_line_kwargs",
     "style_axes",
@@ -338,3 +341,62 @@ def rejector_line_kwargs(
             markevery=(MARK_SPACING * (mark_rank + 0.5), period),
         )
     return kwargs
+
+
+def mark_operating_point(ax: Axes, coverage: float, risk: float, label: str) -> Line2D:
+    """Mark GCUL's operating point ``(coverage, risk)`` on a risk–coverage panel.
+
+    An open black circle above every curve (``zorder`` 5), drawn whole at the panel's edge (not
+    clipped), so that it reads on whichever curve passes there; the risk–coverage figures of
+    ``gcul reproduce`` (``risk_coverage.png``) and ``gcul compare --plot`` both mark it so.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    coverage, risk : float
+        GCUL's share of accepted samples and its error among them.
+    label : str
+        The legend's wording.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+        The marker.
+
+    Examples
+    --------
+    >>> point = mark_operating_point(Figure().add_subplot(), 0.8, 0.1, "GCUL")
+    >>> point.get_marker(), point.get_markeredgecolor(), point.get_zorder()
+    ('o', 'black', 5)
+    """
+    (point,) = ax.plot(
+        [coverage],
+        [risk],
+        marker="o",
+        markersize=8,
+        markerfacecolor="none",
+        markeredgecolor="black",
+        markeredgewidth=1.4,
+        linestyle="none",
+        zorder=5,
+        clip_on=False,
+        label=label,
+    )
+    return point
+
+
+def mark_coverage(ax: Axes, coverage: float) -> Line2D:
+    """Mark GCUL's coverage on a risk–coverage panel: a dotted grey vertical line under the curves.
+
+    Labelled ``"GCUL's coverage"``; see :func:`mark_operating_point`.
+
+    Examples
+    --------
+    >>> line = mark_coverage(Figure().add_subplot(), 0.8)
+    >>> line.get_xdata(), line.get_linestyle(), line.get_label()
+    ([0.8, 0.8], ':', "GCUL's coverage")
+    """
+    return ax.axvline(
+        coverage, color="0.35", linewidth=0.8, linestyle=":", zorder=1.2, label="GCUL's coverage"
+    )

@@ -88,6 +88,7 @@ __all__ = [
     "evaluate_cell",
     "evaluation_columns",
     "check_evaluation",
+    "coverage_context",
     "evaluation_seed",
     "score_cell",
     "score_rejectors",
@@ -348,6 +349,51 @@ def score_cell(
         mixture=mixture(seed, noise, config),
     )
     return score_rejectors(context, data.X_test, data.y_test, lam=lam)
+
+
+def coverage_context(
+    data: Dataset, model: Any, *, seed: Any, mixture: Any = None
+) -> RejectorContext:
+    """The rejectors' context of a cell whose target coverage is GCUL's on the test split.
+
+    What a study of one rejector at a time needs (its tests, ``benchmarks/bench_rejectors.py``):
+    the training split, the GCUL fitted on it, ``seed`` and ``mixture``, and as target coverage
+    the share of test samples GCUL accepts, at least one sample's share (SelectiveNet needs a
+    positive target). :func:`score_rejectors` sets that target itself from the labels it scores.
+
+    Parameters
+    ----------
+    data : Dataset
+        The cell's dataset (:func:`simulations.synthetic.make_dataset`).
+    model : GCUL
+        The GCUL fitted on ``(data.X_train, data.y_train)``.
+    seed : int or numpy.random.SeedSequence
+        The rejectors' seed.
+    mixture : optional
+        The generator's mixture (:func:`simulations.synthetic.mixture`), for the Bayes rejector.
+
+    Returns
+    -------
+    RejectorContext
+
+    Examples
+    --------
+    >>> from simulations.gcul import GCUL
+    >>> from simulations.synthetic import make_dataset
+    >>> data = make_dataset(16, 4.0, SyntheticConfig(n_per_class=100, n_confusion=100))
+    >>> model = GCUL().fit(data.X_train, data.y_train)
+    >>> coverage_context(data, model, seed=16).target_coverage
+    0.9166666666666666
+    """
+    coverage = float(np.mean(model.predict(data.X_test) != model.n_classes_))
+    return RejectorContext(
+        data.X_train,
+        data.y_train,
+        model,
+        seed=seed,
+        target_coverage=max(coverage, 1.0 / data.y_test.size),
+        mixture=mixture,
+    )
 
 
 def check_evaluation(values: Mapping[str, float], rejection_rate: float) -> str | None:

@@ -18,6 +18,8 @@ Where a change goes (one module per concern):
 - ``cell.py``: the science of one cell (what a row holds; the certified fit);
 - ``grid.py``: the arguments of a sweep, checked once (:func:`plan_sweep`), and its run;
 - ``backends.py``: where the cells run (loky, dask), worker start-up and death;
+- ``processes.py``: which processes of a session still live (the checks that no worker outlives
+  its command);
 - ``cache.py``: the cell files, their identity and checksum, the code fingerprint;
 - ``progress.py``: the progress line and its ETA.
 

@@ -36,6 +36,7 @@ __all__ = [
     "SweepError",
     "cell_task",
     "check_backend",
+    "local_cluster",
     "no_worker_timeout",
     "resolve_n_jobs",
     "run_cells",
@@ -427,6 +428,43 @@ def _import_distributed():
     return distributed
 
 
+def local_cluster(n_workers: int):
+    """A new quiet dask ``LocalCluster`` of ``n_workers`` single-threaded worker processes.
+
+    The cluster the dask backend starts when no scheduler is given (the cells are
+    single-threaded), and the one ``benchmarks/bench_sweep.py`` times: no dashboard, the
+    scheduler's HTTP routes on a free port, nothing logged below CRITICAL. The caller closes it.
+
+    Parameters
+    ----------
+    n_workers : int
+        Worker processes, of one thread each.
+
+    Returns
+    -------
+    dask.distributed.LocalCluster
+        The running cluster (a context manager: ``with local_cluster(2) as cluster: ...``).
+
+    Raises
+    ------
+    ImportError
+        Without ``dask.distributed`` (the extra ``dask``), saying which extra to install.
+    """
+    distributed = _import_distributed()
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        # the scheduler's HTTP routes (health, metrics) on any free port: on 8787, the default,
+        # a second cluster on this machine warns that the port is taken
+        scheduler_kwargs={"dashboard_address": ":0"},
+        # quiet: a failed cell raises anyway; a worker that loses the scheduler while the
+        # cluster closes logs a traceback at ERROR level
+        silence_logs=logging.CRITICAL,
+    )
+
+
 @contextlib.contextmanager
 def _dask_client(n_workers: int, scheduler: str | None):
     """A ``dask.distributed.Client`` on ``scheduler``, or on a new quiet ``LocalCluster``.
@@ -439,18 +477,7 @@ def _dask_client(n_workers: int, scheduler: str | None):
     with contextlib.ExitStack() as stack:
         if scheduler is None:
             try:
-                cluster = distributed.LocalCluster(
-                    n_workers=n_workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    # the scheduler's HTTP routes (health, metrics) on any free port: on 8787, the
-                    # default, a second cluster on this machine warns that the port is taken
-                    scheduler_kwargs={"dashboard_address": ":0"},
-                    # quiet: a failed cell raises here anyway; a worker that loses the
-                    # scheduler while the cluster closes logs a traceback at ERROR level
-                    silence_logs=logging.CRITICAL,
-                )
+                cluster = local_cluster(n_workers)
             except Exception as error:  # e.g. "Nanny failed to start." (a worker was killed)
                 raise SweepError(
                     f"the dask LocalCluster of {n_workers} worker(s) did not start "

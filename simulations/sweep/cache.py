@@ -15,6 +15,7 @@ import importlib
 import json
 import math
 import os
+from collections.abc import Set
 from pathlib import Path
 
 import numpy as np
@@ -32,11 +33,13 @@ __all__ = [
     "CellCache",
     "cache_key",
     "canonical_json",
+    "checksummed",
     "code_fingerprint",
     "describe_rejected",
     "is_cell_name",
     "prepare_cache_dir",
     "read_cell_file",
+    "read_checksummed",
     "unwritable",
 ]
 
@@ -113,32 +116,14 @@ class CellCache:
     def load(self, seed: int, noise: float) -> tuple[dict[str, int | float], float] | str | None:
         """``(row, seconds)`` of a verified cached cell; None if there is no file; else the reason
         the file was not trusted (a short phrase)."""
-        data = read_cell_file(self.path(seed, noise))
-        if data is None or isinstance(data, str):
-            return data
-        try:
-            return self._verify(json.loads(data.decode("utf-8")), seed, noise)
-        except UnicodeDecodeError:
-            return "not UTF-8 text"
-        except ValueError:
-            return "not valid JSON"
-        except RecursionError:  # '[' * 100000 + ']' * 100000 raised it on every rerun
-            return "not a gcul cell file (nested too deeply)"
+        payload = read_checksummed(self.path(seed, noise), _CELL_KEYS, "cell")
+        if payload is None or isinstance(payload, str):
+            return payload
+        return self._verify(payload, seed, noise)
 
     def _verify(
-        self, document: object, seed: int, noise: float
+        self, payload: dict, seed: int, noise: float
     ) -> tuple[dict[str, int | float], float] | str:
-        if not isinstance(document, dict) or set(document) != {"sha256", "payload"}:
-            return "not a gcul cell file"
-        payload = document["payload"]
-        if not isinstance(payload, dict) or set(payload) != _CELL_KEYS:
-            return "not a gcul cell file"
-        try:
-            canonical = canonical_json(payload)
-        except ValueError:
-            return "NaN or infinity in the file"
-        if document["sha256"] != hashlib.sha256(canonical).hexdigest():
-            return "checksum mismatch"
         for name, expected in self._identity(seed, noise).items():
             value = payload[name]
             if value != expected or type(value) is not type(expected):
@@ -180,8 +165,7 @@ class CellCache:
             "row": _to_json_row(row),
             "seconds": float(seconds),
         }
-        canonical = canonical_json(payload)
-        document = {"sha256": hashlib.sha256(canonical).hexdigest(), "payload": payload}
+        document = checksummed(payload)
         path = self.path(seed, noise)
         if path.is_dir() and not path.is_symlink():  # os.replace cannot replace a folder
             try:
@@ -259,6 +243,77 @@ def read_cell_file(path: Path, max_bytes: int = CELL_MAX_BYTES) -> bytes | str |
         return f"unreadable ({error.strerror or type(error).__name__})"
     finally:
         os.close(fd)
+
+
+def checksummed(payload: dict) -> dict:
+    """``{"sha256": ..., "payload": payload}``: the document of a cache file, its checksum the
+    SHA-256 of :func:`canonical_json` of ``payload`` (what :func:`read_checksummed` verifies)."""
+    return {"sha256": hashlib.sha256(canonical_json(payload)).hexdigest(), "payload": payload}
+
+
+def read_checksummed(
+    path: Path, keys: Set[str], kind: str, max_bytes: int = CELL_MAX_BYTES
+) -> dict | str | None:
+    """The verified payload of a checksummed cache file; None if there is none; else why not.
+
+    The file is read as :func:`read_cell_file` reads it; it must be UTF-8 JSON of the form
+    :func:`checksummed` writes, its payload an object with exactly the keys ``keys`` and the
+    checksum of its canonical JSON. What the payload's values mean is the caller's to check.
+    The sweep's cells and :func:`simulations.compare.compare`'s splits are such files.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    keys : set of str
+        The payload's keys.
+    kind : str
+        What the file holds (``"cell"``, ``"split"``), for the reasons.
+    max_bytes : int, default CELL_MAX_BYTES
+        The largest file that is read.
+
+    Returns
+    -------
+    dict or str or None
+        The payload; None when there is no file; else the reason the file is not trusted, a
+        short phrase (e.g. ``"checksum mismatch"``, ``"not a gcul cell file"``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "cell.json"
+    >>> _ = path.write_text(json.dumps(checksummed({"seed": 16})))
+    >>> read_checksummed(path, {"seed"}, "cell")
+    {'seed': 16}
+    >>> _ = path.write_text(json.dumps({"sha256": "0", "payload": {"seed": 16}}))
+    >>> read_checksummed(path, {"seed"}, "cell")
+    'checksum mismatch'
+    """
+    data = read_cell_file(path, max_bytes)
+    if data is None or isinstance(data, str):
+        return data
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    except ValueError:
+        return "not valid JSON"
+    except RecursionError:  # '[' * 100000 + ']' * 100000 raised it on every rerun
+        return f"not a gcul {kind} file (nested too deeply)"
+    if not isinstance(document, dict) or set(document) != {"sha256", "payload"}:
+        return f"not a gcul {kind} file"
+    payload = document["payload"]
+    if not isinstance(payload, dict) or set(payload) != keys:
+        return f"not a gcul {kind} file"
+    try:
+        canonical = canonical_json(payload)
+    except ValueError:
+        return "NaN or infinity in the file"
+    except RecursionError:
+        return f"not a gcul {kind} file (nested too deeply)"
+    if document["sha256"] != hashlib.sha256(canonical).hexdigest():
+        return "checksum mismatch"
+    return payload
 
 
 def is_cell_name(name: str) -> bool:
