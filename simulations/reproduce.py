@@ -56,14 +56,20 @@ from simulations.outputs import (
     lock_folder,
     remove_stale_temporaries,
 )
-from simulations.validation import argument_namer, check_int, check_real, first_line
+from simulations.validation import (
+    argument_namer,
+    check_int,
+    check_real,
+    error_pool_renamed,
+    first_line,
+)
 
 # The sweep, the tables and the figures are imported when a run starts, not with this module:
 # the command line reads MAX_CELLS and OUT_LOCK from here at every start (1.4 s of imports).
 
 __all__ = [
     "CLEAN_FIGURE_NOTE",
-    "ERROR_POOL_MEANING",
+    "GEOMETRY_LABELS_MEANING",
     "MAX_CELLS",
     "OUTPUTS",
     "OUT_LOCK",
@@ -96,21 +102,23 @@ hash it gives."""
 
 _SEED_TABLE = re.compile(r"seed\d+\.(?:csv|md|tex)")  # a per-seed table of any seed
 
-ERROR_POOL_MEANING = {
+GEOMETRY_LABELS_MEANING = {
     "observed": "the error pool of every lambda*_PRE is judged against the observed, partly "
     "flipped training labels, as the paper defines it and as a deployment has them",
     "clean": "the error pool of every lambda*_PRE is judged against the clean training labels "
     "(before flipping), the reading that reproduces the paper's column; no deployment has "
     "clean labels",
 }
-"""What each ``error_pool`` means, as the manifest says it."""
+"""What each ``geometry_labels`` means, as the manifest says it (under the keys ``error_pool``
+and ``error_pool_meaning``, after the option's former name, kept so that the manifest keeps its
+format)."""
 
 CLEAN_FIGURE_NOTE = (
     "Error pool judged against the clean training labels\n"
-    "(--error-pool clean), the paper's reading;\n"
+    "(--geometry-labels clean), the paper's reading;\n"
     "no deployment has clean labels"
 )
-"""The title of each figure of an ``error_pool="clean"`` run (broken into lines that fit the
+"""The title of each figure of a ``geometry_labels="clean"`` run (broken into lines that fit the
 single-column width of ``phase_transition``)."""
 
 
@@ -183,6 +191,7 @@ class Reproduction:
     manifest: dict
 
 
+@error_pool_renamed
 def reproduce(
     out: str | os.PathLike[str] = "results",
     *,
@@ -195,7 +204,7 @@ def reproduce(
     method: str | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool = True,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
     argv: Sequence[str] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> Reproduction:
@@ -234,8 +243,9 @@ def reproduce(
     progress : bool, default True
         Print a header (what runs, and where) and the sweep's progress on stderr. Notices (a
         capped ``n_jobs``) and the cache's reports show either way.
-    error_pool : {"observed", "clean"}, default "observed"
-        What the error pool behind every λ*_PRE is judged against. ``"observed"``: the training
+    geometry_labels : {"observed", "clean"}, default "observed"
+        The training labels that the geometry behind every λ*_PRE is estimated with (its error
+        pool E = {ŷ ≠ y}, the class shares and the class cores). ``"observed"``: the training
         labels as given, partly flipped, as the paper's Sec. ``subsec:assumptions1`` defines it
         and as any deployment has them. ``"clean"``: the training labels before flipping, the
         reading that reproduces the paper's ``tab:synthetic_gcul`` column and its violation
@@ -285,14 +295,14 @@ def reproduce(
     ['results.csv', 'timings.csv']
     """
     from simulations import sweep
-    from simulations.results import check_error_pool
+    from simulations.results import check_geometry_labels
     from simulations.synthetic import SyntheticConfig, noise_levels
 
     name = argument_namer(names)
     levels = _check_levels(levels, name)
     lam = check_real(name("lam"), lam, 0.0, 1.0, open_high=True)
     method = _check_method(method, name)
-    error_pool = check_error_pool(error_pool, name("error_pool"))
+    geometry_labels = check_geometry_labels(geometry_labels, name("geometry_labels"))
     if not isinstance(progress, bool):
         raise TypeError(f"{name('progress')} must be a bool; got {progress!r}")
     if argv is not None:
@@ -329,7 +339,7 @@ def reproduce(
         config=config,
         backend=backend,
         scheduler=scheduler,
-        error_pool=error_pool,
+        geometry_labels=geometry_labels,
     )
     cache = plan.cache_dir
     assert cache is not None  # narrowing: plan_sweep above was given a cache_dir
@@ -478,7 +488,7 @@ class _Run:
             cache=self.sweep.cache_dir,
             rows=self.rows,
             violations=report.violation_table(
-                self.rows, lam=self.lam, error_pool=self.sweep.error_pool
+                self.rows, lam=self.lam, geometry_labels=self.sweep.geometry_labels
             ),
             written=tuple(written),
             elapsed=self.elapsed,
@@ -518,14 +528,18 @@ class _Run:
     def write_violations(self, written: list[Path]) -> list[Path]:
         from simulations import report
 
-        pool = self.sweep.error_pool
-        return report.write_violations(self.rows, self.out, lam=self.lam, error_pool=pool)
+        labels = self.sweep.geometry_labels
+        return report.write_violations(
+            self.rows, self.out, lam=self.lam, geometry_labels=labels
+        )
 
     def write_seed(self, written: list[Path]) -> list[Path]:
         from simulations import report
 
-        pool = self.sweep.error_pool
-        return report.write_seed_table(self.rows, self.out, seed=self.table_seed, error_pool=pool)
+        labels = self.sweep.geometry_labels
+        return report.write_seed_table(
+            self.rows, self.out, seed=self.table_seed, geometry_labels=labels
+        )
 
     def write_phase_transition(self, written: list[Path]) -> list[Path]:
         from simulations import figures
@@ -571,7 +585,7 @@ class _Run:
         :data:`CLEAN_FIGURE_NOTE` if ``clean_note`` and the run judged against clean labels."""
         from simulations import figures
 
-        if clean_note and self.sweep.error_pool == "clean":
+        if clean_note and self.sweep.geometry_labels == "clean":
             figure.suptitle(CLEAN_FIGURE_NOTE, fontsize="small")
         return figures.save_figure(figure, self.out / stem)
 
@@ -586,9 +600,10 @@ class _Run:
             "noise_levels": [float(level) for level in plan.grid],
             "lambda_target": self.lam,
             "figure_method": self.method,
-            # what the error pool behind every lambda*_PRE was judged against
-            "error_pool": plan.error_pool,
-            "error_pool_meaning": ERROR_POOL_MEANING[plan.error_pool],
+            # the training labels of every lambda*_PRE's geometry (geometry_labels), under the
+            # keys of the option's former name, so that the manifest keeps its format
+            "error_pool": plan.geometry_labels,
+            "error_pool_meaning": GEOMETRY_LABELS_MEANING[plan.geometry_labels],
             "n_jobs": plan.n_jobs,
             # where this run computed its cells; null when every cell came from the cache
             "backend": plan.backend if computed else None,

@@ -37,12 +37,12 @@ __all__ = [
     "NULLABLE_COLUMNS",
     "COLUMN_RANGES",
     "CONTAMINATION_MODELS",
-    "ERROR_POOLS",
-    "ERROR_POOL_COLUMNS",
+    "GEOMETRY_LABELS",
+    "GEOMETRY_LABEL_COLUMNS",
     "INT_COLUMNS",
     "ROW_COLUMNS",
     "TIMING_COLUMNS",
-    "check_error_pool",
+    "check_geometry_labels",
     "check_row",
     "contamination_column",
     "normalize_row",
@@ -122,35 +122,42 @@ contamination model (:func:`contamination_column`), the certified predictor's ``
 ``aurc_<r>``, Chow's rule of ``msp`` and ``bayes``, ``ujoint_gcul``).
 """
 
-ERROR_POOLS: tuple[str, ...] = ("observed", "clean")
-"""What the error pool behind every λ*_PRE of a row is judged against (``gcul reproduce
---error-pool``): ``"observed"``, the training labels as given (partly flipped), as the paper's Sec.
-``subsec:assumptions1`` defines E = {ŷ ≠ y} and as a deployment has them (the default); or
-``"clean"``, the training labels before flipping (E = {ŷ ≠ y_clean}), the reading that reproduces
-the paper's ``tab:synthetic_gcul`` λ*_PRE column, which no deployment can use."""
+GEOMETRY_LABELS: tuple[str, ...] = ("observed", "clean")
+"""The training labels that the geometry behind every λ*_PRE of a row is estimated with (``gcul
+reproduce --geometry-labels``): the ``y`` of :func:`gcul_theory.estimate_geometry`, hence the
+error pool E = {ŷ ≠ y}, ε, the class shares π_c, the error rates ε_c and each class's correctly
+classified samples. ``"observed"``: the training labels as given (partly flipped), as the paper's
+Sec. ``subsec:assumptions1`` defines E = {ŷ ≠ y} and as a deployment has them (the default);
+``"clean"``: the training labels before flipping (E = {ŷ ≠ y_clean}), the reading that
+reproduces the paper's ``tab:synthetic_gcul`` λ*_PRE column, which no deployment can use.
 
-ERROR_POOL_COLUMNS: tuple[str, ...] = (*_LAMBDA_PRE, *_R1_HAT, *_R2_HAT)
-"""The columns of a row that depend on :data:`ERROR_POOLS` (the estimated geometry of the error
-pool and what it predicts); every other column is the same for both readings."""
+Not to be confused with ``simulations.gcul.ERROR_POOLS`` (``GCUL(error_pool=...)``, ``gcul
+compare|feasibility --error-pool``): *which rows* phase 1's errors come from. The files of a run
+still name this choice ``error_pool`` (the key of ``manifest.json`` and of a cached cell's
+identity), its former name, so that those files keep their format."""
+
+GEOMETRY_LABEL_COLUMNS: tuple[str, ...] = (*_LAMBDA_PRE, *_R1_HAT, *_R2_HAT)
+"""The columns of a row that depend on :data:`GEOMETRY_LABELS` (the estimated geometry and what
+it predicts); every other column is the same for both readings."""
 
 
-def check_error_pool(error_pool: object, name: str = "error_pool") -> str:
-    """``error_pool`` if it is one of :data:`ERROR_POOLS`; else a ValueError naming ``name``, the
-    allowed values and the bad one.
+def check_geometry_labels(geometry_labels: object, name: str = "geometry_labels") -> str:
+    """``geometry_labels`` if it is one of :data:`GEOMETRY_LABELS`; else a ValueError naming
+    ``name``, the allowed values and the bad one.
 
     Examples
     --------
-    >>> check_error_pool("clean")
+    >>> check_geometry_labels("clean")
     'clean'
-    >>> check_error_pool("noisy")
+    >>> check_geometry_labels("noisy")
     Traceback (most recent call last):
     ...
-    ValueError: error_pool must be one of 'observed', 'clean'; got 'noisy'
+    ValueError: geometry_labels must be one of 'observed', 'clean'; got 'noisy'
     """
-    if not isinstance(error_pool, str) or error_pool not in ERROR_POOLS:
-        allowed = ", ".join(map(repr, ERROR_POOLS))
-        raise ValueError(f"{name} must be one of {allowed}; got {error_pool!r}")
-    return error_pool
+    if not isinstance(geometry_labels, str) or geometry_labels not in GEOMETRY_LABELS:
+        allowed = ", ".join(map(repr, GEOMETRY_LABELS))
+        raise ValueError(f"{name} must be one of {allowed}; got {geometry_labels!r}")
+    return geometry_labels
 
 
 INT_COLUMNS: frozenset[str] = frozenset({"seed", "level"})

@@ -16,12 +16,23 @@ into a private ``_check_*`` of its module.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["argument_namer", "check_embeddings", "check_int", "check_real", "first_line"]
+__all__ = [
+    "argument_namer",
+    "check_embeddings",
+    "check_int",
+    "check_real",
+    "error_pool_renamed",
+    "first_line",
+    "renamed_keyword",
+]
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
 
 
 def _interval(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
@@ -173,6 +184,62 @@ def argument_namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
         raise TypeError(f"names must be a mapping of argument names or None; got {names!r}")
     given = dict(names or {})
     return lambda argument: given.get(argument, argument)
+
+
+def renamed_keyword(old: str, new: str, hint: str) -> Callable[[_Function], _Function]:
+    """A decorator: a call that passes the keyword ``old`` (a parameter renamed ``new``) is
+    refused with a TypeError that says so, instead of Python's bare "unexpected keyword".
+
+    Parameters
+    ----------
+    old, new : str
+        The parameter's former and present names.
+    hint : str
+        Appended to the message after a semicolon: what ``old`` means now, if anything.
+
+    Returns
+    -------
+    callable
+        The decorator; the decorated function keeps its name, docstring and signature
+        (``functools.wraps``).
+
+    Examples
+    --------
+    >>> @renamed_keyword("colour", "color", "colour is British")
+    ... def paint(color="red"):
+    ...     return color
+    >>> paint(color="blue")
+    'blue'
+    >>> paint(colour="blue")
+    Traceback (most recent call last):
+    ...
+    TypeError: paint() got the keyword 'colour', renamed 'color'; colour is British
+    """
+
+    def decorate(function: _Function) -> _Function:
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            if old in kwargs:
+                message = f"{function.__name__}() got the keyword {old!r}, renamed {new!r}"
+                raise TypeError(f"{message}; {hint}")
+            return function(*args, **kwargs)
+
+        return checked  # type: ignore[return-value]
+
+    return decorate
+
+
+error_pool_renamed = renamed_keyword(
+    "error_pool",
+    "geometry_labels",
+    "the training labels of lambda*_PRE's geometry ('observed' or 'clean', "
+    "simulations.results.GEOMETRY_LABELS); error_pool now means only which rows phase 1's "
+    "errors come from (GCUL, compare, assess)",
+)
+"""The decorator of every public function whose ``error_pool="observed"|"clean"`` was renamed
+``geometry_labels`` (issue 33: :func:`simulations.reproduce.reproduce`,
+:func:`simulations.sweep.run_sweep` and the sweep's and report's other public functions): that
+keyword is refused with a TypeError naming ``geometry_labels``."""
 
 
 def first_line(error: BaseException) -> str:

@@ -37,7 +37,7 @@ def _rows():
 
 @pytest.mark.parametrize("pool", ["observed", "clean"])
 def test_the_violations_table_declares_every_character(pool):
-    table = report.violation_table(_rows(), error_pool=pool)
+    table = report.violation_table(_rows(), geometry_labels=pool)
     assert "certified_noisy" in table.methods  # the block whose caption said λ*_CERT bare
     assert undeclared(report.format_violations_latex(table)) == []
 
@@ -45,7 +45,7 @@ def test_the_violations_table_declares_every_character(pool):
 @pytest.mark.parametrize("pool", ["observed", "clean"])
 @pytest.mark.parametrize("seed", [16, 17])
 def test_the_seed_table_declares_every_character(pool, seed):
-    table = report.seed_table(_rows(), seed=seed, error_pool=pool)
+    table = report.seed_table(_rows(), seed=seed, geometry_labels=pool)
     assert undeclared(report.format_seed_table_latex(table)) == []
 
 

@@ -147,7 +147,7 @@ def test_an_empty_band_shows_a_dash_not_zero_counts(reproduced):
 def test_clean_pool_and_other_seed_captions_cite_no_label(tmp_path):
     rows = make_rows(seeds=(16, 17))
     for pool in ("observed", "clean"):
-        table = report.violation_table(rows, error_pool=pool)
+        table = report.violation_table(rows, geometry_labels=pool)
         for text in (
             report.format_violations_markdown(table),
             report.format_violations_latex(table),
@@ -155,7 +155,7 @@ def test_clean_pool_and_other_seed_captions_cite_no_label(tmp_path):
         ):
             assert_cites_no_label(text, f"violations, {pool}")
         for seed in (16, 17):
-            seed_table = report.seed_table(rows, seed=seed, error_pool=pool)
+            seed_table = report.seed_table(rows, seed=seed, geometry_labels=pool)
             for text in (
                 report.format_seed_table_markdown(seed_table),
                 report.format_seed_table_latex(seed_table),

@@ -492,7 +492,7 @@ def test_violation_tables_explain_the_papers_counts():
         assert "clean labels" in text and "no deployment has" in text
         assert "Mathematical framework and foundational assumptions" in text
         assert "Quantitative reliability analysis of theoretical feasibility" in text
-        assert "--error-pool clean" in text or "-{}-error-pool clean" in text
+        assert "--geometry-labels clean" in text or "-{}-geometry-labels clean" in text
         prose = text.split(r"\label{")[0]  # a LaTeX label belongs in \label only
         assert "tab:" not in prose and "subsec:" not in prose and "README" not in prose
     assert_latex_escaped(format_violations_latex(table))

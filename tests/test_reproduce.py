@@ -89,9 +89,9 @@ def test_every_output_name_is_checked_before_any_cell(tmp_path, computed, name):
         ),
         ({"progress": 1}, TypeError, "progress must be a bool; got 1"),
         (
-            {"error_pool": "noisy"},
+            {"geometry_labels": "noisy"},
             ValueError,
-            "error_pool must be one of 'observed', 'clean'; got 'noisy'",
+            "geometry_labels must be one of 'observed', 'clean'; got 'noisy'",
         ),
     ],
 )

@@ -368,6 +368,8 @@ def test_every_reproduce_option_has_a_help_text(capsys):
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     reproduce = commands.choices["reproduce"]
     for action in reproduce._actions:
+        if action.option_strings == ["--error-pool"]:  # a former name, refused with a hint
+            continue  # (tests/test_geometry_labels.py), so hidden from the help
         assert action.help and action.help != argparse.SUPPRESS, action.option_strings
     code, out, _ = run(["reproduce", "--help"], capsys)
     assert code == 0

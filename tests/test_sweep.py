@@ -648,7 +648,8 @@ def test_cache_file_carries_identity_and_checksum(tmp_path) -> None:
     assert payload["config"] == dataclasses.asdict(TINY)
     assert payload["code"] == sweep.cache.code_fingerprint()
     assert payload["cache_version"] == sweep.CACHE_VERSION == 6
-    assert payload["error_pool"] == "observed"  # the default reading (--error-pool)
+    # the default reading of --geometry-labels, under the key it has had since before issue 33
+    assert payload["error_pool"] == "observed"
     assert "level" not in payload["row"]  # a cell's row does not depend on the grid
     assert payload["seconds"] > 0.0
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
@@ -666,18 +667,18 @@ def test_file_of_another_cell_is_recomputed(tmp_path, calls, capsys) -> None:
     assert "belongs to another cell (noise differs)" in capsys.readouterr().err
 
 
-def test_a_cell_of_the_other_error_pool_is_recomputed(tmp_path, calls, capsys) -> None:
-    # the two readings of the error pool differ in the lambda*_PRE columns: a cell of one must
+def test_a_cell_of_the_other_geometry_labels_is_recomputed(tmp_path, calls, capsys) -> None:
+    # the two readings of the geometry labels differ in the lambda*_PRE columns: a cell of one must
     # never be read as a cell of the other, even when its file is put where the other's goes
     run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False)
     (observed,) = tmp_path.glob("*.json")
     calls.clear()
-    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False, error_pool="clean")
+    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False, geometry_labels="clean")
     assert calls == [(10, 4.0)]  # not read from the observed cell
     (clean,) = set(tmp_path.glob("*.json")) - {observed}
     clean.write_bytes(observed.read_bytes())  # a whole, valid, checksummed observed cell
     calls.clear()
-    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False, error_pool="clean")
+    run_sweep([4.0], [10], cache_dir=tmp_path, config=TINY, progress=False, geometry_labels="clean")
     assert calls == [(10, 4.0)]
     assert "belongs to another cell (key differs)" in capsys.readouterr().err
 

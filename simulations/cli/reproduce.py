@@ -17,7 +17,7 @@ from simulations.cli.common import (
 from simulations.reproduce import MAX_CELLS
 from simulations.validation import first_line
 
-__all__ = ["REPRODUCE_OPTIONS", "add_parser", "run"]
+__all__ = ["RENAMED_ERROR_POOL", "REPRODUCE_OPTIONS", "add_parser", "run"]
 
 REPRODUCE_OPTIONS = {
     "out": "--out",
@@ -30,9 +30,24 @@ REPRODUCE_OPTIONS = {
     "method": "--method",
     "cache_dir": "--cache",
     "progress": "--quiet",
-    "error_pool": "--error-pool",
+    "geometry_labels": "--geometry-labels",
 }
 """How ``gcul reproduce`` names the arguments of :func:`simulations.reproduce.reproduce`."""
+
+RENAMED_ERROR_POOL = (
+    "--error-pool was renamed --geometry-labels (observed|clean), e.g. --geometry-labels clean; "
+    "--error-pool now means only which rows phase 1's errors come from (gcul compare, gcul "
+    "feasibility)"
+)
+"""The one-line error for ``gcul reproduce --error-pool`` (the option's former name)."""
+
+
+class _RenamedErrorPool(argparse.Action):
+    """``--error-pool``, with or without a value: a usage error whose one line,
+    :data:`RENAMED_ERROR_POOL`, names the new option."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.error(RENAMED_ERROR_POOL)
 
 
 def add_parser(commands) -> None:
@@ -122,16 +137,22 @@ def add_parser(commands) -> None:
         "its workers run the cells and --jobs is not used; every worker needs gcul installed)",
     )
     reproduce.add_argument(
-        "--error-pool",
+        "--geometry-labels",
         choices=("observed", "clean"),
         default="observed",
-        help="what the error pool behind every lambda*_PRE is judged against: observed (the "
+        help="the training labels that the geometry behind every lambda*_PRE (its error pool "
+        "E = {y_pred != y}, the class shares and the class cores) is estimated with: observed (the "
         "training labels as given, partly flipped, as the paper defines it and as a deployment "
         "has them) or clean (the training labels before flipping: the reading that reproduces "
         "the paper's seed-16 column and violation counts, to set them beside the paper's; no "
         "deployment has clean labels, and the manifest, the table captions and the figures say "
         "so). GCUL, lambda*_EMP and the certificate are the same either way (default: "
         "%(default)s)",
+    )
+    # the former name of --geometry-labels (issue 33); --error-pool now means only which rows
+    # phase 1's errors come from (gcul compare, gcul feasibility), so here it is refused with a hint
+    reproduce.add_argument(
+        "--error-pool", nargs="?", action=_RenamedErrorPool, help=argparse.SUPPRESS
     )
     reproduce.add_argument(
         "--quiet",
@@ -160,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
             method=args.method,
             cache_dir=args.cache,
             progress=not args.quiet,
-            error_pool=args.error_pool,
+            geometry_labels=args.geometry_labels,
             argv=sys.argv[1:],
             names=REPRODUCE_OPTIONS,
         )

@@ -150,25 +150,25 @@ OBSERVED_POOL_TEX = (
 
 
 # Where a reader sees the paper's numbers come out: a command, not a document they may not have
-CLEAN_RERUN = "(gcul reproduce --error-pool clean computes them so)"
+CLEAN_RERUN = "(gcul reproduce --geometry-labels clean computes them so)"
 
 
-CLEAN_RERUN_TEX = r"(\texttt{gcul reproduce -{}-error-pool clean} computes them so)"
+CLEAN_RERUN_TEX = r"(\texttt{gcul reproduce -{}-geometry-labels clean} computes them so)"
 
 
-# A run whose error pool is judged against the clean labels (--error-pool clean) says so in place
-# of the explanation of why ours differ from the paper's.
+# A run whose error pool is judged against the clean labels (--geometry-labels clean) says so in
+# place of the explanation of why ours differ from the paper's.
 CLEAN_RUN = (
     "This run judges the error pool against the clean training labels (E = {ŷ ≠ y_clean}, "
-    "--error-pool clean), the reading that reproduces the paper's λ*_PRE column and violation "
-    "counts; no deployment has clean labels."
+    "--geometry-labels clean), the reading that reproduces the paper's λ*_PRE column and "
+    "violation counts; no deployment has clean labels."
 )
 
 
 CLEAN_RUN_TEX = (
     r"This run judges the error pool against the clean training labels "
-    r"($E = \{\hat y \ne y_{\mathrm{clean}}\}$, \texttt{-{}-error-pool clean}), the reading that "
-    r"reproduces the paper's $\lambda^*_{\mathrm{PRE}}$ column and violation counts; no "
+    r"($E = \{\hat y \ne y_{\mathrm{clean}}\}$, \texttt{-{}-geometry-labels clean}), the reading "
+    r"that reproduces the paper's $\lambda^*_{\mathrm{PRE}}$ column and violation counts; no "
     "deployment has clean labels."
 )
 
@@ -206,12 +206,12 @@ def markdown_document(
 
 
 def caption_note(
-    error_pool: str, paper: bool, observed: str, columns: str, clean: str
+    geometry_labels: str, paper: bool, observed: str, columns: str, clean: str
 ) -> str | None:
     """The caption's note on the paper's columns and the error pool: ``observed`` (why ours differ)
-    for an observed-pool run with the paper's columns; for a clean-pool run the paper's
-    ``columns`` (if shown) and the ``clean`` sentence; else None."""
-    if error_pool == "clean":
+    for a run with the observed ``geometry_labels`` and the paper's columns; for a clean-label run
+    the paper's ``columns`` (if shown) and the ``clean`` sentence; else None."""
+    if geometry_labels == "clean":
         return f"{columns} {clean}" if paper else clean
     return observed if paper else None
 

@@ -15,7 +15,8 @@ from simulations.report.columns import (
     noise_key,
     result_columns,
 )
-from simulations.results import check_error_pool
+from simulations.results import check_geometry_labels
+from simulations.validation import error_pool_renamed
 
 __all__ = [
     "PAPER_SEED",
@@ -134,7 +135,7 @@ class SeedTable:
 
     seed: int
     rows: tuple[SeedTableRow, ...]
-    error_pool: str = "observed"  # what the λ*_PRE's error pool was judged against (ERROR_POOLS)
+    geometry_labels: str = "observed"  # the labels of λ*_PRE's geometry (GEOMETRY_LABELS)
 
     def __iter__(self) -> Iterator[SeedTableRow]:
         return iter(self.rows)
@@ -160,7 +161,10 @@ SEED_VALUE_COLUMNS = (
 )
 
 
-def seed_table(results: Results, seed: int = 16, *, error_pool: str = "observed") -> SeedTable:
+@error_pool_renamed
+def seed_table(
+    results: Results, seed: int = 16, *, geometry_labels: str = "observed"
+) -> SeedTable:
     """The rows of one seed, one per noise level, sorted by σ.
 
     Parameters
@@ -173,9 +177,9 @@ def seed_table(results: Results, seed: int = 16, *, error_pool: str = "observed"
         The seed to tabulate (the paper's appendix shows seed 16). For seed 16 each row also
         carries the paper's row at the same σ (:data:`PAPER_SEED16_TABLE`), which the formats
         print beside ours.
-    error_pool : {"observed", "clean"}, default "observed"
-        What the results' error pool behind λ*_PRE was judged against (``gcul reproduce
-        --error-pool``); the captions say it.
+    geometry_labels : {"observed", "clean"}, default "observed"
+        The training labels the results' λ*_PRE geometry was estimated with (``gcul reproduce
+        --geometry-labels``); the captions say it.
 
     Raises
     ------
@@ -193,7 +197,7 @@ def seed_table(results: Results, seed: int = 16, *, error_pool: str = "observed"
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer; got {seed!r}")
-    error_pool = check_error_pool(error_pool)
+    geometry_labels = check_geometry_labels(geometry_labels)
     results = materialize(results)
     with_level = has_column(results, "level")
     needed = ("seed", *SEED_VALUE_COLUMNS, *(("level",) if with_level else ()))
@@ -225,4 +229,4 @@ def seed_table(results: Results, seed: int = 16, *, error_pool: str = "observed"
         )
         for i in range(len(keys))
     )
-    return SeedTable(seed=int(seed), rows=rows, error_pool=error_pool)
+    return SeedTable(seed=int(seed), rows=rows, geometry_labels=geometry_labels)

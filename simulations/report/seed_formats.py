@@ -39,6 +39,7 @@ from simulations.report.seed import (
     SeedTableRow,
     seed_table,
 )
+from simulations.validation import error_pool_renamed
 
 __all__ = [
     "PAPER_SEED_CSV_COLUMNS",
@@ -167,7 +168,7 @@ _SEED_NOTES = {
 
 
 def _seed_note(table: SeedTable, tex: bool) -> str | None:
-    return caption_note(table.error_pool, table.has_paper_reference, *_SEED_NOTES[tex])
+    return caption_note(table.geometry_labels, table.has_paper_reference, *_SEED_NOTES[tex])
 
 
 #: What the per-seed table's columns mean (the Markdown legend)
@@ -292,15 +293,20 @@ def format_seed_table_latex(table: SeedTable, *, label: str | None = None) -> st
     return latex_table(caption, label, columns, [*header, r"\midrule"], body)
 
 
+@error_pool_renamed
 def write_seed_table(
-    results: Results, out_dir: str | Path, seed: int = 16, *, error_pool: str = "observed"
+    results: Results,
+    out_dir: str | Path,
+    seed: int = 16,
+    *,
+    geometry_labels: str = "observed",
 ) -> list[Path]:
     """Write ``seed<N>.csv``, ``seed<N>.md`` and ``seed<N>.tex`` into ``out_dir`` (see
-    :func:`seed_table`, also for ``error_pool``).
+    :func:`seed_table`, also for ``geometry_labels``).
 
     Returns the paths written.
     """
-    table = seed_table(results, seed=seed, error_pool=error_pool)
+    table = seed_table(results, seed=seed, geometry_labels=geometry_labels)
     return write_texts(
         out_dir,
         f"seed{table.seed}",

@@ -43,6 +43,7 @@ from simulations.report.violations import (
     ViolationTable,
     violation_table,
 )
+from simulations.validation import error_pool_renamed
 
 __all__ = [
     "VIOLATIONS_CSV_COLUMNS",
@@ -141,7 +142,7 @@ _VIOLATIONS_NOTES = {
 
 
 def _violations_note(table: ViolationTable, tex: bool) -> str | None:
-    return caption_note(table.error_pool, table.has_paper_reference, *_VIOLATIONS_NOTES[tex])
+    return caption_note(table.geometry_labels, table.has_paper_reference, *_VIOLATIONS_NOTES[tex])
 
 
 def _judged_on(table: ViolationTable, tex: bool) -> str:
@@ -383,21 +384,22 @@ def format_violations_text(table: ViolationTable) -> str:
     return "\n".join(lines)
 
 
+@error_pool_renamed
 def write_violations(
     results: Results,
     out_dir: str | Path,
     lam: float = LAMBDA_TARGET,
     methods: Sequence[str] | None = None,
     *,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
 ) -> list[Path]:
     """Write ``violations.csv``, ``violations.md`` and ``violations.tex`` into ``out_dir``: one
     block per predictor (``methods``, every one by default; see :func:`violation_table`, also
-    for ``error_pool``).
+    for ``geometry_labels``).
 
     Returns the paths written (created directories included as needed).
     """
-    table = violation_table(results, lam=lam, methods=methods, error_pool=error_pool)
+    table = violation_table(results, lam=lam, methods=methods, geometry_labels=geometry_labels)
     return write_texts(
         out_dir,
         "violations",

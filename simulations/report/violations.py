@@ -20,7 +20,8 @@ from simulations.report.columns import (
     noise_key,
     result_columns,
 )
-from simulations.results import check_error_pool
+from simulations.results import check_geometry_labels
+from simulations.validation import error_pool_renamed
 
 __all__ = [
     "KINDS",
@@ -121,7 +122,7 @@ class ViolationTable:
     n_seeds: int
     n_levels: int
     entries: tuple[ViolationCount, ...]
-    error_pool: str = "observed"  # what the λ*_PRE's error pool was judged against (ERROR_POOLS)
+    geometry_labels: str = "observed"  # the labels of λ*_PRE's geometry (GEOMETRY_LABELS)
 
     def __getitem__(self, key: tuple[str, str]) -> ViolationCount:
         method, kind = key
@@ -150,12 +151,13 @@ class ViolationTable:
         return any(e.paper_count is not None for e in self.entries)
 
 
+@error_pool_renamed
 def violation_table(
     results: Results,
     lam: float = LAMBDA_TARGET,
     methods: Sequence[str] | None = None,
     *,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
 ) -> ViolationTable:
     """Count Type-I, Type-II and overall violations of each λ* predictor.
 
@@ -171,9 +173,9 @@ def violation_table(
         The predictors assessed, one block each, in this order: names of
         :data:`gcul_theory.PREDICTORS` or ``"certified"``. By default every one of them
         (:func:`predictor_names`, the registry read at call time).
-    error_pool : {"observed", "clean"}, default "observed"
-        What the results' error pool behind λ*_PRE was judged against (``gcul reproduce
-        --error-pool``); the captions say it.
+    geometry_labels : {"observed", "clean"}, default "observed"
+        The training labels the results' λ*_PRE geometry was estimated with (``gcul reproduce
+        --geometry-labels``); the captions say it.
 
     Returns
     -------
@@ -190,7 +192,7 @@ def violation_table(
     (1, 2)
     """
     lam = check_lam(lam)
-    error_pool = check_error_pool(error_pool)
+    geometry_labels = check_geometry_labels(geometry_labels)
     judged, cols = judged_blocks(results, methods, "the violation analysis")
     methods = tuple(judged)
     total = len(cols["seed"])
@@ -225,5 +227,5 @@ def violation_table(
         n_seeds=len(np.unique(cols["seed"])),
         n_levels=len(np.unique(noise_key(cols["noise"]))),
         entries=tuple(entries),
-        error_pool=error_pool,
+        geometry_labels=geometry_labels,
     )

@@ -34,7 +34,7 @@ References
 
 from __future__ import annotations
 
-from simulations.results import ERROR_POOLS
+from simulations.results import GEOMETRY_LABELS
 from simulations.sweep.backends import BACKENDS, SCHEDULER_TIMEOUT, SweepError, usable_cores
 from simulations.sweep.cache import CACHE_LOCK, CACHE_VERSION, CELL_MAX_BYTES, CODE_PACKAGES
 from simulations.sweep.cell import DEFAULT_CONFIG, LAMBDA_METHODS, run_cell
@@ -47,7 +47,7 @@ __all__ = [
     "CELL_MAX_BYTES",
     "CODE_PACKAGES",
     "DEFAULT_CONFIG",
-    "ERROR_POOLS",
+    "GEOMETRY_LABELS",
     "LAMBDA_METHODS",
     "SCHEDULER_TIMEOUT",
     "SweepError",

@@ -186,7 +186,7 @@ def cell_task(
     seed: int,
     noise: float,
     config: SyntheticConfig,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
     keep_scores: bool = False,
 ):
     """Compute one cell in a worker: ``(seed, noise, row, seconds)``, the row unchecked (the
@@ -196,11 +196,11 @@ def cell_task(
     start = time.perf_counter()
     if keep_scores:
         scores: dict = {}
-        row = cell.compute_row(seed, noise, config, error_pool=error_pool, scores=scores)
+        row = cell.compute_row(seed, noise, config, geometry_labels=geometry_labels, scores=scores)
         if "cell" in scores:
             row = {**row, CELL_SCORES_KEY: scores["cell"]}
     else:
-        row = cell.compute_row(seed, noise, config, error_pool=error_pool)
+        row = cell.compute_row(seed, noise, config, geometry_labels=geometry_labels)
     return seed, noise, row, time.perf_counter() - start
 
 
@@ -211,7 +211,7 @@ def run_cells(
     backend="loky",
     scheduler=None,
     bar=None,
-    error_pool="observed",
+    geometry_labels="observed",
     keep_scores=frozenset(),
 ) -> Generator[tuple[int, float, dict, float], None, None]:
     """Yield ``(seed, noise, row, seconds)`` as cells finish (in any order).
@@ -246,14 +246,14 @@ def run_cells(
     if bar is not None:
         bar.workers = n_jobs
     if backend == "dask":
-        yield from _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool, keep_scores)
+        yield from _dask_cells(cells, config, n_jobs, scheduler, bar, geometry_labels, keep_scores)
         return
     if n_jobs == 1:
         for seed, noise in cells:
-            yield cell_task(seed, noise, config, error_pool, (seed, noise) in keep_scores)
+            yield cell_task(seed, noise, config, geometry_labels, (seed, noise) in keep_scores)
         return
     calls = (
-        delayed(cell_task)(seed, noise, config, error_pool, (seed, noise) in keep_scores)
+        delayed(cell_task)(seed, noise, config, geometry_labels, (seed, noise) in keep_scores)
         for seed, noise in cells
     )
     outputs = run_loky(calls, n_jobs)
@@ -303,7 +303,7 @@ def run_loky(calls, n_jobs: int) -> Generator:
 _WORKER_DIED = "killed, or out of memory; the cells finished before are cached and a rerun resumes"
 
 
-def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool, keep_scores=frozenset()):
+def _dask_cells(cells, config, n_jobs, scheduler, bar, geometry_labels, keep_scores=frozenset()):
     """:func:`run_cells` on dask: one task per cell on the client of :func:`_dask_client`.
 
     A worker that dies while running a cell hands it back to the scheduler, which waits for
@@ -322,7 +322,7 @@ def _dask_cells(cells, config, n_jobs, scheduler, bar, error_pool, keep_scores=f
             [seed for seed, _ in cells],
             [noise for _, noise in cells],
             [config] * n_cells,
-            [error_pool] * n_cells,
+            [geometry_labels] * n_cells,
             [cell in keep_scores for cell in cells],
             pure=False,  # a key per submission: a rerun computes, never reuses another's result
         )

@@ -59,7 +59,8 @@ checksum in every cell file.
 3: every registry predictor (``lambda_pre_<name>``, ``r1_hat_<name>``), ``r2_hat_attractor``, and
 the certified fit (``lambda_cert``, ``lambda_emp_cert``).
 4: ``lambda_emp_cert_noisy`` (the certified model's λ*_EMP on noisy test labels).
-5: ``error_pool`` in the identity of a cell (what its λ*_PRE's error pool is judged against).
+5: ``error_pool`` in the identity of a cell (what its λ*_PRE's error pool is judged against;
+now the ``geometry_labels`` argument, still stored under this key).
 6: the rejectors' columns (``sel_risk_<r>``, ``aurc_<r>``, Chow's rule, ``ujoint_gcul``; issue 16);
 a NaN of :data:`simulations.results.NULLABLE_COLUMNS` is stored as JSON ``null``.
 """
@@ -88,7 +89,7 @@ _CELL_KEYS = frozenset(
 
 
 class CellCache:
-    """One JSON file per finished cell, keyed by (seed, σ, config, error pool, code version).
+    """One JSON file per finished cell, keyed by (seed, σ, config, geometry labels, code version).
 
     A file is ``{"sha256": <hex>, "payload": {...}}``. The payload names the cell (``seed``,
     ``noise``, ``config``, ``code`` fingerprint, the cache ``key`` derived from them and the
@@ -100,14 +101,14 @@ class CellCache:
     """
 
     def __init__(
-        self, directory: Path, config: SyntheticConfig, error_pool: str = "observed"
+        self, directory: Path, config: SyntheticConfig, geometry_labels: str = "observed"
     ) -> None:
         self.directory = directory
         self.config = dataclasses.asdict(config)
-        self.error_pool = error_pool
+        self.geometry_labels = geometry_labels
         self.flip_per_noise = config.flip_per_noise
         self.code = code_fingerprint()
-        self.key = cache_key(config, self.code, error_pool)
+        self.key = cache_key(config, self.code, geometry_labels)
 
     def path(self, seed: int, noise: float) -> Path:
         """Where the file of cell ``(seed, noise)`` goes."""
@@ -155,7 +156,9 @@ class CellCache:
             "config": self.config,
             "seed": seed,
             "noise": noise,
-            "error_pool": self.error_pool,
+            # the choice keeps the key of its former name, error_pool: renaming the key would
+            # change every cell file's format for no gain
+            "error_pool": self.geometry_labels,
         }
 
     def store(self, row: dict[str, int | float], seconds: float) -> None:
@@ -337,10 +340,11 @@ def describe_rejected(rejected: list[tuple[Path, str]]) -> str:
     )
 
 
-def cache_key(config: SyntheticConfig, code: str, error_pool: str = "observed") -> str:
+def cache_key(config: SyntheticConfig, code: str, geometry_labels: str = "observed") -> str:
     """SHA-256 of what makes the cells of a sweep the same: the cache version, the columns, the
-    protocol ``config``, the ``code`` fingerprint, the ``error_pool`` reading and the NumPy and
-    SciPy versions."""
+    protocol ``config``, the ``code`` fingerprint, the ``geometry_labels`` reading (under the
+    key of its former name, ``error_pool``, so that the same code gives the same key) and the
+    NumPy and SciPy versions."""
     description = {
         "cache_version": CACHE_VERSION,
         "columns": list(ROW_COLUMNS),
@@ -348,7 +352,7 @@ def cache_key(config: SyntheticConfig, code: str, error_pool: str = "observed") 
         "code": code,
         "numpy": np.__version__,
         "scipy": scipy.__version__,
-        "error_pool": error_pool,
+        "error_pool": geometry_labels,
     }
     return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()
 

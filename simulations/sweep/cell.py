@@ -49,7 +49,7 @@ from simulations.models import single_threaded_blas
 from simulations.rejectors.evaluate import evaluation_columns, score_cell
 from simulations.results import (
     CONTAMINATION_MODELS,
-    check_error_pool,
+    check_geometry_labels,
     check_row,
     contamination_column,
 )
@@ -61,7 +61,7 @@ from simulations.synthetic import (
     check_seed,
     make_dataset,
 )
-from simulations.validation import check_int, check_real
+from simulations.validation import check_int, check_real, error_pool_renamed
 
 if TYPE_CHECKING:  # scikit-learn loads in the workers, not the parent
     from simulations.certification import SelectiveOutcomes
@@ -88,6 +88,7 @@ LAMBDA_METHODS: tuple[str, ...] = tuple(entry.name for entry in gcul_theory.PRED
 (``lambda_pre_<method>``, ``r1_hat_<method>``)."""
 
 
+@error_pool_renamed
 def run_cell(
     seed: int,
     noise: float,
@@ -96,7 +97,7 @@ def run_cell(
     level: int = -1,
     model_factory: Callable[[], Any] | None = None,
     profile: dict[str, float] | None = None,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
 ) -> dict[str, int | float]:
     """Fit GCUL on one ``(seed, σ)`` dataset and measure predicted, certified and empirical λ*.
 
@@ -123,12 +124,14 @@ def run_cell(
         holds no time): ``"gaussian_exact"`` (its r̂1, a quasi-Monte Carlo orthant probability),
         ``"certified"`` (the second fit and the certificate) and ``"rejectors"`` (every rejector
         fitted and evaluated).
-    error_pool : {"observed", "clean"}, default "observed"
-        The labels the error pool behind every λ*_PRE is judged against (:data:`simulations.results.ERROR_POOLS`):
-        ``"observed"``, the training labels as given (partly flipped), as the paper's Sec.
-        ``subsec:assumptions1`` defines E = {ŷ ≠ y}; or ``"clean"``, the training labels before
-        flipping (E = {ŷ ≠ y_clean}), the reading that reproduces the paper's ``tab:synthetic_gcul``
-        column and which no deployment can use (it needs to know which labels were flipped).
+    geometry_labels : {"observed", "clean"}, default "observed"
+        The training labels that the geometry behind every λ*_PRE (the error pool, the class
+        shares and cores of :func:`gcul_theory.estimate_geometry`) is estimated with
+        (:data:`simulations.results.GEOMETRY_LABELS`): ``"observed"``, the training labels as
+        given (partly flipped), as the paper's Sec. ``subsec:assumptions1`` defines
+        E = {ŷ ≠ y}; or ``"clean"``, the training labels before flipping (E = {ŷ ≠ y_clean}),
+        the reading that reproduces the paper's ``tab:synthetic_gcul`` column and which no
+        deployment can use (it needs to know which labels were flipped).
         Only λ*_PRE, r̂1 and r̂2 change: GCUL is fitted on the observed labels either way, and
         ``eps_train``, the cluster shares, λ*_EMP, the certified and the rejectors' columns are
         the same.
@@ -198,7 +201,7 @@ def run_cell(
     level = check_int("level", level, -1)
     if profile is not None and not isinstance(profile, dict):
         raise TypeError(f"profile must be a dict or None; got {type(profile).__name__}")
-    error_pool = check_error_pool(error_pool)
+    geometry_labels = check_geometry_labels(geometry_labels)
     row = compute_row(
         seed,
         noise,
@@ -206,7 +209,7 @@ def run_cell(
         level=level,
         model_factory=model_factory,
         profile=profile,
-        error_pool=error_pool,
+        geometry_labels=geometry_labels,
     )
     return check_row(row, f"cell (seed={seed}, noise={noise!r})")
 
@@ -219,7 +222,7 @@ def compute_row(
     level: int = -1,
     model_factory: Callable[[], Any] | None = None,
     profile: dict[str, float] | None = None,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
     scores: dict[str, Any] | None = None,
 ) -> dict[str, int | float]:
     """The row of :func:`run_cell` for arguments already checked, itself not checked.
@@ -241,7 +244,7 @@ def compute_row(
             seed,
             noise,
             profile,
-            error_pool,
+            geometry_labels,
             config=config,
             scores=scores,
         )
@@ -260,15 +263,15 @@ def fit_and_measure(
     seed: int,
     noise: float,
     profile: dict[str, float] | None = None,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
     *,
     config: SyntheticConfig = DEFAULT_CONFIG,
     scores: dict[str, Any] | None = None,
 ) -> dict[str, float]:
     """Every measured column of a cell's row (all but ``seed``, ``noise``, ``level``,
     ``flip_prob``): fit ``model_factory()`` on the training split, predict λ* from its error
-    pool (judged against the labels ``error_pool`` names), measure λ*_EMP on the test split, add
-    the certified predictor's columns and every rejector's at GCUL's coverage
+    pool (judged against the training labels ``geometry_labels`` names), measure λ*_EMP on the
+    test split, add the certified predictor's columns and every rejector's at GCUL's coverage
     (:func:`simulations.rejectors.evaluate.evaluate_cell`; ``config`` is the protocol of
     ``data``, for the Bayes rejector's mixture; ``scores``: as :func:`compute_row`)."""
     model = model_factory().fit(data.X_train, data.y_train)
@@ -280,9 +283,9 @@ def fit_and_measure(
     y_pred_train = getattr(model, "train_pred_", None)  # GCUL keeps it from its fit
     if y_pred_train is None:
         y_pred_train = model.phase1_.predict(data.X_train)
-    # the error pool of every λ*_PRE: phase 1's predictions judged against the observed labels, or
-    # (error_pool="clean", the paper's reading) against the labels before flipping
-    judged = data.y_train if error_pool == "observed" else data.y_train_clean
+    # the geometry of every λ*_PRE: phase 1's predictions judged against the observed labels, or
+    # (geometry_labels="clean", the paper's reading) against the labels before flipping
+    judged = data.y_train if geometry_labels == "observed" else data.y_train_clean
     geometry = gcul_theory.estimate_geometry(Z=data.X_train, y=judged, y_pred=y_pred_train)
     metrics: dict[str, float] = {}
     r2_by_model = {}

@@ -18,11 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from simulations.outputs import lock_folder, remove_stale_temporaries
-from simulations.results import check_error_pool, check_row
+from simulations.results import check_geometry_labels, check_row
 from simulations.sweep import backends, cache
 from simulations.sweep.cell import DEFAULT_CONFIG
 from simulations.sweep.progress import ProgressBar
 from simulations.synthetic import SyntheticConfig, check_config, check_noise, check_seed
+from simulations.validation import error_pool_renamed
 
 __all__ = ["SweepPlan", "SweepRows", "plan_sweep", "run_sweep"]
 
@@ -69,9 +70,9 @@ class SweepPlan:
         The protocol.
     cache_dir : Path or None
         The cache folder (created when the plan runs).
-    error_pool : {"observed", "clean"}
-        What the error pool behind λ*_PRE is judged against
-        (:data:`simulations.results.ERROR_POOLS`).
+    geometry_labels : {"observed", "clean"}
+        The training labels that λ*_PRE's geometry (its error pool, class shares and class
+        cores) is estimated with (:data:`simulations.results.GEOMETRY_LABELS`).
     """
 
     grid: tuple[float, ...]
@@ -82,7 +83,7 @@ class SweepPlan:
     scheduler: str | None
     config: SyntheticConfig
     cache_dir: Path | None
-    error_pool: str = "observed"
+    geometry_labels: str = "observed"
 
     @property
     def cells(self) -> list[tuple[int, float]]:
@@ -113,7 +114,7 @@ class SweepPlan:
             store = None
             rejected: list[tuple[Path, str]] = []
             if directory is not None:
-                store = cache.CellCache(directory, self.config, self.error_pool)
+                store = cache.CellCache(directory, self.config, self.geometry_labels)
                 unwritable = cache.unwritable(directory)
                 if unwritable is None:
                     lock = lock_folder(directory, cache.CACHE_LOCK, "a gcul sweep", shared=True)
@@ -147,7 +148,7 @@ class SweepPlan:
                 self.backend,
                 self.scheduler,
                 bar,
-                self.error_pool,
+                self.geometry_labels,
                 keep_scores,
             )
             try:
@@ -177,6 +178,7 @@ class SweepPlan:
         return result
 
 
+@error_pool_renamed
 def plan_sweep(
     noise_levels: Iterable[float],
     seeds: Iterable[int],
@@ -185,7 +187,7 @@ def plan_sweep(
     config: SyntheticConfig = DEFAULT_CONFIG,
     backend: str = "loky",
     scheduler: str | None = None,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
 ) -> SweepPlan:
     """Check the arguments of a sweep, once, for the whole grid; nothing is run or created.
 
@@ -216,7 +218,7 @@ def plan_sweep(
     backend, scheduler = backends.check_backend(backend, scheduler)
     if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
         raise TypeError(f"cache_dir must be a path or None; got {cache_dir!r}")
-    error_pool = check_error_pool(error_pool)
+    geometry_labels = check_geometry_labels(geometry_labels)
     return SweepPlan(
         grid=tuple(grid),
         seeds=tuple(seed_list),
@@ -226,10 +228,11 @@ def plan_sweep(
         scheduler=scheduler,
         config=config,
         cache_dir=None if cache_dir is None else Path(cache_dir),
-        error_pool=error_pool,
+        geometry_labels=geometry_labels,
     )
 
 
+@error_pool_renamed
 def run_sweep(
     noise_levels: Iterable[float],
     seeds: Iterable[int],
@@ -240,7 +243,7 @@ def run_sweep(
     backend: str = "loky",
     scheduler: str | None = None,
     on_start: Callable[[int, int], object] | None = None,
-    error_pool: str = "observed",
+    geometry_labels: str = "observed",
 ) -> SweepRows:
     """Run :func:`~simulations.sweep.cell.run_cell` on every ``(seed, σ)`` of a grid; a row a cell.
 
@@ -293,8 +296,8 @@ def run_sweep(
     on_start : callable, optional
         Called once as ``on_start(n_cached, n_to_compute)`` when the cache has been read, before
         any cell is computed or any worker or cluster is started (e.g. to print what will run).
-    error_pool : {"observed", "clean"}, default "observed"
-        What the error pool behind every λ*_PRE is judged against (see
+    geometry_labels : {"observed", "clean"}, default "observed"
+        The training labels that the geometry behind every λ*_PRE is estimated with (see
         :func:`~simulations.sweep.cell.run_cell`); part of each cached cell's identity, so the
         two readings never share a cell.
 
@@ -343,7 +346,7 @@ def run_sweep(
     [(10, 0.0), (10, 4.0)]
     """
     plan = plan_sweep(
-        noise_levels, seeds, n_jobs, cache_dir, config, backend, scheduler, error_pool
+        noise_levels, seeds, n_jobs, cache_dir, config, backend, scheduler, geometry_labels
     )
     if not isinstance(progress, bool):  # before the notice, as every other argument
         raise TypeError(f"progress must be a bool; got {progress!r}")
