@@ -62,9 +62,10 @@ def lbfgsb(
     maxiter, gtol, ftol, maxls
         ``minimize``'s options of the same names (``maxls`` > 0).
     use_core : bool or None, default=None
-        ``None``: the core when the fast path ``lbfgsb_core`` is active
-        (:func:`simulations._fastpaths.active`), else ``minimize``; ``True`` or ``False`` force
-        one (``True`` raises ``RuntimeError`` if the core's interface is not one gcul knows).
+        ``None``: the core when the fast path ``lbfgsb_core`` is active (``gcul info`` says
+        whether; ``GCUL_FAST_PATHS=off`` switches it off), else ``minimize``; ``True`` or
+        ``False`` force one (``True`` raises ``RuntimeError`` if the core's interface is not
+        one gcul knows).
 
     Returns
     -------
