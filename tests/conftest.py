@@ -1,4 +1,5 @@
-"""Shared pytest configuration: hypothesis profiles and the fixtures several modules use.
+"""Shared pytest configuration: hypothesis profiles, the fast-path switch and the fixtures
+several modules use.
 
 ``python -m pytest`` (the README's test command) gives one verdict for one checkout: hypothesis
 runs **derandomised and without an example database**, whether or not ``CI`` is set, so every
@@ -105,7 +106,32 @@ def pytest_report_header(config: pytest.Config) -> str:
             f"randomised with seed {seed}, no example database: "
             f"--hypothesis-seed={seed} replays this run"
         )
-    return f"gcul: hypothesis profile {name!r} ({examples} examples per test), {how}"
+    from simulations import _fastpaths
+
+    switch = os.environ.get(_fastpaths.ENV_VAR)
+    paths = "every portable path forced" if switch == "off" else "each where its probe holds"
+    return [
+        f"gcul: hypothesis profile {name!r} ({examples} examples per test), {how}",
+        f"gcul: fast paths {_fastpaths.ENV_VAR}={switch or ''} ({paths}; gcul info)",
+    ]
+
+
+@pytest.fixture
+def fast_paths(request, monkeypatch):
+    """Run a test with the fast paths on (``GCUL_FAST_PATHS`` unset) or forced off, and the
+    probes' verdicts forgotten before and after: parametrize it with ``["on", "off"]``
+    (``indirect=True``), or use it unparametrized for fresh probes under the process's switch.
+    Yields :mod:`simulations._fastpaths`."""
+    from simulations import _fastpaths
+
+    switch = getattr(request, "param", None)
+    if switch == "on":
+        monkeypatch.delenv(_fastpaths.ENV_VAR, raising=False)
+    elif switch == "off":
+        monkeypatch.setenv(_fastpaths.ENV_VAR, "off")
+    _fastpaths.reset()
+    yield _fastpaths
+    _fastpaths.reset()
 
 
 @pytest.fixture

@@ -444,8 +444,8 @@ def test_bare_gcul_prints_the_command_list_and_one_error_line(capsys):
     for command in ("reproduce", "prove", "feasibility", "--version"):
         assert command in out
     assert err.splitlines() == [
-        "gcul: error: a command is required (reproduce, prove, feasibility, compare or demo; "
-        "listed above)"
+        "gcul: error: a command is required (reproduce, prove, feasibility, compare, demo or "
+        "info; listed above)"
     ]
 
 

@@ -3,7 +3,9 @@
 The promise is bit-for-bit equality with ``scipy.optimize.minimize(method="L-BFGS-B")`` (same
 iterates, same iteration count, same status and message), on every path a fit can end by:
 convergence on the gradient, on the relative decrease, the iteration cap. And a SciPy whose core
-has another interface falls back to ``minimize`` (the same answers, slower).
+has another interface falls back to ``minimize`` (the same answers, slower). Driving the core is the
+fast path ``lbfgsb_core`` of ``simulations._fastpaths`` (the ``fast_paths`` fixture of conftest.py
+switches it); CI runs this module with ``GCUL_FAST_PATHS=off`` too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import numpy as np
 import pytest
 from _rejector_data import SMALL, cell
 
-import simulations.models._lbfgsb as lbfgsb_module
 from simulations.models import LogisticRegression, lbfgsb_minimize
 from simulations.rejectors.deep_gamblers import fit_deep_gamblers
 from simulations.rejectors.selectivenet import fit_selectivenet
@@ -65,33 +66,41 @@ def test_core_is_minimize_bit_for_bit(seed, maxiter, gtol):
         assert core.status == 0
 
 
-def test_this_scipy_uses_the_core():
-    # SciPy 1.10-1.14 (Fortran core) and >= 1.15 (C core) are both known interfaces
-    assert lbfgsb_module.CORE_API in ("c", "fortran")
-    assert lbfgsb_module.core_in_use()
+def test_this_scipy_uses_the_core(monkeypatch, fast_paths):
+    # SciPy 1.10-1.14 (Fortran core) and >= 1.15 (C core) are both known interfaces, and the
+    # probe passes on both (whatever the switch of this run says)
+    monkeypatch.delenv(fast_paths.ENV_VAR, raising=False)
+    assert fast_paths.lbfgsb_core_api() in ("c", "fortran")
+    assert fast_paths.active("lbfgsb_core")
 
 
-def test_an_unknown_core_falls_back_to_minimize(monkeypatch):
+def test_an_unknown_core_falls_back_to_minimize(monkeypatch, fast_paths):
     fun, x0 = _softmax_problem(3)
     options = {"maxiter": 500, "gtol": 1e-8, "ftol": FTOL, "maxls": 50}
     expected = lbfgsb_minimize(fun, x0, use_core=False, **options)
-    monkeypatch.setattr(lbfgsb_module, "CORE_API", None)
-    monkeypatch.setattr(lbfgsb_module, "_CORE_CHECKED", [])
-    assert not lbfgsb_module.core_in_use()
+    monkeypatch.delenv(fast_paths.ENV_VAR, raising=False)
+    monkeypatch.setattr(fast_paths, "lbfgsb_core_api", lambda: None)
+    assert not fast_paths.active("lbfgsb_core")
+    (state,) = [s for s in fast_paths.states() if s.name == "lbfgsb_core"]
+    assert "an interface gcul does not know" in state.reason  # said, not silent
     result = lbfgsb_minimize(fun, x0, **options)
     np.testing.assert_array_equal(_bits(result.x), _bits(expected.x))
     with pytest.raises(RuntimeError, match="interface gcul does not know"):
         lbfgsb_minimize(fun, x0, use_core=True, **options)
 
 
-def test_a_core_that_disagrees_with_minimize_is_not_used(monkeypatch):
+def test_a_core_that_disagrees_with_minimize_is_not_used(monkeypatch, fast_paths):
     # an interface that reads as known but behaves otherwise: the check problem catches it
     def broken(*args):
         raise TypeError("setulb() takes another argument list")
 
-    monkeypatch.setattr(lbfgsb_module._lbfgsb, "setulb", broken)
-    monkeypatch.setattr(lbfgsb_module, "_CORE_CHECKED", [])
-    assert not lbfgsb_module.core_in_use()
+    api = fast_paths.lbfgsb_core_api()
+    monkeypatch.delenv(fast_paths.ENV_VAR, raising=False)
+    monkeypatch.setattr(fast_paths, "lbfgsb_core_api", lambda: api)
+    monkeypatch.setattr("scipy.optimize._lbfgsb.setulb", broken)
+    assert not fast_paths.active("lbfgsb_core")
+    (state,) = [s for s in fast_paths.states() if s.name == "lbfgsb_core"]
+    assert state.reason == "the probe raised TypeError: setulb() takes another argument list"
 
 
 @pytest.mark.parametrize(
@@ -107,13 +116,14 @@ def test_a_core_that_disagrees_with_minimize_is_not_used(monkeypatch):
         (None, None),
     ],
 )
-def test_the_interface_is_read_from_the_core_signature(monkeypatch, doc, api):
+def test_the_interface_is_read_from_the_core_signature(monkeypatch, fast_paths, doc, api):
     class Core:
         pass
 
     Core.__doc__ = doc
-    monkeypatch.setattr(lbfgsb_module._lbfgsb, "setulb", Core)
-    assert lbfgsb_module._core_api() == api
+    monkeypatch.setattr("scipy.optimize._lbfgsb.setulb", Core)
+    fast_paths.reset()
+    assert fast_paths.lbfgsb_core_api() == api
 
 
 def test_maxls_must_be_positive():
@@ -123,8 +133,9 @@ def test_maxls_must_be_positive():
 
 
 @pytest.mark.parametrize("noise", [2.0, 8.0])
-def test_the_sweeps_fits_are_those_of_minimize(monkeypatch, noise):
-    # phase 1's logistic regression and the two trained rejectors, as a sweep cell fits them
+def test_the_sweeps_fits_are_those_of_minimize(monkeypatch, fast_paths, noise):
+    # phase 1's logistic regression and the two trained rejectors, as a sweep cell fits them,
+    # with the fast path on (the core) and switched off (minimize): the same bits
     data, model, context = cell(17, noise, SMALL)
     fits = {
         "logistic": lambda: LogisticRegression().fit(data.X_train, data.y_train).coef_,
@@ -136,8 +147,10 @@ def test_the_sweeps_fits_are_those_of_minimize(monkeypatch, noise):
         ).coef_,
     }
     for name, fit in fits.items():
-        monkeypatch.setattr(lbfgsb_module, "_CORE_CHECKED", [True])
+        monkeypatch.delenv(fast_paths.ENV_VAR, raising=False)
+        assert fast_paths.active("lbfgsb_core")
         core = fit()
-        monkeypatch.setattr(lbfgsb_module, "_CORE_CHECKED", [False])
+        monkeypatch.setenv(fast_paths.ENV_VAR, "off")
+        assert not fast_paths.active("lbfgsb_core")
         reference = fit()
         np.testing.assert_array_equal(_bits(core), _bits(reference), err_msg=name)

@@ -1139,18 +1139,21 @@ def test_scaled_design_declines_a_tiny_entry():
 
 
 @pytest.mark.parametrize("tol", [1e-4, 0.0])
-def test_kmeans_memory_lean_path_is_the_copies_bit_for_bit(tol, monkeypatch):
+def test_kmeans_memory_lean_path_is_the_copies_bit_for_bit(tol, monkeypatch, fast_paths):
     # a large X is centred in place and read through a transposed view (one copy of X instead
-    # of three at the peak); the partition, the centres and the iterations are those of the
-    # copies, every bit
+    # of three at the peak: the fast path kmeans_lean); the partition, the centres and the
+    # iterations are those of the copies (the fast path switched off), every bit
     from simulations.models import _kmeans
 
     rng = np.random.default_rng(3)
     X = rng.standard_normal((3000, 40)) * rng.uniform(0.5, 30.0, 40)
     init = X[rng.choice(3000, 6, replace=False)] + 0.1
-    copies = _kmeans.lloyd(X, init, 50, tol)
     monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 1000)
-    assert _kmeans._lean_applies(X.shape, 6) and not _kmeans._lean_applies((3000, 1), 6)
+    monkeypatch.setenv(fast_paths.ENV_VAR, "off")
+    assert not _kmeans.lean_applies(X.shape, 6)
+    copies = _kmeans.lloyd(X, init, 50, tol)
+    monkeypatch.delenv(fast_paths.ENV_VAR)
+    assert _kmeans.lean_applies(X.shape, 6) and not _kmeans.lean_applies((3000, 1), 6)
     before = X.copy()
     lean = _kmeans.lloyd(X, init, 50, tol)
     np.testing.assert_array_equal(X, before)  # the caller's X untouched
@@ -1158,11 +1161,13 @@ def test_kmeans_memory_lean_path_is_the_copies_bit_for_bit(tol, monkeypatch):
         np.testing.assert_array_equal(got, expected)
     # the variances continued a block of rows at a time are np.var's
     for rows in (1, 7, 2999, 3000):
-        np.testing.assert_array_equal(_kmeans._column_variances(X, rows), np.var(X, axis=0))
+        np.testing.assert_array_equal(fast_paths.column_variances(X, rows), np.var(X, axis=0))
 
 
 @pytest.mark.parametrize("scale", [0.008, 2.0**40])  # power-of-two exponent 0, and not 0
-def test_kmeans_overwrite_x_centres_the_callers_x_for_the_same_result(scale, monkeypatch):
+def test_kmeans_overwrite_x_centres_the_callers_x_for_the_same_result(
+    scale, monkeypatch, fast_paths
+):
     # with overwrite_X a large X is scaled and centred where it lies (gcul compare's training
     # rows, gathered again afterwards): the partition, the centres and the iterations of the
     # copies, every bit; X itself is overwritten (so the in-place path is the one tested), and a
@@ -1181,7 +1186,13 @@ def test_kmeans_overwrite_x_centres_the_callers_x_for_the_same_result(scale, mon
     )
     np.testing.assert_array_equal(small, X)  # below _LEAN_ELEMENTS: copied, not overwritten
     monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 1000)
+    monkeypatch.setenv(fast_paths.ENV_VAR, "off")  # kmeans_lean off: copied, X left alone
     mine = X.copy()
+    np.testing.assert_array_equal(
+        _kmeans.lloyd(mine, init, 50, 1e-4, overwrite_X=True)[1], copies[1]
+    )
+    np.testing.assert_array_equal(mine, X)
+    monkeypatch.delenv(fast_paths.ENV_VAR)
     in_place = _kmeans.lloyd(mine, init, 50, 1e-4, overwrite_X=True)
     assert not np.array_equal(mine, X)
     for got, expected in zip(in_place, copies, strict=True):

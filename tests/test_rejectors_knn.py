@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from _rejector_data import PAPER, cell
@@ -198,12 +200,17 @@ def test_sweep_cells_screened_in_the_tree_order_are_the_tree_bit_for_bit(seed, n
     np.testing.assert_array_equal(got, _tree_reference(data.X_train, data.X_test, 10))
 
 
+@pytest.mark.parametrize("fast_paths", ["on", "off"], indirect=True)
 @pytest.mark.parametrize("d", [3, 6, 8, 9])
 @pytest.mark.parametrize("case", ["plain", "offset", "duplicates", "huge", "tiny", "outliers"])
 @pytest.mark.parametrize("k", [1, 10])
-def test_screened_tree_order_is_the_tree_bit_for_bit(d, case, k, monkeypatch):
-    # every remainder of d modulo 4 (the tree's four accumulators, then one by one)
+def test_screened_tree_order_is_the_tree_bit_for_bit(d, case, k, monkeypatch, fast_paths):
+    # every remainder of d modulo 4 (the tree's four accumulators, then one by one); with the
+    # fast path knn_tree_order switched off the tree itself searches (the same bits)
     from simulations.rejectors import knn
+
+    if os.environ.get(fast_paths.ENV_VAR) == "off":
+        assert not knn.tree_order_known(d)  # the switch, whatever the probe would say
 
     rng = np.random.default_rng(d)
     n_train = 2 ** (d + 3)  # below 2**(d + 4): screened
@@ -219,7 +226,7 @@ def test_screened_tree_order_is_the_tree_bit_for_bit(d, case, k, monkeypatch):
     np.testing.assert_array_equal(fitted.kth_distance(X), _tree_reference(X_train, X, k))
 
 
-def test_tree_order_check_tells_another_summation_order(monkeypatch):
+def test_tree_order_check_tells_another_summation_order(monkeypatch, fast_paths):
     # the check has teeth: sums in plain coordinate order (as cdist adds them) are not the
     # tree's, and a FittedKNN then lets the tree search
     from simulations.rejectors import knn
@@ -231,9 +238,12 @@ def test_tree_order_check_tells_another_summation_order(monkeypatch):
             total += squares[:, j]
         return total
 
-    monkeypatch.setattr(knn, "_TREE_ORDER", {})
-    monkeypatch.setattr(knn, "tree_squared_distances", sequential)
+    monkeypatch.delenv(fast_paths.ENV_VAR, raising=False)
+    monkeypatch.setattr(fast_paths, "tree_squared_distances", sequential)
     assert not knn.tree_order_known(10)
+    (state,) = [s for s in fast_paths.states() if s.name == "knn_tree_order"]
+    assert not state.active
+    assert "does not sum squared distances in the order gcul knows (d = 10:" in state.reason
     rng = np.random.default_rng(2)
     X_train = rng.standard_normal((3000, 10))
     assert FittedKNN(X_train, _StubPhase1(), 10).search_ == "tree"

@@ -1,12 +1,13 @@
-"""The ``gcul`` command line: ``gcul reproduce``, ``prove``, ``feasibility``, ``compare``, ``demo``.
+"""The ``gcul`` command line: ``gcul reproduce``, ``prove``, ``feasibility``, ``compare``, ``demo``,
+``info``.
 
 Every error is one line on stderr (``gcul: error: ...``) with exit code 2, never a traceback; a
 bare ``gcul`` also prints the command list (on stdout, like ``--help``). ``gcul --version``
 prints the version. Output cut short by its reader (``| head``) ends quietly with exit code 1.
 
-One module per command (``reproduce.py``, ``prove.py``, ``feasibility.py``, ``demo.py``), each with
-``add_parser(commands)`` and ``run(args)``: the command parses its options, calls the public
-function that does the work (:func:`simulations.reproduce.reproduce`,
+One module per command (``reproduce.py``, ``prove.py``, ``feasibility.py``, ``demo.py``,
+``info.py``), each with ``add_parser(commands)`` and ``run(args)``: the command parses its
+options, calls the public function that does the work (:func:`simulations.reproduce.reproduce`,
 :func:`simulations.feasibility.assess`, ...) and prints what it returns. What they share (the
 parser class, one-line errors, argument types) is in ``common.py``; reading arrays from files in
 ``loaders.py``. A new command is a new module here and one line in :data:`COMMANDS`.
@@ -18,7 +19,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from simulations.cli import compare, demo, feasibility, prove, reproduce
+from simulations.cli import compare, demo, feasibility, info, prove, reproduce
 from simulations.cli.common import (
     EXIT_BROKEN_PIPE,
     EXIT_USAGE,
@@ -32,7 +33,7 @@ from simulations.cli.common import (
 
 __all__ = ["COMMANDS", "build_parser", "main", "parse_seeds"]
 
-COMMANDS = (reproduce, prove, feasibility, compare, demo)
+COMMANDS = (reproduce, prove, feasibility, compare, demo, info)
 """The modules of the commands, in the order ``gcul --help`` lists them."""
 
 

@@ -7,11 +7,13 @@ from typing import Literal, overload
 
 import numpy as np
 
+from simulations import _fastpaths
+
 from ._blas import single_threaded_blas
 from ._numerics import first_argmin, power_of_two_exponent
 from ._validation import check_matrix, check_positive
 
-__all__ = ["kmeans", "lloyd"]
+__all__ = ["kmeans", "lean_applies", "lloyd"]
 
 
 def _assign(XT: np.ndarray, centers: np.ndarray, out: np.ndarray | None = None):
@@ -155,7 +157,7 @@ def lloyd(
     (at most ``max_iter``).
 
     With ``overwrite_X`` (a writeable, C-contiguous ``X``) a large ``X`` (the memory-lean path,
-    :func:`_lean_applies`) is scaled and centred in place, with no copy at all: the same
+    :func:`lean_applies`) is scaled and centred in place, with no copy at all: the same
     operations on the same values, so the same result, bit for bit, and ``X`` left holding
     garbage. Small data are copied as without it (and ``X`` is left alone).
     """
@@ -163,9 +165,9 @@ def lloyd(
     # run on X and init times 2**-exponent (exact): no squared distance overflows or underflows
     exponent = power_of_two_exponent(X, init)
     # a large X is centred in place and read through a transposed view, never copied again
-    # (_lean_applies): the same numbers, for one copy of X instead of three at the peak (none
+    # (lean_applies): the same numbers, for one copy of X instead of three at the peak (none
     # with overwrite_X: the caller's X is scaled and centred where it lies)
-    lean = _lean_applies(X.shape, n_clusters)
+    lean = lean_applies(X.shape, n_clusters)
     if lean and overwrite_X:
         if exponent:
             np.ldexp(X, -exponent, out=X)  # elementwise: np.ldexp(X, -exponent)'s values
@@ -173,7 +175,7 @@ def lloyd(
     else:
         X, init = np.ldexp(X, -exponent), np.ldexp(init, -exponent)
     if tol > 0:
-        variances = _column_variances(X) if lean else np.var(X, axis=0)
+        variances = _fastpaths.column_variances(X) if lean else np.var(X, axis=0)
         tol_abs = float(np.mean(variances) * tol)
     else:
         tol_abs = 0.0
@@ -216,51 +218,19 @@ def lloyd(
     return labels.astype(np.int64), np.ldexp(centers + mean, exponent), n_iter
 
 
-_LEAN_ELEMENTS = 1 << 22  # X of 32 MB or more: lloyd's memory-lean path (_lean_applies)
-_VARIANCE_ROWS = 1 << 16  # values of the squared deviations held at once by _column_variances
-_LEAN_CHECKED: list[bool] = []
+_LEAN_ELEMENTS = 1 << 22  # X of 32 MB or more: lloyd's memory-lean path (lean_applies)
 
 
-def _lean_applies(shape: tuple[int, int], n_clusters: int) -> bool:
+def lean_applies(shape: tuple[int, int], n_clusters: int) -> bool:
     """Whether :func:`lloyd` takes its memory-lean path for data of ``shape``.
 
     For ``X`` of at least 2**22 values with 2 columns or more and 2 clusters or more, and only
-    if two facts hold in this process (checked once, on random data): (i) the assignment's
-    product ``centres @ X.T`` is the same, bit for bit, whether ``X.T`` is a contiguous copy or
-    a transposed view (BLAS computes each entry in the same order whatever the layout); (ii)
-    NumPy sums a C-contiguous matrix along its rows' axis one row after the other (so
-    :func:`_column_variances` continues the sum a block of rows at a time). Otherwise the copies.
+    where the fast path ``kmeans_lean`` of :mod:`simulations._fastpaths` is active (its probe,
+    run once per process, checks the two facts it rests on: BLAS computes ``centres @ X.T`` the
+    same whether ``X.T`` is a view or a copy, and NumPy sums a matrix's rows in order, which
+    :func:`~simulations._fastpaths.column_variances` continues a block of rows at a time; the
+    switch ``GCUL_FAST_PATHS=off`` turns it off). Otherwise the copies: the same results.
     """
     if shape[0] * shape[1] < _LEAN_ELEMENTS or shape[1] < 2 or n_clusters < 2:
         return False
-    if not _LEAN_CHECKED:
-        _LEAN_CHECKED.append(_lean_facts_hold())
-    return _LEAN_CHECKED[0]
-
-
-def _lean_facts_hold() -> bool:
-    rng = np.random.default_rng(7)
-    agree = True
-    with single_threaded_blas():
-        for n, d, k in ((1500, 37, 5), (700, 300, 12), (4000, 10, 3)):
-            X = rng.standard_normal((n, d)) * 10.0 ** rng.uniform(-4.0, 4.0, d)
-            C = rng.standard_normal((k, d))
-            agree &= np.array_equal(C @ X.T, C @ np.ascontiguousarray(X.T))
-            agree &= np.array_equal(_column_variances(X, rows=n // 3 + 1), np.var(X, axis=0))
-    return bool(agree)
-
-
-def _column_variances(X: np.ndarray, rows: int | None = None) -> np.ndarray:
-    """``np.var(X, axis=0)`` for a C-contiguous ``X`` with 2 columns or more, without a
-    temporary of ``X``'s size: NumPy's operations (the sum of the rows, its division by ``n``,
-    the squared deviations, their sum, its division by ``n``), with the sum of the squared
-    deviations continued a block of rows at a time in NumPy's order (:func:`_lean_applies`)."""
-    n = X.shape[0]
-    mean = np.add.reduce(X, axis=0, keepdims=True)
-    np.true_divide(mean, n, out=mean)
-    rows = rows or max(1, _VARIANCE_ROWS // X.shape[1])
-    total = np.add.reduce(np.square(X[:rows] - mean), axis=0)
-    for start in range(rows, n, rows):
-        squares = np.concatenate([total[None], np.square(X[start : start + rows] - mean)])
-        total = np.add.reduce(squares, axis=0)
-    return np.true_divide(total, n)
+    return _fastpaths.active("kmeans_lean")

@@ -13,8 +13,9 @@ below, where a k-d tree visits a large share of the leaves, the same numbers com
 screened brute force (below) whose exact recompute sums in the tree's order, bit for bit the
 tree's answer: on the sweep's cells (d = 10, 9,600 training x 2,400 test rows) 21 ms of CPU a
 cell on average against the tree's 50 (2.5-3x at σ ≥ 6, about even at σ < 1). The screened
-path is used only after a check, once per process and dimension, that this SciPy's tree sums in
-that order (else the tree searches).
+path is the fast path ``knn_tree_order`` of :mod:`simulations._fastpaths`: used only after a
+check, once per process and dimension, that this SciPy's tree sums in that order (else, and with
+``GCUL_FAST_PATHS=off``, the tree searches; ``gcul info`` says which).
 
 In high dimension (``algorithm="brute"``), where a k-d tree visits nearly every leaf and is
 slower than brute force, an exact brute force whose distances are those of
@@ -57,7 +58,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from simulations import registry
+from simulations import _fastpaths, registry
+from simulations._fastpaths import tree_squared_distances
 from simulations.rejectors._base import FittedRejector, Rejector, RejectorContext
 
 __all__ = [
@@ -285,72 +287,13 @@ class FittedKNN(FittedRejector):
         return -self.kth_distance(X), np.asarray(self.phase1_.predict(X), dtype=np.int64)
 
 
-def tree_squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Squared distances ``||X[i] - Y[i]||^2`` of paired rows, summed in cKDTree's order.
-
-    SciPy's k-d tree (``sqeuclidean_distance_double`` of ``scipy/spatial/ckdtree``) adds the
-    squared differences of coordinates ``j``, ``j + 4``, ``j + 8``, ... into four accumulators
-    (``j = 0..3``) over the first ``4 floor(d / 4)`` coordinates, adds the accumulators in
-    order, then the remaining coordinates one by one; each operation here is that float64
-    operation, so the values are the tree's bit for bit (:func:`tree_order_known` checks it
-    against this SciPy's tree).
-
-    Parameters
-    ----------
-    X, Y : ndarray of shape (m, d)
-        Float64 rows.
-
-    Returns
-    -------
-    ndarray of shape (m,)
-    """
-    with np.errstate(over="ignore"):  # beyond the float64 range: inf, as the tree's C code
-        return _tree_sums(X - Y)
-
-
-def _tree_sums(squares: np.ndarray) -> np.ndarray:
-    """:func:`tree_squared_distances` of the differences ``squares`` (squared in place)."""
-    squares *= squares
-    d = squares.shape[1]
-    whole = d - d % 4
-    if whole:
-        acc = squares[:, :4].copy()
-        for start in range(4, whole, 4):
-            acc += squares[:, start : start + 4]
-        total = acc[:, 0] + acc[:, 1]
-        total += acc[:, 2]
-        total += acc[:, 3]
-    else:
-        total = np.zeros(squares.shape[0])
-    for j in range(whole, d):
-        total += squares[:, j]
-    return total
-
-
-_TREE_ORDER: dict[int, bool] = {}
-
-
 def tree_order_known(n_features: int) -> bool:
-    """Whether this SciPy's k-d tree sums squared distances in dimension ``n_features`` as
-    :func:`tree_squared_distances` does: checked once per process and dimension, on random
-    points of coordinates spread over six decades (where another order of the sums, or a fused
-    multiply-add, changes the last bits of most distances), against every distance the tree
-    returns."""
-    d = int(n_features)
-    if d not in _TREE_ORDER:
-        rng = np.random.default_rng(d)
-        scale = 10.0 ** rng.uniform(-3.0, 3.0, (2, 48, d))
-        Y = rng.standard_normal((48, d)) * scale[0]
-        X = rng.standard_normal((48, d)) * scale[1]
-        try:
-            distances, _ = cKDTree(Y, leafsize=4).query(X, k=Y.shape[0])
-        except Exception:  # a tree that cannot answer here: let it search
-            _TREE_ORDER[d] = False
-            return False
-        pairs = tree_squared_distances(np.repeat(X, Y.shape[0], axis=0), np.tile(Y, (48, 1)))
-        ours = np.sort(np.sqrt(pairs).reshape(48, Y.shape[0]), axis=1)
-        _TREE_ORDER[d] = bool(np.array_equal(ours, distances))
-    return _TREE_ORDER[d]
+    """Whether the screened brute force may stand in for the k-d tree in dimension
+    ``n_features``: the fast path ``knn_tree_order`` of :mod:`simulations._fastpaths` is
+    active there (its probe, once per process and dimension, checks that this SciPy's k-d tree
+    sums squared distances as :func:`tree_squared_distances` does; the switch
+    ``GCUL_FAST_PATHS=off`` turns it off)."""
+    return _fastpaths.active("knn_tree_order", int(n_features))
 
 
 def _centred(
