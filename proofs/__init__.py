@@ -64,6 +64,10 @@ one module per claim family (``_utility.py``, ``_criterion.py``, ..., ``_numeric
     (or a new one) and into ``_runner.CHECKS`` in paper order.
 ``_runner.py``
     runs the claims in paper order and formats the report; the CLI.
+``citations.py`` (public) and ``paper_labels.csv``
+    the one citation engine: a label of the paper becomes the number and title its PDF prints,
+    in the report's outputs and on the documentation site; the table is data, generated from the
+    paper's source by ``tools/paper_labels.py``. It imports nothing else of ``proofs``.
 """
 
 from ._expressions import (

@@ -38,7 +38,7 @@ from . import (
     _variance_proxy,
     _voronoi,
 )
-from ._citations import cite_labels, paper_label
+from .citations import cite_labels, paper_label
 from ._result import STATUSES, ClaimResult
 from ._trace import tracing
 
@@ -174,7 +174,7 @@ def summary_line(results: Sequence[ClaimResult]) -> str:
 def cited(result: ClaimResult) -> ClaimResult:
     """`result` as a reader of the paper's PDF can follow it: every LaTeX label in its texts
     (the reference, the statement, what was computed, the evidence, the correction) replaced by
-    the number and title the paper prints (:func:`proofs._citations.cite_labels`).
+    the number and title the paper prints (:func:`proofs.citations.cite_labels`).
 
     The formatters print this; the label itself stays in :attr:`ClaimResult.reference` (and in
     JSON's ``reference_label``) for a program or a developer holding the paper's source.
@@ -323,7 +323,7 @@ _LATEX_ESCAPES = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
-    # the paper's titles (proofs._citations): quotation marks and the symbols of its captions
+    # the paper's titles (proofs.citations): quotation marks and the symbols of its captions
     "“": "``",
     "”": "''",
     "λ": r"\ensuremath{\lambda}",
@@ -534,7 +534,7 @@ def _unicode_ok() -> bool:
     return encoding in ("utf8", "utf_8")
 
 
-#: The non-ASCII characters of the paper's titles (proofs._citations), spelled in ASCII.
+#: The non-ASCII characters of the paper's titles (proofs.citations), spelled in ASCII.
 _ASCII = str.maketrans({"“": '"', "”": '"', "λ": "lambda", "×": "x"})
 
 

@@ -214,8 +214,7 @@ def test_the_api_reference_cites_the_paper_by_number_and_title(built):
     (``Table 7 “Noise sweep parameters” (tab:noise_params)``) or beside a title the docstring
     quotes; left as written are only code (doctests, literal blocks), signatures (a parameter's
     default value) and a label quoted as a Python string value (``"thm:monotonicity"``)."""
-    from proofs._citations import LABEL
-    from proofs._paper_labels import PAPER_LABELS
+    from proofs.citations import LABEL, PAPER_LABELS
 
     html_dir, _ = built
     beside = re.compile(r"(”|\d[0-9A-Za-z.]*)\s*\((?:[a-z]+:\w+, )*\Z")

@@ -1,5 +1,6 @@
-"""The API reference cites the paper by number and title: ``gcul_docs.cite_paper_labels``, the
-text transformation the docs' ``autodoc-process-docstring`` hook applies to every docstring.
+"""The API reference cites the paper by number and title: ``proofs.citations.cite_rest``, the
+text transformation the docs' ``autodoc-process-docstring`` hook (``docs/_ext/gcul_docs.py``)
+applies to every docstring.
 
 These tests need no docs build; ``tests/test_docs.py`` checks the built pages.
 """
@@ -13,17 +14,18 @@ import docutils.core
 import docutils.utils
 import pytest
 
-from proofs._citations import cite
-from proofs._paper_labels import PAPER_LABELS
+from proofs.citations import KIND_WORDS, PAPER_LABELS, cite, cite_rest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import gcul_docs  # noqa: E402
-from gcul_docs import KIND_WORDS, cite_paper_labels  # noqa: E402
+
+#: The kinds a word of another kind names: a subsection is a "section", a subfigure a "figure".
+FAMILY = {"subsection": "section", "subsubsection": "section", "subfigure": "figure"}
 
 
 def cited(text: str, beside: bool = True) -> str:
-    return "\n".join(cite_paper_labels(text.split("\n"), beside))
+    return "\n".join(cite_rest(text.split("\n"), beside))
 
 
 # Table 5 and Table 7 of the paper, as tools/paper_labels.py read them from its source
@@ -34,7 +36,7 @@ SELECTIVITY = "Eq. (4) in section 3.2 “Selectivity score and monotonicity”"
 
 def test_the_cited_items_are_the_papers():
     """The expectations below are the paper's numbers and titles (if the paper changes and
-    proofs/_paper_labels.py is regenerated, these tests are re-read, not silently wrong)."""
+    proofs/paper_labels.csv is regenerated, these tests are re-read, not silently wrong)."""
     assert cite("tab:synthetic_data_params") == SYNTHETIC
     assert cite("tab:noise_params") == NOISE
     assert cite("eq:selectivity_score") == SELECTIVITY
@@ -78,7 +80,8 @@ def test_the_kind_word_before_a_label_is_not_repeated():
 def test_no_kind_word_is_ever_doubled(label):
     """After any word naming the label's kind, in any case, the citation does not start with
     a kind word of its own ("Table Table 5", "Eq. Eq. (4)", "section section 3.2")."""
-    family = gcul_docs._family(label)
+    kind = PAPER_LABELS[label].kind
+    family = FAMILY.get(kind, kind)
     for word in KIND_WORDS[family]:
         for spelled in (word, word.capitalize()):
             out = cited(f"See {spelled} ``{label}`` here.")
@@ -166,7 +169,7 @@ def test_doctest_lines_literal_blocks_and_math_are_left_alone():
         "",
         "After the example, thm:monotonicity.",
     ]
-    out = cite_paper_labels(lines)
+    out = cite_rest(lines)
     assert len(out) == len(lines)
     theorem = "3.1 “Strict Monotonicity of Selectivity Score” (``thm:monotonicity``)"
     assert out[0] == f"Theorem {theorem} of [1]_::"
@@ -176,7 +179,7 @@ def test_doctest_lines_literal_blocks_and_math_are_left_alone():
 
 def test_a_directives_prose_is_cited():
     lines = [".. note::", "", "   See ``tab:noise_params``.", "", "Done."]
-    assert cite_paper_labels(lines)[2] == f"   See {NOISE} (``tab:noise_params``)."
+    assert cite_rest(lines)[2] == f"   See {NOISE} (``tab:noise_params``)."
 
 
 NUMPYDOC = """Selectivity of the paper, Eq. (``eq:selectivity_score``).

@@ -230,7 +230,7 @@ def test_every_per_class_column_is_defined_citing_the_paper_by_title(files, caps
 def test_docs_define_the_per_class_columns_citing_the_paper_by_number_and_title():
     # the command line reference of the documentation (moved there from the README, issue 23);
     # it cites the paper as its PDF prints it (number and section title), never by LaTeX label
-    from proofs._paper_labels import PAPER_LABELS
+    from proofs.citations import PAPER_LABELS
 
     page = Path(__file__).resolve().parents[1] / "docs" / "reference" / "cli.md"
     readme = page.read_text(encoding="utf-8")

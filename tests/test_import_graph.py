@@ -14,7 +14,7 @@ PACKAGES = ("gcul_theory", "proofs")
 
 #: The bottom layer of ``proofs``: it imports nothing else of ``proofs``.
 PROOFS_BOTTOM = {"proofs._expressions", "proofs._lemmas", "proofs._symbolic", "proofs._result",
-                 "proofs._trace", "proofs._citations", "proofs._paper_labels"}  # fmt: skip
+                 "proofs._trace", "proofs.citations"}  # fmt: skip
 #: What runs and exports the claims: it may import any of them.
 PROOFS_TOP = {"proofs", "proofs.__main__", "proofs._runner"}
 

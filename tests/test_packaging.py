@@ -58,6 +58,14 @@ def test_every_package_is_marked_typed(package):
     assert '"*" = ["py.typed"]' in _pyproject()
 
 
+def test_the_papers_label_table_is_shipped_as_package_data():
+    # proofs.citations reads proofs/paper_labels.csv through importlib.resources; a wheel without
+    # it fails at import (issue 33 item 5: the table became data, no longer a Python module)
+    data = _config()["tool"]["setuptools"]["package-data"]
+    assert "paper_labels.csv" in data["proofs"]
+    assert (REPO / "proofs" / "paper_labels.csv").is_file()
+
+
 def test_every_subpackage_is_shipped():
     # `packages = ["gcul_theory", "simulations", "proofs"]` left simulations.rejectors (and the
     # new simulations.figures and simulations.demo) out of every wheel and sdist build. The

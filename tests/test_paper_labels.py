@@ -1,23 +1,36 @@
-"""The paper's labels as its reader finds them: ``proofs._paper_labels`` (generated from the
-LaTeX source by ``tools/paper_labels.py``) and ``proofs._citations`` (issue 23).
+"""The paper's labels as its reader finds them: ``proofs.citations``, the one citation engine,
+and its table ``proofs/paper_labels.csv`` (data generated from the LaTeX source by
+``tools/paper_labels.py``; issues 23 and 33).
 
-(a) every label the code names is in the generated table, so no output can fall back to a bare
-label; (b) the generator numbers as LaTeX does, checked on a small document that exercises each
-rule; (c) the committed table agrees with the rendered paper where the numbers were counted by
-hand from the source.
+(a) every label the code names is in the table, so no output can fall back to a bare label;
+(b) the generator numbers as LaTeX does, checked on a small document that exercises each rule,
+and the committed data is what it writes from the paper (where the paper's source is at hand);
+(c) the committed table agrees with the rendered paper where the numbers were counted by hand
+from the source; (d) the public API round-trips every label and refuses an unknown one, and a
+malformed data file, in one line.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from proofs._citations import LABEL, cite, cite_labels, paper_label
-from proofs._paper_labels import PAPER_LABELS
+from proofs.citations import (
+    COLUMNS,
+    LABEL,
+    PAPER_LABELS,
+    cite,
+    cite_labels,
+    cite_rest,
+    paper_label,
+    read_labels,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,6 +40,13 @@ NOT_CITATIONS = {
     "tab:synthetic_gcul_seed": "the \\label{} of the LaTeX table gcul reproduce writes",
     "tab:a": "an example of simulations.report.formats.latex_table",
     "eq:not_the_papers": "the example of cite_labels leaving a label it does not know",
+    # proofs.citations, which describes its rules with placeholder labels
+    "sec:a": "the example of read_labels reading a row",
+    "tab:b": "a placeholder in a comment of cite_rest's rules",
+    "tab:x": "a placeholder in a comment of cite_rest's rules",
+    "eq:x": "a placeholder in a comment of cite_rest's rules",
+    "thm:x": "a placeholder in a comment of cite_rest's rules",
+    "fig:x": "a placeholder in a comment of cite_rest's rules",
 }
 
 
@@ -46,8 +66,6 @@ def _cited_labels():
     where it is."""
     for package in ("proofs", "gcul_theory", "simulations"):
         for path in sorted((ROOT / package).rglob("*.py")):
-            if path.name == "_paper_labels.py":
-                continue
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 for label in LABEL.findall(line.replace("\\_", "_")):
                     yield label, f"{path.relative_to(ROOT)}:{number}"
@@ -208,8 +226,74 @@ def test_the_generator_numbers_as_latex_does():
     assert generator.plain(labels["fig:w"].raw_title, numbers) == "Whole λ* × 2"
     with pytest.raises(ValueError, match=r"unknown LaTeX command\(s\) \['\\\\alpha'\]"):
         generator.plain(r"$\alpha$", numbers)
-    module = generator.render(labels)
-    namespace: dict = {}
-    exec(compile(module, "generated", "exec"), namespace)  # the module it writes imports
-    assert namespace["PAPER_LABELS"]["tab:t"].title == "Bold part"
-    assert namespace["PAPER_LABELS"]["app:sub"].appendix is True
+    table = read_labels(generator.render(labels))  # the data file it writes, as the package reads it
+    assert list(table) == list(labels)
+    assert table["tab:t"].title == "Bold part"
+    assert table["fig:w"].title == "Whole λ* × 2"
+    assert table["app:sub"].appendix is True and table["sub:two"].appendix is False
+    assert generator.COLUMNS == COLUMNS
+
+
+#: The paper's LaTeX source, where the project's shared files sit beside the clone (users and CI
+#: do not have it; GCUL_PAPER_TEX names another copy).
+PAPER = Path(os.environ.get("GCUL_PAPER_TEX", ROOT.parent / "shared" / "paper" / "gcul_paper.tex"))
+
+
+@pytest.mark.skipif(not PAPER.is_file(), reason=f"the paper's source is not at {PAPER}")
+def test_the_committed_data_is_what_the_script_writes_from_the_paper():
+    generator = _generator()
+    written = generator.render(generator.scan(PAPER.read_text(encoding="utf-8")))
+    committed = (ROOT / "proofs" / "paper_labels.csv").read_text(encoding="utf-8")
+    assert written == committed, "regenerate: python tools/paper_labels.py PAPER.tex > proofs/paper_labels.csv"
+
+
+def test_the_package_reads_the_shipped_data_file():
+    shipped = resources.files("proofs").joinpath("paper_labels.csv").read_text(encoding="utf-8")
+    assert dict(read_labels(shipped)) == dict(PAPER_LABELS)
+    assert len(PAPER_LABELS) >= 80  # every \\label of the paper: sections, claims, tables, ...
+    with pytest.raises(TypeError):
+        PAPER_LABELS["thm:monotonicity"] = PAPER_LABELS["thm:r1_rigorous"]  # read-only
+
+
+@pytest.mark.parametrize("label", list(PAPER_LABELS))
+def test_the_public_api_round_trips_every_label(label):
+    item = PAPER_LABELS[label]
+    words = cite(label)
+    assert paper_label(label) == label and paper_label(f"{label} (corrected)") == label
+    assert cite_labels(label) == words and cite_labels(f"by {label}.") == f"by {words}."
+    assert cite_rest([f"By {label}."]) == [f"By {words} (``{label}``)."]
+    assert cite_rest([f"By ``{label}``."], beside=False) == [f"By {words}."]
+    assert not LABEL.search(words)
+    shown = item.section if item.kind == "paragraph" else item.number
+    assert shown in words and (item.title or item.section_title) in words
+
+
+def test_a_label_missing_from_the_table_fails_in_one_line():
+    with pytest.raises(ValueError) as raised:
+        cite("thm:not_in_the_paper")
+    assert str(raised.value) == (
+        "label must be one of the paper's labels; got 'thm:not_in_the_paper'"
+    )
+
+
+HEADER = ",".join(COLUMNS) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("label,kind\neq:a,equation\n",
+         "paper_labels.csv: the header must be " + HEADER.strip() + "; got [['label', 'kind']]"),
+        (HEADER + "eq:a,equation,1,,1,One\n", "paper_labels.csv row 2: 7 fields expected; got 6"),
+        (HEADER + "eq:a,equation,1,,1,One,no\n",
+         "paper_labels.csv row 2 (eq:a): appendix must be true or false; got 'no'"),
+        (HEADER + "eq:a,equation,1,,1,One,false\neq:a,equation,2,,1,One,false\n",
+         "paper_labels.csv row 3 (eq:a): the label is given twice"),
+        (HEADER + "ch:a,chapter,1,One,1,One,false\n",
+         "paper_labels.csv row 2 (ch:a): kind must be one of the paper's kinds; got 'chapter'"),
+    ],
+)  # fmt: skip
+def test_a_malformed_data_file_fails_in_one_line_naming_the_row(text, message):
+    with pytest.raises(ValueError) as raised:
+        read_labels(text)
+    assert str(raised.value) == message

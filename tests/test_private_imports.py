@@ -1,11 +1,13 @@
-"""No module of gcul_theory, proofs or simulations uses a private name (``_x``) of another module.
+"""No module of gcul_theory, proofs or simulations, and no script of benchmarks/ or docs/, uses a
+private name (``_x``) of another module.
 
 A helper that another module needs gets a public name in its own (possibly private) module, and
 what another *package* needs is public API (``gcul_theory.hoeffding_deviation``,
 ``gcul_theory.critical_lambda_from_rates``, ...). Read from the source, at every level
 (``_module_graph``): ``from X import _name``, ``X._name`` through a bound module, and across
 packages any private module (``from gcul_theory._report import ...``). The final step of the
-refactor (issue 15, step 8) added ``simulations`` to ``PACKAGES``.
+refactor (issue 15, step 8) added ``simulations`` to ``PACKAGES``; issue 33 added the scripts of
+``benchmarks/`` and ``docs/`` (the Sphinx extension), which use the packages' public names only.
 """
 
 from __future__ import annotations
@@ -14,16 +16,47 @@ import pytest
 from _module_graph import PROJECT, ROOT, package_modules, private_uses, project_uses, uses
 
 PACKAGES = ("gcul_theory", "proofs", "simulations")
+#: The folders of scripts that use the packages: the studies and the documentation's extension.
+SCRIPTS = ("benchmarks", "docs")
+SCANNED = PACKAGES + SCRIPTS
 
-#: (importer module, used module, name or None): the reason it is allowed. Empty: nothing is.
-ALLOWED: dict[tuple[str, str, str | None], str] = {}
+MOVES = "issue 33 item 2: moves into the package"
+
+#: (importer module, used module, name or None): the reason it is allowed.
+ALLOWED: dict[tuple[str, str, str | None], str] = {
+    ('benchmarks.certified_delta_monotone', 'gcul_theory._certified', None): MOVES,
+    ('benchmarks.certified_delta_monotone', 'gcul_theory._certified', '_SIDE_SHARE'): MOVES,
+    ('benchmarks.certified_delta_monotone', 'gcul_theory._certified', '_cp_two_sided'): MOVES,
+    ('benchmarks.certified_delta_monotone', 'gcul_theory._certified', '_two_group_bound'): MOVES,
+    ('benchmarks.certified_delta_monotone', 'gcul_theory._certified', 'last_positive'): MOVES,
+    ('benchmarks.certified_tightening', 'gcul_theory._certified', None): MOVES,
+    ('benchmarks.certified_tightening', 'gcul_theory._certified', '_CAP'): MOVES,
+    ('benchmarks.certified_tightening', 'gcul_theory._certified', '_SIDE_SHARE'): MOVES,
+    ('benchmarks.certified_tightening', 'gcul_theory._certified', '_cp_two_sided'): MOVES,
+    ('benchmarks.certified_tightening', 'gcul_theory._certified', '_two_group_bound'): MOVES,
+    ('benchmarks.certified_tightening', 'gcul_theory._certified', 'certified_lambda'): MOVES,
+    ('benchmarks.orthant', 'gcul_theory._orthant', 'ORTHANT_SEED'): MOVES,
+    ('benchmarks.orthant', 'gcul_theory._orthant', 'crossable'): MOVES,
+    ('benchmarks.orthant', 'gcul_theory._orthant', 'orthant_probability'): MOVES,
+    ('benchmarks.orthant', 'gcul_theory._orthant', 'upper_orthant'): MOVES,
+    ('benchmarks.orthant', 'gcul_theory._predictors', 'thresholds'): MOVES,
+    ('benchmarks.orthant_accuracy', 'gcul_theory._orthant', None): MOVES,
+    ('benchmarks.orthant_accuracy', 'gcul_theory._orthant', 'ORTHANT_POINTS'): MOVES,
+    ('benchmarks.orthant_accuracy', 'gcul_theory._predictors', None): MOVES,
+    ('benchmarks.orthant_accuracy', 'gcul_theory._predictors', 'thresholds'): MOVES,
+    ('benchmarks.paper_estimator', 'gcul_theory._selectivity', 'selectivity_unchecked'): MOVES,
+    ('benchmarks.rejector_solvers', 'simulations.rejectors._linear', 'whitening'): MOVES,
+    ('benchmarks.split_memory', 'simulations._guided_clustering', None): MOVES,
+    ('benchmarks.split_memory', 'simulations._guided_clustering', 'lloyd'): MOVES,
+    ('benchmarks.split_memory', 'simulations.compare.protocol', '_rows_float64'): MOVES,
+}
 
 
 @pytest.mark.slow  # 4 s: parses every module of the repository
 def test_no_module_uses_a_private_name_of_another_module():
     found = [
         u
-        for u in private_uses(project_uses(PACKAGES))
+        for u in private_uses(project_uses(SCANNED))
         if (u.importer, u.target, u.name) not in ALLOWED
     ]
     assert not found, "\n".join(
@@ -34,7 +67,7 @@ def test_no_module_uses_a_private_name_of_another_module():
 
 @pytest.mark.slow  # 4 s: parses every module of the repository
 def test_every_allowed_entry_is_still_needed_and_says_why():
-    found = {(u.importer, u.target, u.name) for u in private_uses(project_uses(PACKAGES))}
+    found = {(u.importer, u.target, u.name) for u in private_uses(project_uses(SCANNED))}
     for key, reason in ALLOWED.items():
         assert key in found, f"{key} is allowed but no longer used: remove it"
         assert len(reason) > 20, key
@@ -92,3 +125,13 @@ def test_the_check_reads_every_module_of_the_packages():
         modules = package_modules(package)
         assert f"{package}" in modules and len(modules) > 10
     assert set(PACKAGES) <= set(PROJECT) and (ROOT / "simulations").is_dir()
+    scripts = {name for folder in SCRIPTS for name in package_modules(folder)}
+    assert {"docs._ext.gcul_docs", "docs.conf", "benchmarks.regime_map"} <= scripts
+
+
+def test_the_docs_extension_uses_proofs_public_citations_only():
+    # it imported proofs._citations._NAMED and ._section and proofs._paper_labels (issue 33 item 5)
+    found = [u for u in project_uses(("docs",)) if u.importer == "docs._ext.gcul_docs"]
+    assert not private_uses(found)
+    assert {u.name for u in found if u.target == "proofs.citations"} == {"cite_rest"}
+    assert not [u for u in found if u.target.startswith("proofs._")]

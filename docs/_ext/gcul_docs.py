@@ -9,7 +9,8 @@
   accident. The paragraphs of a module's docstring that are for contributors ("Where a change
   goes ...") are left out of its page (``CONTRIBUTING.md`` points to them). Every label of the
   paper a docstring names (``thm:r1_rigorous``) is shown beside the number and title the paper's
-  PDF prints for it (:func:`cite_paper_labels`); the docstrings keep their labels.
+  PDF prints for it (:func:`proofs.citations.cite_rest`, the package's one citation engine,
+  which the outputs of ``gcul prove`` use too); the docstrings keep their labels.
 - The command line (``reference/cli.md``): ``gcul --help`` and every command's ``--help``.
 - The gallery (``gallery.rst``): every figure of ``simulations.demo.FIGURES``, drawn by
   ``simulations.demo.write_figures`` (what ``gcul demo`` writes) into the build directory.
@@ -27,16 +28,13 @@ import importlib
 import inspect
 import os
 import pkgutil
-import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
 
-from proofs._citations import _NAMED, LABEL, _section, cite
-from proofs._paper_labels import PAPER_LABELS
+from proofs.citations import cite_rest
 
 PACKAGES = ("gcul_theory", "simulations", "proofs")
 """The packages whose public modules the API reference documents."""
@@ -105,8 +103,9 @@ REFERENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "Proofs",
-        "The SymPy re-derivations of the paper's claims and their report (``gcul prove``).",
-        ("proofs",),
+        "The SymPy re-derivations of the paper's claims and their report (``gcul prove``); "
+        "the paper's items cited by number and title.",
+        ("proofs", "proofs.citations"),
     ),
 )
 """The public modules, by topic: (title, one sentence, module names), in reading order."""
@@ -482,7 +481,7 @@ def write_api_pages(srcdir: Path) -> int:
 def _summary(module_name: str) -> str:
     """The first line of a module's docstring, without its final period and markup."""
     doc = inspect.getdoc(importlib.import_module(module_name)) or ""
-    lines = cite_paper_labels(doc.strip().splitlines(), beside=False)
+    lines = cite_rest(doc.strip().splitlines(), beside=False)
     first = lines[0] if lines else ""
     for markup in ("``", ":func:", ":class:", ":mod:", "`", "*"):
         first = first.replace(markup, "")
@@ -540,369 +539,15 @@ def _on_process_docstring(app, what, name, obj, options, lines) -> None:
     lines[:] = doc.splitlines() + [""] if doc else []
 
 
-# ------------------------------------------------------------------ citing the paper by title
-#
-# The docstrings name the paper's items by LaTeX label (``thm:r1_rigorous``), which a developer
-# holding the paper's source looks up; a reader of the site has the PDF only. The API pages
-# therefore show every label beside the number and title the PDF prints, written here, in one
-# place: the docstrings keep their labels (``proofs._citations`` does the same for outputs).
-
-KIND_WORDS: dict[str, tuple[str, ...]] = {
-    "section": (
-        "section",
-        "sections",
-        "sec.",
-        "secs.",
-        "subsection",
-        "subsections",
-        "appendix",
-        "appendices",
-    ),
-    "paragraph": ("section", "sections", "paragraph", "paragraphs"),
-    "equation": ("eq.", "eqs.", "equation", "equations"),
-    "theorem": ("theorem", "theorems", "thm."),
-    "lemma": ("lemma", "lemmas", "lemmata"),
-    "corollary": ("corollary", "corollaries"),
-    "remark": ("remark", "remarks"),
-    "assumption": ("assumption", "assumptions"),
-    "table": ("table", "tables", "tab."),
-    "figure": ("figure", "figures", "fig.", "figs."),
-    "algorithm": ("algorithm", "algorithms", "alg."),
-}
-"""The words that may stand before a label of each family of the paper's items (compared in
-lower case); a citation after one of them does not repeat the kind ("Tables 5 “…”")."""
-
-_FAMILY = {"subsection": "section", "subsubsection": "section", "subfigure": "figure"}
-
-_CODE_DIRECTIVE = re.compile(
-    r"\s*\.\.\s+(code-block|code|sourcecode|math|doctest|testcode|testoutput|literalinclude"
-    r"|highlight|raw|parsed-literal|plot|ipython|jupyter-execute)::"
-)
-_DIRECTIVE = re.compile(r"\s*\.\.\s+[\w:.-]+::")
-_INLINE = re.compile(r"``.+?``|(?::[\w.+-]+:)?`[^`]+`(?::[\w.+-]+:)?_{0,2}", re.S)
-"""Inline markup whose text is not prose: an inline literal, interpreted text with its role."""
-_BARE_EQUATION = re.compile(r"\(\s*([A-Za-z0-9_]+)\s*\)")
-"""An equation named without its ``eq:`` prefix, as the claims do: ``Eq. (selectivity_score)``."""
-_CHAIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)")
-"""What joins the labels of a list: "``tab:a`` and ``tab:b``", "(a), (b)"."""
-_CITED = re.compile(
-    r"(?:“([^“”]*)”|\b(?:[Tt]ables?|[Ff]igures?|[Tt]heorems?|[Ll]emmas?|[Cc]orollary|[Rr]emark"
-    r"|[Aa]ssumption|[Aa]lgorithm|Eqs?\.)\s+\(?[0-9][\w.]*\)?)\s*\((?:\s*``[^`\s]+``\s*,)*\s*\Z"
-)
-"""What stands before a label already beside its citation: "“Title” (" (the title of its item,
-or of the section of an equation), "Table 21 (", or a list of labels after one."""
-_SENTENCE_END = re.compile(r"(\S*?)[.!?][\"”')\]]*\s+")
-_ABBREVIATIONS = frozenset(
-    {"eq", "eqs", "sec", "secs", "fig", "figs", "thm", "tab", "e.g", "i.e", "al", "vs", "cf"}
-)
-
-
-class _Mention(NamedTuple):
-    """A label in a paragraph: the span of its token (``label``, a bare label or an equation's
-    bare name) and the span with the parentheses around it when it stands alone in them."""
-
-    label: str
-    start: int
-    end: int
-    outer_start: int
-    outer_end: int
-
-    @property
-    def wrapped(self) -> bool:
-        return self.outer_start != self.start
-
-
-def _family(label: str) -> str:
-    kind = PAPER_LABELS[label].kind
-    return _FAMILY.get(kind, kind)
-
-
-def _prose_lines(lines: list[str]) -> list[bool]:
-    """Which of ``lines`` are prose: not a doctest line (from ``>>>`` to the next blank line),
-    not a literal block (the indented lines after a ``::``), not a code or math directive."""
-    prose = [True] * len(lines)
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.lstrip().startswith(">>>"):
-            while i < len(lines) and lines[i].strip():
-                prose[i] = False
-                i += 1
-            continue
-        code = bool(_CODE_DIRECTIVE.match(line))
-        if code or (line.rstrip().endswith("::") and not _DIRECTIVE.match(line)):
-            prose[i] = not code  # "Text::" is prose, the block under it is not
-            indent = len(line) - len(line.lstrip())
-            i += 1
-            while i < len(lines) and (
-                not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent
-            ):
-                prose[i] = False
-                i += 1
-            continue
-        i += 1
-    return prose
-
-
-def _mentions(text: str) -> list[_Mention]:
-    """The paper's labels in the prose of ``text`` (one paragraph), in order."""
-    found: set[tuple[str, int, int]] = set()
-    gaps: list[tuple[int, int]] = []
-    position = 0
-    for span in _INLINE.finditer(text):
-        gaps.append((position, span.start()))
-        position = span.end()
-        token = span.group(0)
-        if token.startswith("``") and token[2:-2].strip() in PAPER_LABELS:
-            found.add((token[2:-2].strip(), span.start(), span.end()))
-    gaps.append((position, len(text)))
-    for start, end in gaps:
-        for match in LABEL.finditer(text, start, end):
-            if match.group(0) in PAPER_LABELS:
-                found.add((match.group(0), match.start(), match.end()))
-        previous = None  # end of the last bare equation name of this gap
-        for match in _BARE_EQUATION.finditer(text, start, end):
-            label = f"eq:{match.group(1)}"
-            after_eq = _word_before(text, match.start()) in KIND_WORDS["equation"]
-            listed = previous is not None and _CHAIN.fullmatch(text[previous : match.start()])
-            if label in PAPER_LABELS and (after_eq or listed):
-                found.add((label, match.start(1), match.end(1)))
-                previous = match.end()
-    mentions = []
-    for label, start, end in sorted(found, key=lambda item: item[1]):
-        if _cited_already(text[:start], label):
-            continue  # (a docstring that says it, or a second pass)
-        left = re.search(r"\(\s*\Z", text[:start])
-        right = re.match(r"\s*\)", text[end:])
-        if left and right:
-            mentions.append(_Mention(label, start, end, left.start(), end + right.end()))
-        else:
-            mentions.append(_Mention(label, start, end, start, end))
-    return mentions
-
-
-def _cited_already(before: str, label: str) -> bool:
-    """Whether the label after ``before`` stands beside its citation already."""
-    match = _CITED.search(before)
-    if match is None:
-        return False
-    if match.group(1) is None:
-        return True  # "Table 21 (``tab:x``)"
-    item = PAPER_LABELS[label]
-    title = item.section_title if item.kind == "equation" else item.title
-    return _normalise(match.group(1)) == _normalise(title)
-
-
-def _word_before(text: str, position: int) -> str:
-    match = re.search(r"(\S+)\s*\Z", text[:position])
-    return match.group(1).lower().lstrip("([\"“'") if match else ""
-
-
-def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span of the sentence of ``text`` that holds [start, end)."""
-    first, last = 0, len(text)
-    for match in _SENTENCE_END.finditer(text):
-        word = match.group(1).lower().lstrip("([\"“'")
-        if word in _ABBREVIATIONS:
-            continue
-        if match.end() <= start:
-            first = match.end()
-        elif match.start() >= end:
-            last = match.start()
-            break
-    return first, last
-
-
-def _normalise(text: str) -> str:
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
-
-
-def _where(label: str) -> str:
-    item = PAPER_LABELS[label]
-    return _section(item.section, item.section_title, item.appendix)
-
-
-def _kindless(label: str, kind_word: str) -> str:
-    """The citation of ``label`` after a word naming its kind, the kind not repeated."""
-    item = PAPER_LABELS[label]
-    if item.kind == "equation":
-        return f"({item.number}) in {_where(label)}"
-    if item.kind == "paragraph":
-        if kind_word.startswith("paragraph"):
-            return f"“{item.title}” of {_where(label)}"
-        return f"{_where(label).split(' ', 1)[1]}, paragraph “{item.title}”"
-    return f"{item.number} “{item.title}”"
-
-
-def _number(label: str, kind_word: str | None) -> str:
-    """What the PDF prints where a title it quotes names ``label``: the number (and kind)."""
-    item = PAPER_LABELS[label]
-    number = item.section if item.kind == "paragraph" else item.number
-    if kind_word:
-        return number
-    if item.kind == "equation":
-        return f"Eq. ({number})"
-    if item.kind in _NAMED:
-        return f"{_NAMED[item.kind]} {number}"
-    return f"{'appendix' if item.appendix else 'section'} {number}"
-
-
-def _labels_note(labels: list[str], beside: bool) -> str:
-    return " (" + ", ".join(f"``{label}``" for label in labels) + ")" if beside else ""
-
-
-def cite_paper_labels(lines: list[str], beside: bool = True) -> list[str]:
-    """reST ``lines`` with every label of the paper cited by the number and title of its PDF.
-
-    A label of :data:`proofs._paper_labels.PAPER_LABELS` in prose, bare (thm:r1_rigorous) or as
-    an inline literal of its own, becomes :func:`proofs._citations.cite`'s citation with the
-    label beside it in parentheses (``Theorem 3.5 “…” (`` plus the literal label and ``)``);
-    an equation named without its prefix after "Eq." (``Eq. (selectivity_score)``) too.
-
-    - A word before the label that names its kind is not repeated: "Tables" and two table labels
-      give "Tables 5 “…” (…) and 7 “…” (…)"; "Eq." and an equation label in parentheses give
-      "Eq. (4) in section 3.2 “…” (…)". Equations of one section listed together (joined by
-      commas, "and", "or") are cited together: "Eqs. (6) and (7) in section 3.3 “…” (…, …)".
-    - A label whose item's title stands before it in the same sentence is left as written; when
-      the title follows it in the sentence, the label gets the item's number only ("Table 21
-      (…) of the paper ("GCUL performance …")"), so the title is not printed twice.
-    - Inside a quoted title ("Proof of Theorem" + label + " (strict monotonicity)") the label
-      becomes the number the PDF prints there: "Proof of Theorem 3.1 (strict monotonicity)".
-    - Doctest lines, literal blocks, code and math directives, roles, inline literals that hold
-      more than a label, and a ``kind:name`` that is not the paper's label are left as written.
-
-    A label already beside its citation (after "“Title” (") is left as written, so citing twice
-    changes nothing. The result has as many lines as ``lines``. ``beside=False`` leaves the labels out of the
-    citations (for a one-line summary).
-    """
-    prose = _prose_lines(lines)
-    out = list(lines)
-    i = 0
-    while i < len(lines):
-        if not (prose[i] and lines[i].strip()):
-            i += 1
-            continue
-        j = i
-        while j < len(lines) and prose[j] and lines[j].strip():
-            j += 1
-        out[i:j] = _cite_paragraph("\n".join(lines[i:j]), beside).split("\n")
-        i = j
-    return out
-
-
-def _cite_paragraph(text: str, beside: bool) -> str:
-    mentions = _mentions(text)
-    if not mentions:
-        return text
-    masked = _INLINE.sub(lambda span: "x" * len(span.group(0)), text)
-    chains: list[list[_Mention]] = []  # labels of one family joined by commas, "and", "or"
-    for mention in mentions:
-        if chains:
-            last = chains[-1][-1]
-            joined = _CHAIN.fullmatch(text[last.outer_end : mention.outer_start])
-            if joined and _family(last.label) == _family(mention.label):
-                chains[-1].append(mention)
-                continue
-        chains.append([mention])
-    edits: list[tuple[int, int, str]] = []
-    for chain in chains:
-        word = _word_before(text, chain[0].outer_start)
-        kind_word = word if word in KIND_WORDS[_family(chain[0].label)] else None
-        cited: list[_Mention] = []
-        for mention in chain:
-            before = masked[: mention.start]
-            if before.count('"') % 2 or before.count("“") > before.count("”"):
-                edits.append((mention.start, mention.end, _number(mention.label, kind_word)))
-                continue
-            where = _title_in_sentence(text, mention, mentions)
-            if where == "after":  # "Table ``tab:x`` of the paper ("Title")": its number only
-                note = _labels_note([mention.label], beside)
-                number = _number(mention.label, kind_word)
-                if kind_word:
-                    edits.append((mention.outer_start, mention.outer_end, number + note))
-                else:
-                    edits.append((mention.start, mention.end, number + note))
-            elif where is None:
-                cited.append(mention)
-        if _family(chain[0].label) == "equation":
-            edits += _equation_edits(text, cited, kind_word, beside)
-            continue
-        for mention in cited:
-            note = _labels_note([mention.label], beside)
-            if kind_word:  # "Theorem ``thm:x``", "figure (``fig:x``)": the parentheses go
-                new = _kindless(mention.label, kind_word) + note
-                edits.append((mention.outer_start, mention.outer_end, new))
-            else:
-                edits.append((mention.start, mention.end, cite(mention.label) + note))
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
-
-
-def _title_in_sentence(text: str, mention: _Mention, mentions: list[_Mention]) -> str | None:
-    """Where the title of ``mention``'s item stands in its sentence: ``"before"`` or ``"after"``
-    the label, or None. Other labels there read as their numbers ("Proof of Theorem
-    ``thm:monotonicity``" is "Proof of Theorem 3.1", the title of ``app:proof_monotonicity``)."""
-    title = _normalise(PAPER_LABELS[mention.label].title)
-    if not title:
-        return None
-    start, end = _sentence(text, mention.outer_start, mention.outer_end)
-    sides = {"before": [], "after": []}
-    position = start
-    for other in mentions:
-        if start <= other.start and other.end <= end:
-            side = sides["after" if other.start > mention.start else "before"]
-            side.append(text[position : other.start])
-            if other != mention:
-                side.append(PAPER_LABELS[other.label].number)
-            position = other.end
-    sides["after"].append(text[position:end])
-    for side in ("before", "after"):
-        if title in _normalise("".join(sides[side])):
-            return side
-    return None
-
-
-def _equation_edits(
-    text: str, chain: list[_Mention], kind_word: str | None, beside: bool
-) -> list[tuple[int, int, str]]:
-    """The edits of a list of equations: one per run of consecutive equations of one section,
-    "(6) and (7) in section 3.3 “…”", with "Eq."/"Eqs." before it unless a word says so."""
-    runs: list[list[_Mention]] = []
-    for mention in chain:
-        item = PAPER_LABELS[mention.label]
-        if runs:
-            last = runs[-1][-1]
-            same = PAPER_LABELS[last.label][3::2] == item[3::2]  # (section, appendix)
-            if same and _CHAIN.fullmatch(text[last.outer_end : mention.outer_start]):
-                runs[-1].append(mention)
-                continue
-        runs.append([mention])
-    edits = []
-    for n, run in enumerate(runs):
-        numbers = ""
-        for k, mention in enumerate(run):
-            if k:
-                numbers += text[run[k - 1].outer_end : mention.outer_start]
-            numbers += f"({PAPER_LABELS[mention.label].number})"
-        new = f"{numbers} in {_where(run[0].label)}{_labels_note([m.label for m in run], beside)}"
-        follows = n > 0 and _CHAIN.fullmatch(text[runs[n - 1][-1].outer_end : run[0].outer_start])
-        if (kind_word and run[0] is chain[0]) or follows:
-            edits.append((run[0].outer_start, run[-1].outer_end, new))
-        else:  # "(``eq:x``)" with no "Eq." before keeps its parentheses around the citation
-            new = ("Eqs. " if len(run) > 1 else "Eq. ") + new
-            edits.append((run[0].start, run[-1].end, new))
-    return edits
-
-
 def _on_cite_paper_labels(app, what, name, obj, options, lines) -> None:
-    """Cite the paper's items by number and title in every docstring (:func:`cite_paper_labels`).
+    """Cite the paper's items by number and title in every docstring
+    (:func:`proofs.citations.cite_rest`, the label kept beside its citation).
 
     Runs after numpydoc's handler (priority 500): it edits the reST that docutils parses, so
     numpydoc never reads a citation as part of its sections' syntax ("name : type" lines, See
     Also entries), and the docstrings :func:`_on_process_docstring` substitutes (priority 400)
     are covered too."""
-    lines[:] = cite_paper_labels(lines)
+    lines[:] = cite_rest(lines)
 
 
 ABBREVIATIONS = ("Eq.", "Eqs.", "Sec.", "Secs.", "Fig.", "Figs.", "Thm.", "cf.")
