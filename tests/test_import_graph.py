@@ -57,3 +57,18 @@ def test_a_lazy_import_circle_is_found():
     )
     assert cycles(import_graph(found)) == [["p._a", "p._b"]]
     assert cycles(import_graph(found[:1])) == []
+
+
+#: The only modules of ``simulations`` that import ``proofs``: where a user asks for a proof
+#: (CONTRIBUTING.md, "Layers: what may import what").
+SIMULATIONS_USING_PROOFS = {"simulations.cli.prove", "simulations.demo.proof", "simulations.demo.tails"}
+
+
+def test_simulations_imports_proofs_only_where_a_user_asks_for_a_proof():
+    graph = _graph(("gcul_theory", "proofs", "simulations"))
+    using = {m for m, targets in graph.items() if m.startswith("simulations")
+             and any(t.split(".")[0] == "proofs" for t in targets)}  # fmt: skip
+    assert using == SIMULATIONS_USING_PROOFS
+    for module, targets in graph.items():  # and nothing imports upwards into simulations
+        if module.split(".")[0] in ("gcul_theory", "proofs"):
+            assert not any(t.split(".")[0] == "simulations" for t in targets), (module, targets)
