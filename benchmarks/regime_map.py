@@ -90,11 +90,25 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from scipy import stats  # noqa: E402
 
 import gcul_theory  # noqa: E402
 import simulations  # noqa: E402
 from simulations.cli.common import Parser, positive_int  # noqa: E402
+from simulations.statistics import (  # noqa: E402
+    auc_bootstrap_se,
+    best_threshold,
+    delong_se,
+    gap_share,
+    holm,
+    one_sample_t_pvalue,
+    paired_difference,
+    roc_auc,
+)
+from simulations.training_predictors import (  # noqa: E402
+    TRAINING_PREDICTORS,
+    theory_rule,
+    training_predictors,
+)
 from simulations.figures import save_figure  # noqa: E402
 from simulations.outputs import atomic_write_text, prepare_out_folder  # noqa: E402
 
@@ -183,69 +197,6 @@ def config_of(setting: Setting) -> tuple[Any, float]:
 
 
 # ------------------------------------------------------------------------ one cell, one split
-def selectivity_extended(eps: float, r1: float, rho: float) -> float:
-    r"""S of a rejection with base error ε, error capture r1 and rejection rate ρ.
-
-    :math:`S = \varepsilon(r_1 - \rho)/(\rho(1 - \rho))`, the paper's selectivity score
-    with :math:`r_2 = (\rho - \varepsilon r_1)/(1 - \varepsilon)` substituted (claim
-    ``equal_coverage.score`` of ``gcul prove``); it equals
-    :func:`gcul_theory.selectivity_score` where that is defined (r2 ≤ r1) and extends it,
-    negative, to r2 > r1. Conventions: 0 for ρ ∈ {0, 1} or ε = 0 (nothing to compare).
-    """
-    if eps <= 0.0 or rho <= 0.0 or rho >= 1.0:
-        return 0.0
-    return eps * (r1 - rho) / (rho * (1.0 - rho))
-
-
-def training_predictors(model: Any, X_train: np.ndarray, y_train: np.ndarray) -> dict[str, float]:
-    """The predictors of one fitted GCUL, from its training split only (module docstring).
-
-    ``y_train`` are the labels GCUL was fitted on (the observed ones). Returns ``eps_train``,
-    ``rho_train``, ``r1_gcul``, ``r2_gcul``, ``r1_msp`` (MSP's expected error capture at GCUL's
-    training coverage), ``s_gcul``, ``lambda_pre``, ``s_exist``, ``delta_s_eq``, ``delta_train``.
-    """
-    from simulations.rejectors import RejectorContext
-    from simulations.rejectors.evaluate import score_rejectors
-
-    train_pred = np.asarray(model.train_pred_)
-    errors = train_pred != y_train
-    n = y_train.size
-    n_err = int(np.count_nonzero(errors))
-    eps = n_err / n
-    if n_err:
-        geometry = gcul_theory.estimate_geometry(Z=X_train, y=y_train, y_pred=train_pred)
-        lambda_pre = float(gcul_theory.critical_lambda(geometry, VALID))
-        s_exist = float(gcul_theory.structural_existence_confidence(geometry))
-    else:  # no training error: nothing to reject, the predictors' defined values
-        lambda_pre, s_exist = 0.0, 1.0
-    context = RejectorContext(X_train, y_train, model, seed=np.random.SeedSequence(0))
-    cell = score_rejectors(context, X_train, y_train, names=("msp",))
-    rejected = ~cell.gcul_accept
-    m = cell.n_accept
-    rho = 1.0 - m / n
-    r1_gcul = np.count_nonzero(rejected & errors) / n_err if n_err else 0.0
-    r2_gcul = np.count_nonzero(rejected & ~errors) / (n - n_err) if n_err < n else 0.0
-    risk_msp = float(
-        gcul_theory.selective_risk_at_coverage(cell.scores["msp"], cell.wrong["msp"], m)
-    )
-    risk_gcul = np.count_nonzero(cell.wrong["gcul"] & cell.gcul_accept) / m if m else 0.0
-    # MSP's m accepted samples hold m·R errors (in expectation over ties): it rejects the rest
-    r1_msp = (n_err - m * risk_msp) / n_err if n_err else 0.0
-    s_gcul = selectivity_extended(eps, r1_gcul, rho)
-    return {
-        "eps_train": eps,
-        "rho_train": rho,
-        "r1_gcul": r1_gcul,
-        "r2_gcul": r2_gcul,
-        "r1_msp": r1_msp,
-        "s_gcul": s_gcul,
-        "lambda_pre": lambda_pre,
-        "s_exist": s_exist,
-        "delta_s_eq": s_gcul - selectivity_extended(eps, r1_msp, rho),
-        "delta_train": (risk_gcul - risk_msp) if m else 0.0,
-    }
-
-
 def measure_cell(setting: Setting, seed: int) -> dict[str, float]:
     """One cell: fit GCUL on the (setting, seed) dataset; the test columns and the predictors."""
     from simulations.gcul import GCUL
@@ -268,7 +219,7 @@ def measure_cell(setting: Setting, seed: int) -> dict[str, float]:
         "risk_gcul": columns["sel_risk_gcul"],
         "risk_msp": columns["sel_risk_msp"],
         "risk_bayes": columns["sel_risk_bayes"],
-        **training_predictors(model, data.X_train, data.y_train),
+        **training_predictors(model, data.X_train, data.y_train, VALID),
     }
 
 
@@ -288,136 +239,9 @@ def setting_task(
     return index, rows, time.process_time() - start
 
 
-# ------------------------------------------------------------------------------- statistics
-def paired_difference(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, int]:
-    """Mean of ``a − b`` over the pairs where both are finite, its SE (sd/√n, ddof 1) and n.
-
-    SE is NaN for fewer than two pairs; the mean is NaN for none.
-    """
-    d = np.asarray(a, float) - np.asarray(b, float)
-    d = d[np.isfinite(d)]
-    n = d.size
-    if n == 0:
-        return math.nan, math.nan, 0
-    mean = math.fsum(d.tolist()) / n
-    se = float(np.std(d, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-    return mean, se, n
-
-
-def t_test(mean: float, se: float, n: int) -> float:
-    """Two-sided p-value of the one-sample t test of a mean difference (n − 1 df).
-
-    A zero SE (every difference equal) gives 1 for a zero mean and 0 otherwise; fewer than two
-    pairs give NaN.
-    """
-    if n < 2 or math.isnan(se):
-        return math.nan
-    if se == 0.0:
-        return 1.0 if mean == 0.0 else 0.0
-    return float(2.0 * stats.t.sf(abs(mean / se), n - 1))
-
-
-def holm(pvalues: Sequence[float], alpha: float = ALPHA) -> np.ndarray:
-    """Holm's step-down rejections at family-wise level ``alpha`` (NaN p-values never reject).
-
-    Sort the m finite p-values; reject p_(k) while p_(k) ≤ alpha / (m − k + 1), k = 1, 2, ...
-    """
-    p = np.asarray(pvalues, float)
-    finite = np.flatnonzero(np.isfinite(p))
-    reject = np.zeros(p.size, bool)
-    order = finite[np.argsort(p[finite], kind="stable")]
-    m = order.size
-    for k, i in enumerate(order):
-        if p[i] > alpha / (m - k):
-            break
-        reject[i] = True
-    return reject
-
-
-def gap_share(
-    msp: Sequence[float], gcul: Sequence[float], bayes: Sequence[float]
-) -> tuple[float, float]:
-    r"""Share of the MSP-to-Bayes gap GCUL recovers, :math:`\bar a/\bar b`, and its delta-method SE.
-
-    :math:`a_i = R^{MSP}_i - R^{GCUL}_i`, :math:`b_i = R^{MSP}_i - R^{Bayes}_i` over the seeds
-    where all three are finite; 1 means GCUL reaches the Bayes floor, 0 MSP's risk, negative
-    values a risk above MSP's. SE :math:`= \sqrt{(s_a^2 - 2Rs_{ab} + R^2 s_b^2)/n}/\bar b`
-    (ddof 1). NaN (both) when :math:`\bar b \le 0` (MSP at or below the floor: no gap to share)
-    or fewer than two seeds.
-    """
-    m, g, b = (np.asarray(x, float) for x in (msp, gcul, bayes))
-    keep = np.isfinite(m) & np.isfinite(g) & np.isfinite(b)
-    a_i, b_i = (m - g)[keep], (m - b)[keep]
-    n = a_i.size
-    if n < 2:
-        return math.nan, math.nan
-    a_bar, b_bar = float(a_i.mean()), float(b_i.mean())
-    if not b_bar > 0.0:
-        return math.nan, math.nan
-    ratio = a_bar / b_bar
-    cov = np.cov(a_i, b_i, ddof=1)
-    var = (cov[0, 0] - 2.0 * ratio * cov[0, 1] + ratio**2 * cov[1, 1]) / n
-    return ratio, math.sqrt(max(var, 0.0)) / b_bar
-
-
-def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
-    """ROC AUC: P(score of a positive > score of a negative) + ½ P(tie) (Mann-Whitney)."""
-    s, y = np.asarray(scores, float), np.asarray(positive, bool)
-    pos, neg = s[y], s[~y]
-    if pos.size == 0 or neg.size == 0:
-        return math.nan
-    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
-    return float(psi.mean())
-
-
-def delong_se(scores: Sequence[float], positive: Sequence[bool]) -> float:
-    r"""DeLong's standard error of :func:`roc_auc` (DeLong, DeLong & Clarke-Pearson 1988).
-
-    With :math:`\psi(x, y) = 1[x > y] + \tfrac12 1[x = y]` over the m positives :math:`x_i`
-    and n negatives :math:`y_j`: :math:`V_{10}(x_i) = \frac1n\sum_j \psi(x_i, y_j)`,
-    :math:`V_{01}(y_j) = \frac1m\sum_i \psi(x_i, y_j)`, and
-    :math:`SE^2 = s^2(V_{10})/m + s^2(V_{01})/n` (sample variances, ddof 1). NaN unless
-    m, n ≥ 2.
-    """
-    s, y = np.asarray(scores, float), np.asarray(positive, bool)
-    pos, neg = s[y], s[~y]
-    if pos.size < 2 or neg.size < 2:
-        return math.nan
-    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
-    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
-    return float(math.sqrt(v10.var(ddof=1) / pos.size + v01.var(ddof=1) / neg.size))
-
-
-def best_threshold(scores: np.ndarray, positive: np.ndarray) -> float:
-    """The cut c maximising the accuracy of "positive iff score > c" (midpoints of sorted
-    distinct scores, and ±inf); the smallest such cut on ties."""
-    values = np.unique(scores)
-    cuts = np.concatenate([[-np.inf], (values[:-1] + values[1:]) / 2.0, [np.inf]])
-    accuracy = [np.mean((scores > c) == positive) for c in cuts]
-    return float(cuts[int(np.argmax(accuracy))])
-
-
 # ------------------------------------------------------------------------------- summaries
-PREDICTORS: tuple[tuple[str, str, str, str | None], ...] = (
-    ("s_gcul", "S_GCUL of GCUL's rejection (training split)", "paper", "S_GCUL > λ"),
-    ("lambda_pre", "λ*_PRE (Hunter-Worsley, valid)", "paper", "λ*_PRE > λ"),
-    ("s_exist", "S_exist (structural existence confidence)", "paper", None),
-    ("delta_s_eq", "ΔS_eq = S_GCUL − S_MSP at equal ρ (derived)", "derived", "ΔS_eq > 0"),
-    ("delta_train", "Δ_train = R_GCUL − R_MSP on the training split", "derived", "Δ_train < 0"),
-    ("eps_train", "ε, training error (no geometry; a reference)", "reference", None),
-)
+PREDICTORS = tuple((p.column, p.label, p.kind, p.rule) for p in TRAINING_PREDICTORS)
 """(column, label, kind, the rule the theory itself gives for "GCUL beats MSP", if any)."""
-
-
-def natural_rule(column: str, values: np.ndarray) -> np.ndarray | None:
-    """The theory's own prediction "GCUL beats MSP" from a predictor, where it has one."""
-    if column in ("s_gcul", "lambda_pre"):
-        return values > LAM
-    if column == "delta_s_eq":
-        return values > 0.0
-    if column == "delta_train":
-        return values < 0.0
-    return None
 
 
 def summarise_settings(rows: list[dict], setting_list: list[Setting]) -> list[dict]:
@@ -445,7 +269,7 @@ def summarise_settings(rows: list[dict], setting_list: list[Setting]) -> list[di
             "risk_bayes": float(np.nanmean(col["risk_bayes"])) if n else math.nan,
             "diff": mean,
             "diff_se": se,
-            "p_value": t_test(mean, se, n),
+            "p_value": one_sample_t_pvalue(mean, se, n),
             "msp_bayes_gap": gap_mean,
             "msp_bayes_gap_se": gap_mean_se,
             "gap_share": gap,
@@ -472,7 +296,7 @@ def diagram(summaries: list[dict], pair: tuple[str, str]) -> dict[str, Any]:
     shape = (len(f.grid), len(g.grid))
     diff = np.array([c["diff"] for c in cells]).reshape(shape)
     se = np.array([c["diff_se"] for c in cells]).reshape(shape)
-    significant = holm([c["p_value"] for c in cells]).reshape(shape)
+    significant = holm([c["p_value"] for c in cells], ALPHA).reshape(shape)
     return {"pair": pair, "diff": diff, "se": se, "significant": significant, "cells": cells}
 
 
@@ -501,7 +325,7 @@ def predictor_table(summaries: list[dict]) -> list[dict]:
             auc_choice = roc_auc(x_c, y_c)
             sign = 1.0 if auc_choice >= 0.5 else -1.0
             cut = best_threshold(sign * x_c, y_c)
-            natural = natural_rule(column, x_t)
+            natural = theory_rule(column, x_t, LAM)
             out.append({
                 "predictor": column,
                 "label": label,
@@ -552,35 +376,24 @@ def bootstrap_auc_se(
     for r in rows:
         for name in names:
             values[name][index[r["setting"]], column[r["seed"]]] = r[name]
-    diff_all = values["risk_gcul"] - values["risk_msp"]
-    members = {
+    groups = {
         block: np.array([k for k, s in enumerate(summaries) if s["held_out"] and keep(s)], int)
         for block, keep in BLOCKS.items()
     }
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    draws: dict[tuple[str, str], list[float]] = {(r["settings"], r["predictor"]): [] for r in table}
     signs = {
         (r["settings"], r["predictor"]): 1.0 if r["orientation"].startswith("higher") else -1.0
         for r in table
     }
-    for _ in range(n_boot):
-        take = rng.integers(0, len(seeds), len(seeds))
-        d = diff_all[:, take]
-        finite = np.isfinite(d)
-        with np.errstate(invalid="ignore"):
-            diff = np.where(finite, d, 0.0).sum(axis=1) / finite.sum(axis=1)
-        means = {p: values[p][:, take].mean(axis=1) for p, *_ in PREDICTORS}
-        for block, held in members.items():
-            pick = held[rng.integers(0, held.size, held.size)] if held.size else held
-            pick = pick[np.isfinite(diff[pick]) & (diff[pick] != 0.0)]
-            outcome = diff[pick] < 0
-            if outcome.all() or not outcome.any():
-                continue
-            for p, *_ in PREDICTORS:
-                draws[block, p].append(roc_auc(signs[block, p] * means[p][pick], outcome))
+    se = auc_bootstrap_se(
+        values["risk_gcul"] - values["risk_msp"],
+        {p: values[p] for p, *_ in PREDICTORS},
+        groups,
+        signs,
+        n_boot=n_boot,
+        seed=seed,
+    )
     for r in table:
-        sample = draws[r["settings"], r["predictor"]]
-        r["auc_se_boot"] = float(np.std(sample, ddof=1)) if len(sample) > 1 else math.nan
+        r["auc_se_boot"] = se[r["settings"], r["predictor"]]
 
 
 # ------------------------------------------------------------------------------- text corpora
@@ -679,7 +492,7 @@ def _text_task(corpus, method, seed, split, Z, y, train, test) -> dict:
         risk_msp = float(
             gcul_theory.selective_risk_at_coverage(cell.scores["msp"], cell.wrong["msp"], m)
         )
-        predictors = training_predictors(model, X_train, y[train])
+        predictors = training_predictors(model, X_train, y[train], VALID)
     return {
         "corpus": corpus, "representation": method, "seed": int(seed), "split": split,
         "n_features": int(Z.shape[1]), "coverage": m / y[test].size,

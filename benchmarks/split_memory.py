@@ -34,7 +34,7 @@ def main() -> int:
 
     import simulations._guided_clustering as guided
     from simulations.compare import protocol
-    from simulations.compare.statistics import stratified_splits
+    from simulations.statistics import stratified_splits
     from simulations.gcul import GCUL
     from simulations.models import single_threaded_blas
 

@@ -11,6 +11,7 @@ Selectivity (``subsec:selectivity_score``)::
     clean_error           ε_clean = ε(1-r1)/(1-ρ) ∈ [0, 1]
     utility               U(λ) = ε - ε_clean - λρ ∈ [-2, 1]
     selectivity_score     S_GCUL ∈ [0, 1], Eq. ``eq:selectivity_score``; S > λ ⟺ U(λ) > 0
+    selectivity_at_rate   S = ε(r1 - ρ)/(ρ(1 - ρ)) at a given rejection rate ρ, also for r2 > r1
     empirical_lambda      λ*_EMP = (ε - ε_sel)/ρ ∈ [-1, 1], for rates one test set can produce
 
 Tails (``lem:projection_tails``, ``eq:chernoff_outlier``)::
@@ -117,6 +118,7 @@ from ._selectivity import (
     clean_error,
     empirical_lambda,
     rejection_rate,
+    selectivity_at_rate,
     selectivity_score,
     utility,
 )
@@ -153,6 +155,7 @@ __all__ = [
     "hoeffding_deviation",
     "predictor",
     "rejection_rate",
+    "selectivity_at_rate",
     "selectivity_score",
     "structural_existence_confidence",
     "utility",

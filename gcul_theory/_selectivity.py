@@ -20,6 +20,7 @@ __all__ = [
     "clean_error",
     "utility",
     "selectivity_score",
+    "selectivity_at_rate",
     "empirical_lambda",
 ]
 
@@ -430,3 +431,72 @@ def empirical_lambda(
     out = np.zeros(eps_a.shape)
     np.divide(eps_a - sel_a, rho_a, out=out, where=rho_a > 0.0)
     return as_output(out)
+
+
+def selectivity_at_rate(eps: ArrayLike, r1: ArrayLike, rho: ArrayLike) -> float | np.ndarray:
+    r"""S_GCUL of a rejection given by its error capture :math:`r_1` and rejection rate :math:`\rho`.
+
+    Two rejections of one base classifier compared *at the same rejection rate* (the regime
+    map's GCUL against MSP at GCUL's coverage) differ only in :math:`r_1`; this is the paper's
+    selectivity score written in :math:`(\varepsilon, r_1, \rho)`, defined also where the
+    rejection prefers correct samples (:math:`r_2 > r_1`, a negative score).
+
+    Parameters
+    ----------
+    eps : array_like
+        Base error :math:`\varepsilon \in [0, 1]`.
+    r1 : array_like
+        Share of the errors rejected, :math:`r_1 \in [0, 1]`.
+    rho : array_like
+        Share of all samples rejected, :math:`\rho \in [0, 1]`.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`S = \varepsilon(r_1 - \rho)/(\rho(1-\rho))`, broadcast over the inputs; 0 where
+        :math:`\rho \in \{0, 1\}` or :math:`\varepsilon = 0` (nothing to compare).
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or not finite.
+
+    Notes
+    -----
+    With :math:`r_2 = (\rho - \varepsilon r_1)/(1-\varepsilon)` substituted into Eq.
+    (``eq:selectivity_score``) of [1]_, :math:`S = \varepsilon(r_1 - \rho)/(\rho(1-\rho))`
+    (claim ``equal_coverage.score`` of ``gcul prove``): equal to :func:`selectivity_score`
+    where that is defined (:math:`0 \le r_2 \le r_1`), and extended to :math:`r_2 > r_1`.
+    At equal :math:`\rho`, two rejections A and B have
+    :math:`S_A - S_B = (\varepsilon_{clean,B} - \varepsilon_{clean,A})/\rho` (claim
+    ``equal_coverage.order``): the difference of scores, ΔS_eq, is the difference of the
+    selective risks over :math:`\rho`. Computed as ``eps * (r1 - rho) / (rho * (1 - rho))``,
+    three roundings: within 4 units of roundoff of the exact value relative to
+    :math:`\varepsilon(r_1 + \rho)/(\rho(1-\rho))` (cancellation in :math:`r_1 - \rho` is
+    exact by Sterbenz when the two are within a factor 2). Inputs :math:`(\rho, r_1)` that no
+    rejection can produce (:math:`\rho < \varepsilon r_1`) are not refused: the formula is
+    evaluated as is.
+
+    References
+    ----------
+    .. [1] The GCUL paper (reference in the module docstring).
+
+    Examples
+    --------
+    >>> eps, r1, r2 = 0.2, 0.9, 0.05
+    >>> rho = eps * r1 + (1 - eps) * r2  # 0.22
+    >>> bool(abs(selectivity_at_rate(eps, r1, rho) - selectivity_score(eps, r1, r2)) < 1e-15)
+    True
+    >>> selectivity_at_rate(0.2, 0.1, 0.26) < 0  # r2 = 0.3 > r1: rejects more correct samples
+    True
+    >>> selectivity_at_rate(0.2, 0.5, 0.0)
+    0.0
+    """
+    eps_a = as_float_array(eps, "eps", lower=0.0, upper=1.0)
+    r1_a = as_float_array(r1, "r1", lower=0.0, upper=1.0)
+    rho_a = as_float_array(rho, "rho", lower=0.0, upper=1.0)
+    eps_a, r1_a, rho_a = broadcast(eps_a, r1_a, rho_a, names=("eps", "r1", "rho"))
+    none = (eps_a <= 0.0) | (rho_a <= 0.0) | (rho_a >= 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = eps_a * (r1_a - rho_a) / (rho_a * (1.0 - rho_a))
+    return as_output(np.where(none, 0.0, score))

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from simulations.statistics import stratified_folds  # the one implementation, re-exported
+
 __all__ = [
     "ERROR_POOLS",
     "few_errors",
@@ -43,46 +45,6 @@ def few_errors(n_errors: int, n_classes: int) -> bool:
     (True, True, False)
     """
     return n_errors <= n_classes
-
-
-def stratified_folds(y: np.ndarray, n_folds: int, random_state: int = 0) -> np.ndarray:
-    """Fold id (``0..n_folds-1``) of each row, stratified by ``y`` and seeded.
-
-    The rows of each class, in an order shuffled by
-    ``default_rng(SeedSequence(random_state))``, class after class (sorted labels), are dealt
-    round-robin to the folds, the count running on from one class to the next: every class's
-    rows are spread over the folds with counts differing by at most one, and so are the folds'
-    sizes. Deterministic; no warning for a class with fewer rows than folds (it is in fewer
-    folds).
-
-    Parameters
-    ----------
-    y : ndarray of shape (n_samples,)
-        Labels (any values :func:`numpy.unique` sorts).
-    n_folds : int
-        Number of folds, at least 2 (valid input assumed).
-    random_state : int, default=0
-        Seed in ``[0, 2**32)``.
-
-    Returns
-    -------
-    ndarray of shape (n_samples,), int64
-
-    Examples
-    --------
-    >>> folds = stratified_folds(np.repeat([0, 1], [6, 4]), 3)
-    >>> np.bincount(folds).tolist(), np.bincount(folds[:6]).tolist()
-    ([4, 3, 3], [2, 2, 2])
-    """
-    y = np.asarray(y)
-    rng = np.random.default_rng(np.random.SeedSequence(int(random_state)))
-    _, codes = np.unique(y, return_inverse=True)
-    order = np.concatenate(
-        [rng.permutation(np.flatnonzero(codes == c)) for c in range(int(codes.max()) + 1)]
-    )
-    folds = np.empty(y.size, dtype=np.int64)
-    folds[order] = np.arange(y.size) % n_folds
-    return folds
 
 
 def out_of_fold_predictions(

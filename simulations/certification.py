@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 import gcul_theory
 from simulations.models._numerics import encode_known_labels, encode_labels
+from simulations.statistics import random_folds, stratified_split  # re-exported: the old path
 from simulations.validation import check_real
 
 __all__ = [
@@ -435,53 +436,3 @@ def certify_cross_fit(
         seed=int(seed),
         folds=certificates,
     )
-
-
-def _seed_sequence(seed) -> np.random.SeedSequence:
-    # int(seed) is exact for every Integral, so it compares as seed does
-    if not isinstance(seed, Integral) or isinstance(seed, bool) or not 0 <= int(seed) < 2**32:
-        raise ValueError(f"seed must be an integer in [0, 2**32); got {seed!r}")
-    return np.random.SeedSequence(int(seed))
-
-
-def random_folds(n_samples: int, n_splits: int, seed: int = 0) -> np.ndarray:
-    """Assign each of ``n_samples`` rows to one of ``n_splits`` folds at random; returns fold ids.
-
-    A uniformly random permutation (``default_rng(SeedSequence(seed))``) dealt round-robin:
-    fold sizes differ by at most one, and the assignment does not depend on the data (not even
-    on the labels), so a fold of iid rows is an iid sample (the premise of
-    :func:`certify_cross_fit`).
-
-    Examples
-    --------
-    >>> folds = random_folds(10, 3, seed=0)
-    >>> np.bincount(folds).tolist()
-    [4, 3, 3]
-    """
-    rng = np.random.default_rng(_seed_sequence(seed))
-    folds = np.empty(n_samples, dtype=np.int64)
-    folds[rng.permutation(n_samples)] = np.arange(n_samples) % n_splits
-    return folds
-
-
-def stratified_split(y, fraction: float, seed: int = 0) -> np.ndarray:
-    """Boolean mask of a stratified held-out part holding about ``fraction`` of every class.
-
-    Class c contributes ``round(fraction * m_c)`` of its ``m_c`` rows (shuffled by
-    ``default_rng(SeedSequence(seed))``), at most ``m_c - 1``, so that the rest still holds
-    every class.
-
-    Examples
-    --------
-    >>> mask = stratified_split(np.repeat([0, 1], [50, 10]), 0.2, seed=0)
-    >>> int(mask[:50].sum()), int(mask[50:].sum())
-    (10, 2)
-    """
-    rng = np.random.default_rng(_seed_sequence(seed))
-    y = np.asarray(y)
-    mask = np.zeros(y.size, dtype=bool)
-    for c in np.unique(y):
-        rows = rng.permutation(np.flatnonzero(y == c))
-        take = min(int(np.floor(fraction * rows.size + 0.5)), rows.size - 1)
-        mask[rows[:take]] = True
-    return mask

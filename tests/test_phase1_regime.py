@@ -14,7 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 from simulations._error_pool import looks_standardized, phase1_regime
 from simulations.compare import compare
-from simulations.compare.statistics import stratified_splits
+from simulations.statistics import stratified_splits
 from simulations.feasibility import assess
 from simulations.gcul import GCUL
 from simulations.validation import check_embeddings

@@ -60,8 +60,15 @@ REFERENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "On your own data",
-        "What ``gcul feasibility`` and ``gcul compare`` compute, from Python.",
-        ("simulations.feasibility", "simulations.compare"),
+        "What ``gcul feasibility`` and ``gcul compare`` compute, from Python; their statistics "
+        "(splits, the corrected t test, ROC AUC with DeLong's and a bootstrap SE, Holm), and "
+        "the training-split predictors of GCUL against MSP.",
+        (
+            "simulations.feasibility",
+            "simulations.compare",
+            "simulations.statistics",
+            "simulations.training_predictors",
+        ),
     ),
     (
         "Text emotion corpora",
@@ -132,7 +139,14 @@ NAME_GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "gcul_theory": (
         (
             "Selectivity and utility",
-            ("rejection_rate", "clean_error", "utility", "selectivity_score", "empirical_lambda"),
+            (
+                "rejection_rate",
+                "clean_error",
+                "utility",
+                "selectivity_score",
+                "selectivity_at_rate",
+                "empirical_lambda",
+            ),
         ),
         ("Tails", ("gaussian_tail", "chernoff_tail")),
         (

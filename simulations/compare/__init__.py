@@ -25,7 +25,7 @@ It then gives the guarantee practitioners ask for (:class:`Guarantee`): a (1 −
 Clopper–Pearson upper bound on the selective risk of GCUL's accept set, and of MSP thresholded
 at the same coverage, from a calibration split; and SGR's MSP threshold for a target risk.
 
-Layout: :mod:`~simulations.compare.statistics` (the splits, :func:`estimate`, :func:`verdict`),
+Layout: :mod:`simulations.statistics` (the splits, :func:`estimate`, :func:`verdict`),
 :mod:`~simulations.compare.protocol` (:func:`compare`: checks, the per-split measurement, the
 guarantee), :mod:`~simulations.compare.result` (:class:`CompareResult` and its text, Markdown and
 JSON) and :mod:`~simulations.compare.figure` (:func:`plot_risk_coverage`). A new rejector needs no
@@ -46,7 +46,7 @@ from __future__ import annotations
 from simulations.compare.figure import plot_risk_coverage
 from simulations.compare.protocol import DEFAULT_CALIBRATION, DEFAULT_TEST_SIZE, MAX_SPLITS, compare
 from simulations.compare.result import ASSUMPTION, CompareResult, Guarantee, RejectorSummary
-from simulations.compare.statistics import (
+from simulations.statistics import (
     DEFAULT_LEVEL,
     Estimate,
     Verdict,

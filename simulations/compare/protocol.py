@@ -18,7 +18,7 @@ from simulations import registry
 from simulations.compare.cache import SPLIT_LOCK, SplitCache, data_fingerprint, is_split_name
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
 from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
-from simulations.compare.statistics import DEFAULT_LEVEL, estimate, stratified_splits, verdict
+from simulations.statistics import DEFAULT_LEVEL, estimate, stratified_splits, verdict
 from simulations.sweep.backends import SweepError, resolve_n_jobs
 from simulations.sweep.progress import format_seconds
 from simulations.validation import argument_namer, check_embeddings, check_int, check_real

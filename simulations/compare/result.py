@@ -7,7 +7,7 @@ import dataclasses
 import math
 from typing import Any
 
-from simulations.compare.statistics import (
+from simulations.statistics import (
     DEFAULT_LEVEL,
     TEST_NAME,
     Estimate,

@@ -1,6 +1,5 @@
-"""Splits and estimates of :func:`simulations.compare.compare`: stratified train/test splits, the
-mean over splits with Nadeau & Bengio's corrected standard error, and the verdict of their
-corrected resampled t test."""
+"""The mean over repeated train/test splits with Nadeau & Bengio's corrected standard error, and
+the verdict of their corrected resampled t test (what :func:`simulations.compare.compare` reports)."""
 
 from __future__ import annotations
 
@@ -19,64 +18,9 @@ __all__ = [
     "Verdict",
     "estimate",
     "finite_or_none",
-    "stratified_splits",
     "t_critical",
     "verdict",
 ]
-
-# --------------------------------------------------------------------------------------------
-# Splits and estimates
-
-
-def stratified_splits(
-    y: np.ndarray, n_splits: int, test_size: float, seed: int
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``n_splits`` stratified train/test splits of the rows, as sorted index arrays.
-
-    Class :math:`c` with :math:`m_c` rows puts ``round(test_size * m_c)`` of them in the test
-    part, clipped to ``[0, m_c - 1]`` so that the training part holds every class. Split ``i``
-    shuffles with ``default_rng(SeedSequence(seed, spawn_key=(0, i)))``: the same seed gives the
-    same splits, and split ``i`` does not depend on how many splits are drawn.
-
-    (scikit-learn's ``StratifiedShuffleSplit`` is not used: scikit-learn is not a dependency of
-    the package, and its allocation of the test rows among classes is its own.)
-
-    Parameters
-    ----------
-    y : ndarray of shape (N,)
-        Labels ``0..C-1``.
-    n_splits : int
-        Number of splits.
-    test_size : float
-        Share of each class held out, in (0, 1).
-    seed : int
-        Root of the shuffles.
-
-    Returns
-    -------
-    list of (train, test)
-        Index arrays, sorted, disjoint, together ``0..N-1``.
-
-    Examples
-    --------
-    >>> y = np.repeat([0, 1], [20, 10])
-    >>> train, test = stratified_splits(y, 1, 0.3, seed=0)[0]
-    >>> np.bincount(y[test]).tolist(), np.bincount(y[train]).tolist()
-    ([6, 3], [14, 7])
-    """
-    classes = [np.flatnonzero(y == c) for c in range(int(y.max()) + 1)]
-    takes = [min(int(math.floor(test_size * rows.size + 0.5)), rows.size - 1) for rows in classes]
-    splits = []
-    for i in range(n_splits):
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0, i)))
-        test = np.concatenate(
-            [rng.permutation(rows)[:take] for rows, take in zip(classes, takes, strict=True)]
-        )
-        mask = np.zeros(y.size, dtype=bool)
-        mask[test] = True
-        splits.append((np.flatnonzero(~mask), np.flatnonzero(mask)))
-    return splits
-
 
 @dataclasses.dataclass(frozen=True)
 class Estimate:
@@ -89,7 +33,8 @@ class Estimate:
     se : float
         Nadeau & Bengio's corrected standard error, :math:`\\sqrt{(1/S + n_{test}/n_{train})
         s^2}` (NaN for one split): the splits share rows, so the naive :math:`s/\\sqrt S`
-        understates the uncertainty of the mean (module reference [2]).
+        understates the uncertainty of the mean (Nadeau & Bengio, "Inference for the
+        generalization error", Machine Learning 52, 2003).
     se_naive : float
         :math:`s/\\sqrt S`, for reference (NaN for one split).
     values : tuple of float
@@ -299,7 +244,8 @@ def verdict(label: str, difference: Estimate, level: float = DEFAULT_LEVEL) -> V
 
     Notes
     -----
-    The corrected resampled t test of Nadeau & Bengio (module reference [2]) on the :math:`J`
+    The corrected resampled t test of Nadeau & Bengio ("Inference for the generalization
+    error", Machine Learning 52, 2003) on the :math:`J`
     per-split differences :math:`d_j`:
 
     .. math:: t = \frac{\bar d}{\sqrt{(1/J + n_{test}/n_{train})\, s^2}}, \qquad
