@@ -336,7 +336,7 @@ def assess(
     from simulations.gcul import ERROR_POOL  # sklearn: imported when assess runs
 
     # the constraints compare's settings and GCUL declare for these options: one message
-    error_pool = ERROR_POOL.check(name("error_pool"), error_pool)
+    ERROR_POOL.check(name("error_pool"), error_pool)
     standardize = Boolean().check(name("standardize"), standardize)
     if y_pred is not None and error_pool != "in_sample":
         raise ValueError(

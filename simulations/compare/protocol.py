@@ -8,6 +8,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -471,8 +472,8 @@ def _split_cache(
     """The split cache of this run in ``settings.cache_dir`` (created if needed)."""
     from simulations.sweep.cache import prepare_cache_dir
 
-    directory = settings.cache_dir
-    assert directory is not None  # the caller keeps no cache without it
+    assert settings.cache_dir is not None  # the caller keeps no cache without it
+    directory = Path(settings.cache_dir)  # a Path already (CompareSettings keeps one)
     try:
         prepare_cache_dir(directory)
     except ValueError as error:

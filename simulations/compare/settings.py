@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import os
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
 
 from simulations.compare.statistics import DEFAULT_LEVEL
@@ -104,12 +104,12 @@ class CompareSettings:
     n_jobs : int, default 1
         Worker processes for the splits, non-zero (-1 = all usable cores).
     cache_dir : path or None, default None
-        Folder of the split cache.
+        Folder of the split cache (kept as a :class:`pathlib.Path`).
     keep_cache : bool, default True
         False: remove this run's split files once it has succeeded.
     names : mapping of str to str, optional
         How messages name the options (the command line passes its own spellings); kept as a
-        tuple of ``(option, shown name)`` pairs, and left out of equality.
+        copy (a dict), and left out of equality: it is not a setting of the computation.
 
     Raises
     ------
@@ -139,22 +139,17 @@ class CompareSettings:
     error_pool: str = "in_sample"
     standardize: bool = False
     n_jobs: int = 1
-    cache_dir: Path | None = None
+    cache_dir: str | os.PathLike[str] | None = None  # stored as a Path
     keep_cache: bool = True
-    names: tuple[tuple[str, str], ...] = dataclasses.field(
-        default=(), compare=False, repr=False
-    )
+    names: Mapping[str, str] | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        given = self.names
-        if isinstance(given, tuple):  # already pairs (dataclasses.replace passes them back)
-            given = dict(given)
-        name = argument_namer(given)  # a TypeError for anything but a mapping or None
-        object.__setattr__(self, "names", tuple(sorted((given or {}).items())))
+        name = argument_namer(self.names)  # a TypeError for anything but a mapping or None
+        object.__setattr__(self, "names", dict(self.names or {}))  # a copy of the caller's
         values = {key: getattr(self, key) for key in CONSTRAINTS}
         for key, value in check_parameters(CONSTRAINTS, values, name).items():
             object.__setattr__(self, key, value)
 
     def name(self, argument: str) -> str:
         """How messages name ``argument``: its entry of ``names``, else ``argument`` itself."""
-        return dict(self.names).get(argument, argument)
+        return (self.names or {}).get(argument, argument)
