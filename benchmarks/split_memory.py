@@ -34,9 +34,9 @@ def main() -> int:
 
     import simulations._guided_clustering as guided
     from simulations.compare import protocol
-    from simulations.statistics import stratified_splits
-    from simulations.gcul import GCUL
+    from simulations.gcul import GCUL, fit_in_place
     from simulations.models import single_threaded_blas
+    from simulations.statistics import stratified_splits
 
     (train, test), *_ = stratified_splits(y, 1, 0.3, seed=0)
     print("| step | peak GB | allocated after GB | CPU s |\n|---|--:|--:|--:|")
@@ -67,7 +67,7 @@ def main() -> int:
         step("training rows, float64", start)
         fit_start[0] = time.process_time()
         # as _run_split: K-Means centres the training rows in place, which are gathered again
-        model = GCUL()._fit(X_train, y_train, overwrite_X=True)
+        model = fit_in_place(GCUL(), X_train, y_train)
         step("rest of the GCUL fit", fit_start[0])
         start = time.process_time()
         del X_train

@@ -28,8 +28,8 @@ import numpy as np
 
 import gcul_theory
 from simulations import registry
-from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
-from simulations.validation import check_embeddings
+from simulations._error_pool import phase1_regime, regime_suggestions
+from simulations.validation import Boolean, check_embeddings
 
 __all__ = ["VERDICT_DEFAULT", "Assessment", "assess", "requested_methods"]
 
@@ -333,12 +333,11 @@ def assess(
     Z = check_embeddings(Z, name("Z"))
     y, y_pred, class_names = _encode_class_names(y, y_pred, name)
     y = np.asarray(y)
-    if not isinstance(error_pool, str) or error_pool not in ERROR_POOLS:
-        raise ValueError(
-            f"{name('error_pool')} must be one of {', '.join(ERROR_POOLS)}; got {error_pool!r}"
-        )
-    if not isinstance(standardize, (bool, np.bool_)):
-        raise TypeError(f"{name('standardize')} must be True or False; got {standardize!r}")
+    from simulations.gcul import ERROR_POOL  # sklearn: imported when assess runs
+
+    # the constraints compare's settings and GCUL declare for these options: one message
+    ERROR_POOL.check(name("error_pool"), error_pool)
+    standardize = Boolean().check(name("standardize"), standardize)
     if y_pred is not None and error_pool != "in_sample":
         raise ValueError(
             f"{name('error_pool')} {error_pool} computes phase 1's predictions; it cannot be "

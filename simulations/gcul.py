@@ -26,6 +26,8 @@ References
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -66,9 +68,16 @@ from simulations.models._logistic import (
 )
 from simulations.models._numerics import encode_known_labels, encode_labels
 from simulations.models._validation import check_sample_weight, validate_features
-from simulations.validation import check_int, check_real
+from simulations.validation import (
+    SEED,
+    Constraint,
+    Interval,
+    Options,
+    check_parameters,
+)
 
 __all__ = [
+    "ERROR_POOL",
     "ERROR_POOLS",
     "GCUL",
     "Certificate",
@@ -79,7 +88,28 @@ __all__ = [
     "random_folds",
     "stratified_folds",
     "stratified_split",
+    "fit_in_place",
 ]
+
+ERROR_POOL = Options(ERROR_POOLS)
+"""What ``error_pool`` may be, wherever it is taken (:class:`GCUL`,
+:func:`simulations.compare.compare`, :func:`simulations.feasibility.assess`): one constraint
+(:mod:`simulations.validation`), so one check and one message."""
+
+_PARAMETER_TABLE: dict[str, Constraint] = {
+    "reduce": Options((None, "pca", "lda")),
+    "C": Interval(numbers.Real, 0.0, None, closed="neither"),
+    "max_iter": Interval(numbers.Integral, 1),
+    "kmeans_max_iter": Interval(numbers.Integral, 1),
+    "lam": Interval(numbers.Real, 0.0, 1.0),
+    "error_pool": ERROR_POOL,
+    "n_folds": Interval(numbers.Integral, 2),
+    "random_state": SEED,
+}
+"""What :class:`GCUL`'s parameters may be, checked by ``fit`` (``__init__`` only stores them);
+``uncertain_label`` has its own check, and ``n_components`` is ``reduce``'s. Not named
+``_parameter_constraints``: scikit-learn's ``check_estimator`` reads that attribute as its own
+constraint objects."""
 
 
 _SUGGESTIONS = {
@@ -310,20 +340,8 @@ class GCUL(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self) -> None:
-        if self.reduce not in (None, "pca", "lda"):
-            raise ValueError(f"reduce must be None, 'pca' or 'lda'; got {self.reduce!r}")
-        check_real("C", self.C, 0.0, open_low=True)
-        check_int("max_iter", self.max_iter, 1)
-        check_int("kmeans_max_iter", self.kmeans_max_iter, 1)
+        check_parameters(_PARAMETER_TABLE, {key: getattr(self, key) for key in _PARAMETER_TABLE})
         check_uncertain_label(self.uncertain_label)
-        check_real("lam", self.lam, 0.0, 1.0)
-        if not isinstance(self.error_pool, str) or self.error_pool not in ERROR_POOLS:
-            raise ValueError(
-                f"error_pool must be one of {', '.join(map(repr, ERROR_POOLS))}; got "
-                f"{self.error_pool!r}"
-            )
-        check_int("n_folds", self.n_folds, 2)
-        check_int("random_state", self.random_state, 0, 2**32 - 1)
 
     def fit(self, X, y) -> GCUL:
         """Run the three phases on a training set.
@@ -358,8 +376,8 @@ class GCUL(ClassifierMixin, BaseEstimator):
         """:meth:`fit`; with ``overwrite_X``, a large float64 ``X`` that validation leaves as it
         is (finite, C-contiguous, writeable) is scaled and centred in place by phase 2's K-Means
         instead of copied, after phase 1 has used it: the same fit, bit for bit, one copy of
-        ``X`` less at the peak, and ``X`` left holding garbage (``gcul compare`` gathers its
-        training rows again from the embeddings afterwards)."""
+        ``X`` less at the peak, and ``X`` left holding garbage. Other modules call it through
+        :func:`fit_in_place`."""
         self._check_params()
         X, y = validate_features(self, X, y, reset=True)
         if y.dtype.kind not in "iub":  # integer labels are classification targets: skip 0.7 ms
@@ -710,3 +728,29 @@ class GCUL(ClassifierMixin, BaseEstimator):
         """
         return certify_cross_fit(self, X, y, lam=lam, delta=delta, n_splits=n_splits, seed=seed)
 
+
+
+def fit_in_place(model: GCUL, X: np.ndarray, y) -> GCUL:
+    """``model.fit(X, y)``, letting phase 2's K-Means scale and centre ``X`` in place.
+
+    For a caller that owns ``X`` and needs it no more (:func:`simulations.compare.compare`
+    gathers each split's training rows into a new float64 array, fits, then gathers them again):
+    when validation leaves a large float64 ``X`` as it is (finite, C-contiguous, writeable), the
+    memory-lean K-Means works in ``X`` itself instead of a copy, after phase 1 has used it. The
+    same fit, bit for bit, with one copy of ``X`` less at the peak.
+
+    Parameters
+    ----------
+    model : GCUL
+        The estimator to fit (its parameters are checked as :meth:`GCUL.fit` checks them).
+    X : ndarray of shape (n_samples, n_features)
+        Training features; afterwards they hold garbage when the in-place path was taken.
+    y : array_like of shape (n_samples,)
+        Observed labels, as for :meth:`GCUL.fit`.
+
+    Returns
+    -------
+    GCUL
+        ``model``, fitted.
+    """
+    return model._fit(X, y, overwrite_X=True)

@@ -12,18 +12,38 @@ allowed range and the bad value (scikit-learn's convention).
 Used by :mod:`simulations.demo`, :mod:`simulations.compare`, :mod:`simulations.synthetic`,
 :mod:`simulations.sweep` and :mod:`simulations.reproduce`; a new check of a scalar goes here, not
 into a private ``_check_*`` of its module.
+
+A function or an estimator with many options declares them once, as a table of constraints
+(:class:`Interval`, :class:`Options`, :class:`Boolean`, :class:`OrNone` ...; scikit-learn's
+``_parameter_constraints``), which :func:`check_parameters` applies in one place: the settings of
+:func:`simulations.compare.compare` (:class:`simulations.compare.settings.CompareSettings`) and
+:class:`simulations.gcul.GCUL`'s parameters. A constraint two tables share is one object
+(:data:`SEED`; ``ERROR_POOL`` of :mod:`simulations._error_pool`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import numbers
+import os
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, TypeVar, Union
 
 __all__ = [
+    "SEED",
+    "Boolean",
+    "Constraint",
+    "Folder",
+    "Hook",
+    "Interval",
+    "NonZeroInt",
+    "Options",
+    "OrNone",
     "argument_namer",
+    "check_parameters",
     "check_embeddings",
     "check_int",
     "check_real",
@@ -151,6 +171,242 @@ def check_int(name: str, value: Any, low: int | None = None, high: int | None = 
     if (low is not None and as_int < low) or (high is not None and as_int > high):
         raise ValueError(f"{name} must be {allowed}; got {value!r}")
     return as_int
+
+
+# --------------------------------------------------------------------------------------------
+# Declared constraints: one table of (parameter -> what it may be), checked in one place
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """A real number, or an integer, in an interval: :func:`check_real` or :func:`check_int`.
+
+    Parameters
+    ----------
+    kind : {numbers.Real, numbers.Integral}
+        What the value must be (``bool`` is neither, as in :func:`check_real`).
+    low, high : float or int, optional
+        The interval's ends; ``None`` leaves that side unbounded.
+    closed : {"both", "left", "right", "neither"}, default "both"
+        Which ends belong to the interval (scikit-learn's ``Interval``); an integer range is
+        always closed.
+
+    Examples
+    --------
+    >>> Interval(numbers.Real, 0, 1, closed="left").check("lam", 0.5)
+    0.5
+    >>> Interval(numbers.Integral, 1, 1000).check("splits", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: splits must be an integer in [1, 1000]; got 0
+    """
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+
+    def __post_init__(self) -> None:
+        if self.kind not in (numbers.Real, numbers.Integral):
+            raise TypeError(f"kind must be numbers.Real or numbers.Integral; got {self.kind!r}")
+        if self.closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be both, left, right or neither; got {self.closed!r}")
+        if self.kind is numbers.Integral and self.closed != "both":
+            raise ValueError("an integer range is closed: closed must be 'both'")
+
+    def check(self, name: str, value: Any) -> float | int:
+        """``value`` as a float (an int) if it is in the interval; else TypeError/ValueError."""
+        if self.kind is numbers.Integral:
+            low = None if self.low is None else int(self.low)
+            high = None if self.high is None else int(self.high)
+            return check_int(name, value, low, high)
+        return check_real(
+            name,
+            value,
+            self.low,
+            self.high,
+            open_low=self.closed in ("right", "neither"),
+            open_high=self.closed in ("left", "neither"),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """One of a few strings, or None where it is listed (scikit-learn's ``StrOptions``);
+    anything else is a ValueError.
+
+    Examples
+    --------
+    >>> Options(("in_sample", "out_of_fold")).check("error_pool", "oof")
+    Traceback (most recent call last):
+    ...
+    ValueError: error_pool must be one of 'in_sample', 'out_of_fold'; got 'oof'
+    """
+
+    values: tuple[str | None, ...]
+
+    def check(self, name: str, value: Any) -> str | None:
+        """``value`` if it is one of :attr:`values` (a string, or None if listed); else a
+        ValueError naming them."""
+        if not (isinstance(value, str) or value is None) or value not in self.values:
+            allowed = ", ".join(map(repr, self.values))
+            raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+        return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Boolean:
+    """``True`` or ``False`` (``numpy.bool_`` too, returned as ``bool``); else a TypeError.
+
+    Examples
+    --------
+    >>> Boolean().check("standardize", "yes")
+    Traceback (most recent call last):
+    ...
+    TypeError: standardize must be True or False; got 'yes'
+    """
+
+    def check(self, name: str, value: Any) -> bool:
+        """``bool(value)`` if ``value`` is a boolean; else a TypeError."""
+        import numpy as np
+
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False; got {value!r}")
+        return bool(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class NonZeroInt:
+    """A non-zero integer, joblib's ``n_jobs`` (-1 = all usable cores); else a TypeError.
+
+    Examples
+    --------
+    >>> NonZeroInt().check("n_jobs", 0)
+    Traceback (most recent call last):
+    ...
+    TypeError: n_jobs must be a non-zero int (-1 = all usable cores); got 0
+    """
+
+    def check(self, name: str, value: Any) -> int:
+        """``int(value)`` if it is a non-zero integer (not ``bool``); else a TypeError."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
+            raise TypeError(f"{name} must be a non-zero int (-1 = all usable cores); got {value!r}")
+        return int(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Folder:
+    """A path (``str`` or ``os.PathLike``), returned as a :class:`pathlib.Path`; else a TypeError.
+
+    Examples
+    --------
+    >>> Folder().check("cache_dir", 3)
+    Traceback (most recent call last):
+    ...
+    TypeError: cache_dir must be a path or None; got 3
+    """
+
+    def check(self, name: str, value: Any) -> Path:
+        """``Path(value)`` if ``value`` is a path; else a TypeError."""
+        if not isinstance(value, (str, os.PathLike)):
+            raise TypeError(f"{name} must be a path or None; got {value!r}")
+        return Path(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Hook:
+    """A callable; else a TypeError.
+
+    Examples
+    --------
+    >>> Hook().check("progress", 3)
+    Traceback (most recent call last):
+    ...
+    TypeError: progress must be callable or None; got 3
+    """
+
+    def check(self, name: str, value: Any) -> Callable[..., Any]:
+        """``value`` if it is callable; else a TypeError."""
+        if not callable(value):
+            raise TypeError(f"{name} must be callable or None; got {value!r}")
+        return value
+
+
+@dataclasses.dataclass(frozen=True)
+class OrNone:
+    """``None``, or what ``constraint`` allows (scikit-learn's ``[None, constraint]``).
+
+    Examples
+    --------
+    >>> OrNone(Interval(numbers.Real, 0, 1, closed="neither")).check("target_risk", None)
+    """
+
+    constraint: Constraint
+
+    def check(self, name: str, value: Any) -> Any:
+        """``None`` if ``value`` is None, else ``constraint.check(name, value)``."""
+        return None if value is None else self.constraint.check(name, value)
+
+
+Constraint = Union[Interval, Options, Boolean, NonZeroInt, Folder, Hook, OrNone]
+"""What a parameter may be: one of the constraint classes of this module, each with a
+``check(name, value)`` that returns the value normalised (a float, an int, a Path ...) or raises
+a one-line TypeError/ValueError naming ``name``, the allowed values and the bad value."""
+
+SEED = Interval(numbers.Integral, 0, 2**32 - 1)
+"""A seed of ``numpy.random.SeedSequence``/``default_rng`` as the package takes it (compare's
+``seed``, GCUL's ``random_state``): an integer in [0, 2**32)."""
+
+
+def check_parameters(
+    constraints: Mapping[str, Constraint],
+    values: Mapping[str, Any],
+    name: Callable[[str], str] = str,
+) -> dict[str, Any]:
+    """Check every parameter of ``values`` against its entry of ``constraints``, in the table's
+    order; return the values normalised.
+
+    The one check of a function's or an estimator's many scalar options (scikit-learn's
+    ``validate_parameter_constraints``): a table declares what each may be, this applies it at the
+    public boundary, and private helpers assume valid values.
+
+    Parameters
+    ----------
+    constraints : mapping of str to Constraint
+        What each parameter may be.
+    values : mapping of str to object
+        The parameters' values; the same keys as ``constraints``.
+    name : callable, default str
+        How messages name a parameter (:func:`argument_namer`).
+
+    Returns
+    -------
+    dict
+        ``{parameter: normalised value}``, in the table's order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        The first parameter that its constraint refuses, in one line that names it (as
+        ``name`` shows it), the allowed values and the bad value.
+    KeyError
+        If ``values`` and ``constraints`` name different parameters (a programming error).
+
+    Examples
+    --------
+    >>> table = {"lam": Interval(numbers.Real, 0, 1, closed="left"), "flag": Boolean()}
+    >>> check_parameters(table, {"lam": 0.25, "flag": False})
+    {'lam': 0.25, 'flag': False}
+    >>> check_parameters(table, {"lam": 1, "flag": False}, argument_namer({"lam": "--lam"}))
+    Traceback (most recent call last):
+    ...
+    ValueError: --lam must be in [0, 1); got 1
+    """
+    if set(values) != set(constraints):
+        raise KeyError(
+            f"parameters without a constraint or a value: {sorted(set(values) ^ set(constraints))}"
+        )
+    return {key: check.check(name(key), values[key]) for key, check in constraints.items()}
 
 
 def argument_namer(names: Mapping[str, str] | None) -> Callable[[str], str]:

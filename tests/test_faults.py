@@ -580,7 +580,7 @@ def test_a_killed_compare_worker_is_one_line_and_the_rerun_resumes(
     real = protocol._split_task
 
     def killed_at_split_3(*task):  # local: pickled by value to loky
-        if task[7] == 2:  # the split's index: dies once another split is in the checkpoint
+        if task[5] == 2:  # the split's index: dies once another split is in the checkpoint
             deadline = time.monotonic() + 60
             while not list(checkpoint.glob("split-*.json")) and time.monotonic() < deadline:
                 time.sleep(0.05)

@@ -272,7 +272,7 @@ def test_fit_rejects_bad_labels(y, match):
 @pytest.mark.parametrize(
     ("kwargs", "kind", "match"),
     [
-        ({"reduce": "tsne"}, ValueError, "reduce must be None, 'pca' or 'lda'"),
+        ({"reduce": "tsne"}, ValueError, "reduce must be one of None, 'pca', 'lda'; got 'tsne'"),
         ({"C": 0.0}, ValueError, r"C must be in \(0, inf\); got 0.0"),
         ({"max_iter": 0}, ValueError, "max_iter must be an integer >= 1"),
         ({"kmeans_max_iter": 1.5}, TypeError, r"kmeans_max_iter must be an integer >= 1; got 1.5"),
@@ -290,6 +290,52 @@ def test_fit_rejects_bad_labels(y, match):
 def test_fit_rejects_bad_parameters(kwargs, kind, match):
     with pytest.raises(kind, match=match):
         GCUL(**kwargs).fit(X_SMALL, np.tile([0, 1, 2], 4))
+
+
+def test_fit_in_place_is_fit_with_the_training_rows_consumed(monkeypatch):
+    # gcul compare's need (K-Means centring a split's training rows where they lie) is met by
+    # simulations.gcul.fit_in_place, not by calling GCUL's private _fit from another module:
+    # the same fit, bit for bit, and K-Means told it may overwrite X
+    from simulations import _fastpaths, _guided_clustering
+    from simulations.gcul import fit_in_place
+    from simulations.models import _kmeans
+
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2], 30)
+    X = 2.0 * rng.standard_normal((3, 4))[y] + rng.standard_normal((y.size, 4))
+    copied = GCUL().fit(X, y)
+    calls = []
+    lloyd = _kmeans.lloyd
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("overwrite_X", False))
+        return lloyd(*args, **kwargs)
+
+    monkeypatch.setattr(_kmeans, "_LEAN_ELEMENTS", 10)  # the in-place path on this small X
+    monkeypatch.setattr(_guided_clustering, "lloyd", spy)
+    consumed = X.copy()
+    in_place = fit_in_place(GCUL(), consumed, y)
+    assert calls == [True]
+    if _fastpaths.active("kmeans_lean"):  # else (GCUL_FAST_PATHS=off) K-Means copies X
+        assert not np.array_equal(consumed, X)  # scaled and centred where it lay
+    np.testing.assert_array_equal(in_place.cluster_labels_, copied.cluster_labels_)
+    np.testing.assert_array_equal(in_place.cluster_centers_, copied.cluster_centers_)
+    np.testing.assert_array_equal(in_place.decision_function(X), copied.decision_function(X))
+
+
+def test_no_module_calls_gcul_private_fit():
+    # no private method of GCUL is called from another module (issue 33)
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    callers = [
+        path.relative_to(root).as_posix()
+        for folder in ("simulations", "benchmarks")
+        for path in sorted((root / folder).rglob("*.py"))
+        if path.name != "gcul.py" and re.search(r"\)\._fit\(|GCUL[^\n]*\._fit\(", path.read_text())
+    ]
+    assert callers == []
 
 
 def test_fit_and_predict_reject_bad_features():

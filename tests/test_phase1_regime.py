@@ -249,7 +249,8 @@ def test_bad_regime_options_are_one_line(files, capsys, extra, message):
 def test_bad_regime_arguments_in_python_name_the_argument():
     Z, y = overlapping()
     for function in (compare, assess):
-        with pytest.raises(ValueError, match="error_pool must be one of in_sample, out_of_fold"):
+        message = "error_pool must be one of 'in_sample', 'out_of_fold'; got 'oof'"
+        with pytest.raises(ValueError, match=message):
             function(Z, y, error_pool="oof")
         with pytest.raises(TypeError, match="standardize must be True or False; got 'yes'"):
             function(Z, y, standardize="yes")

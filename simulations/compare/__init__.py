@@ -26,8 +26,10 @@ Clopper–Pearson upper bound on the selective risk of GCUL's accept set, and of
 at the same coverage, from a calibration split; and SGR's MSP threshold for a target risk.
 
 Layout: :mod:`simulations.statistics` (the splits, :func:`estimate`, :func:`verdict`),
-:mod:`~simulations.compare.protocol` (:func:`compare`: checks, the per-split measurement, the
-guarantee), :mod:`~simulations.compare.result` (:class:`CompareResult` and its text, Markdown and
+:mod:`~simulations.compare.settings` (``CompareSettings``: :func:`compare`'s options, declared,
+checked once and frozen), :mod:`~simulations.compare.protocol` (:func:`compare`: the data's
+checks, the per-split measurement, the guarantee), :mod:`~simulations.compare.result`
+(:class:`CompareResult` and its text, Markdown and
 JSON) and :mod:`~simulations.compare.figure` (:func:`plot_risk_coverage`). A new rejector needs no
 change here (it is an entry of :data:`simulations.rejectors.REJECTORS`); a new column of the
 table goes into ``protocol`` (its measurement) and ``result`` (its rendering).

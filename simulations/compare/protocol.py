@@ -17,22 +17,20 @@ import gcul_theory
 from simulations import registry
 from simulations.compare.cache import SPLIT_LOCK, SplitCache, data_fingerprint, is_split_name
 from simulations.compare.result import CompareResult, Guarantee, RejectorSummary
-from simulations._error_pool import ERROR_POOLS, phase1_regime, regime_suggestions
+from simulations._error_pool import phase1_regime, regime_suggestions
+from simulations.compare.settings import (
+    DEFAULT_CALIBRATION,
+    DEFAULT_TEST_SIZE,
+    MAX_SPLITS,
+    CompareSettings,
+)
 from simulations.statistics import DEFAULT_LEVEL, estimate, stratified_splits, verdict
 from simulations.sweep.backends import SweepError, resolve_n_jobs
 from simulations.sweep.progress import format_seconds
-from simulations.validation import argument_namer, check_embeddings, check_int, check_real
+from simulations.validation import Hook, OrNone, check_embeddings
 
 __all__ = ["DEFAULT_CALIBRATION", "DEFAULT_TEST_SIZE", "MAX_SPLITS", "compare"]
 
-DEFAULT_TEST_SIZE = 0.3
-"""Share of each class in the test part of a split, by default."""
-
-DEFAULT_CALIBRATION = 0.3
-"""Share of the rows held out (at random, not stratified) to calibrate the guarantee."""
-
-MAX_SPLITS = 1000
-"""At most this many splits (each refits GCUL and every rejector)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,75 +178,114 @@ def compare(
     """
     from simulations.rejectors import REJECTORS
 
-    name = argument_namer(names)
-    lam = check_real(name("lam"), lam, 0.0, 1.0, open_high=True)
-    splits = check_int(name("splits"), splits, 1, MAX_SPLITS)
-    seed = check_int(name("seed"), seed, 0, 2**32 - 1)
-    test_size = check_real(name("test_size"), test_size, 0.0, 1.0, open_low=True, open_high=True)
-    delta = check_real(name("delta"), delta, 0.0, 1.0, open_low=True, open_high=True)
-    level = check_real(name("level"), level, 0.0, 1.0, open_low=True, open_high=True)
-    calibration = check_real(
-        name("calibration"), calibration, 0.0, 1.0, open_low=True, open_high=True
+    settings = CompareSettings(
+        lam=lam,
+        splits=splits,
+        seed=seed,
+        test_size=test_size,
+        delta=delta,
+        calibration=calibration,
+        target_risk=target_risk,
+        level=level,
+        error_pool=error_pool,
+        standardize=standardize,
+        n_jobs=n_jobs,
+        cache_dir=cache_dir,
+        keep_cache=keep_cache,
+        names=names,
     )
-    if target_risk is not None:
-        target_risk = check_real(
-            name("target_risk"), target_risk, 0.0, 1.0, open_low=True, open_high=True
-        )
-    if not isinstance(error_pool, str) or error_pool not in ERROR_POOLS:
-        raise ValueError(
-            f"{name('error_pool')} must be one of {', '.join(ERROR_POOLS)}; got {error_pool!r}"
-        )
-    if not isinstance(standardize, (bool, np.bool_)):
-        raise TypeError(f"{name('standardize')} must be True or False; got {standardize!r}")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable or None; got {progress!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise TypeError(
-            f"{name('n_jobs')} must be a non-zero int (-1 = all usable cores); got {n_jobs!r}"
-        )
-    workers, _ = resolve_n_jobs(int(n_jobs))
-    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
-        raise TypeError(f"{name('cache_dir')} must be a path or None; got {cache_dir!r}")
-    if not isinstance(keep_cache, (bool, np.bool_)):
-        raise TypeError(f"keep_cache must be True or False; got {keep_cache!r}")
-    Z, y = _check_data(Z, y, name)
-    if y_fit is None:
-        y_fit = y
-    else:
-        _, y_fit = _check_data(Z, y_fit, lambda a: name("y_fit") if a == "y" else name(a))
-        if y_fit.max() != y.max():
-            raise ValueError(
-                f"{name('y_fit')}: holds the classes 0..{int(y_fit.max())}; {name('y')} holds "
-                f"0..{int(y.max())}; they must be the same"
-            )
+    progress = OrNone(Hook()).check("progress", progress)
+    workers, _ = resolve_n_jobs(settings.n_jobs)
+    Z, y, y_fit = _check_data(Z, y, y_fit, settings.name)
 
     entries = [entry for entry in REJECTORS if not entry.needs_truth]
-    split_list = stratified_splits(y_fit, splits, test_size, seed)
+    split_list = stratified_splits(y_fit, settings.splits, settings.test_size, settings.seed)
     n_train, n_test = split_list[0][0].size, split_list[0][1].size
-    if n_train < _MIN_TRAIN:
+    _check_split_sizes(n_train, n_test, settings)
+    # the guarantee's calibration split is drawn (and refused) before the splits run, so that a
+    # share that leaves a class too few rows fails at once, not after every split is computed
+    cal, fit = _calibration_split(y_fit, settings)
+    store = None
+    if settings.cache_dir is not None:
+        store = _split_cache((Z, y_fit, y), entries, n_test, settings)
+    per_split = _run_splits(Z, y_fit, y, split_list, entries, workers, progress, store, settings)
+    curves = per_split[0].pop("curves")
+    summaries = _summaries(per_split, entries, n_test / n_train, settings.level)
+    # ties by exact equality of the means (rejectors with the same selective risk in every
+    # split have bit-identical means: estimate sums with math.fsum, which is exact)
+    lowest_mean = min(s.sel_risk.mean for s in summaries)
+    lowest = tuple(s.label for s in summaries if s.sel_risk.mean == lowest_mean)
+    guarantee = _guarantee(Z, y_fit, y, (cal, fit), settings)
+    if progress is not None:
+        progress("guarantee: done")
+    if store is not None and not settings.keep_cache:
+        for index, (train, test) in enumerate(split_list):
+            store.forget(index, train, test)
+    pool_sizes = [s["n_error_pool"] for s in per_split]
+    regime = phase1_regime(
+        pool_sizes,
+        int(y.max()) + 1,
+        settings.error_pool,
+        regime_suggestions(settings.error_pool, settings.standardize, settings.name, Z),
+    )
+    return CompareResult(
+        n=int(y.size),
+        n_features=int(Z.shape[1]),
+        n_classes=int(y.max()) + 1,
+        lam=settings.lam,
+        splits=settings.splits,
+        seed=settings.seed,
+        test_size=settings.test_size,
+        delta=settings.delta,
+        n_train=int(n_train),
+        n_test=int(n_test),
+        base_error=estimate([s["base_error"] for s in per_split], n_test / n_train),
+        gcul_coverage=summaries[0].coverage,
+        rejectors=tuple(summaries),
+        best=lowest[0] if len(lowest) == 1 else None,
+        guarantee=guarantee,
+        notes=_notes(per_split),
+        curves=curves,
+        error_pool={
+            "pool": settings.error_pool,
+            "standardize": settings.standardize,
+            "n_errors": pool_sizes,
+            "message": regime,
+        },
+        level=settings.level,
+        lowest=lowest,
+    )
+
+
+_KEYS = ("coverage", "sel_risk", "aurc", "u", "u_joint")
+
+
+def _check_split_sizes(n_train: int, n_test: int, settings: CompareSettings) -> None:
+    """Refuse splits whose training part is smaller than the kNN rejector's k, or whose test
+    part is empty."""
+    from simulations.rejectors.knn import N_NEIGHBORS
+
+    # the kNN rejector scores a row by its distance to the k-th training neighbour: a training
+    # part needs at least k rows
+    min_train = N_NEIGHBORS
+    name = settings.name
+    if n_train < min_train:
         raise ValueError(
             f"{name('Z')}: the training part of a split holds {n_train} rows with "
-            f"{name('test_size')} {test_size:g}; at least {_MIN_TRAIN} are needed (the kNN "
-            "rejector's k)"
+            f"{name('test_size')} {settings.test_size:g}; at least {min_train} are needed (the "
+            "kNN rejector's k)"
         )
     if n_test < 1:
         raise ValueError(
-            f"{name('test_size')} {test_size:g} puts no row in the test part; raise it"
+            f"{name('test_size')} {settings.test_size:g} puts no row in the test part; raise it"
         )
-    options = {"error_pool": error_pool, "standardize": bool(standardize)}
-    # the guarantee's calibration split is drawn (and refused) before the splits run, so that a
-    # share that leaves a class too few rows fails at once, not after every split is computed
-    cal, fit = _calibration_split(y_fit, calibration, seed, name)
-    store = None
-    if cache_dir is not None:
-        store = _split_cache(
-            Path(cache_dir), (Z, y_fit, y), lam, seed, entries, n_test, options, name
-        )
-    per_split = _run_splits(
-        Z, y_fit, y, split_list, lam, seed, entries, workers, progress, options, store, name
-    )
-    curves = per_split[0].pop("curves")
-    ratio = n_test / n_train
+
+
+def _summaries(
+    per_split: list[dict], entries: list, ratio: float, level: float
+) -> list[RejectorSummary]:
+    """One :class:`RejectorSummary` per rejector of ``entries`` from the splits' measurements
+    (``ratio``: test rows over training rows, for the corrected standard errors)."""
     summaries = []
     for entry in entries:
         values = {key: [s[entry.name][key] for s in per_split] for key in _KEYS}
@@ -276,18 +313,11 @@ def compare(
                 test=outcome,
             )
         )
-    # ties by exact equality of the means (rejectors with the same selective risk in every
-    # split have bit-identical means: estimate sums with math.fsum, which is exact)
-    lowest_mean = min(s.sel_risk.mean for s in summaries)
-    lowest = tuple(s.label for s in summaries if s.sel_risk.mean == lowest_mean)
-    guarantee = _guarantee(
-        Z, y_fit, y, lam, delta, (cal, fit), test_size, target_risk, seed, name, options=options
-    )
-    if progress is not None:
-        progress("guarantee: done")
-    if store is not None and not keep_cache:
-        for index, (train, test) in enumerate(split_list):
-            store.forget(index, train, test)
+    return summaries
+
+
+def _notes(per_split: list[dict]) -> tuple[str, ...]:
+    """The notes of the result: how the table reads, and how many splits GCUL rejected nothing."""
     notes = [
         "selective risk at GCUL's coverage: every rejector accepts as many test rows as GCUL "
         "(ties at the cut by their expected value)",
@@ -299,47 +329,10 @@ def compare(
     if not all(s["can_reject"] for s in per_split):
         count = sum(not s["can_reject"] for s in per_split)
         notes.append(
-            f"in {count} of {splits} splits GCUL's error pool was empty and it rejects nothing "
-            "(its coverage is then 1)"
+            f"in {count} of {len(per_split)} splits GCUL's error pool was empty and it rejects "
+            "nothing (its coverage is then 1)"
         )
-    pool_sizes = [s["n_error_pool"] for s in per_split]
-    regime = phase1_regime(
-        pool_sizes,
-        int(y.max()) + 1,
-        error_pool,
-        regime_suggestions(error_pool, bool(standardize), name, Z),
-    )
-    base = estimate([s["base_error"] for s in per_split], ratio)
-    return CompareResult(
-        n=int(y.size),
-        n_features=int(Z.shape[1]),
-        n_classes=int(y.max()) + 1,
-        lam=lam,
-        splits=splits,
-        seed=seed,
-        test_size=test_size,
-        delta=delta,
-        n_train=int(n_train),
-        n_test=int(n_test),
-        base_error=base,
-        gcul_coverage=summaries[0].coverage,
-        rejectors=tuple(summaries),
-        best=lowest[0] if len(lowest) == 1 else None,
-        guarantee=guarantee,
-        notes=tuple(notes),
-        curves=curves,
-        error_pool={
-            "pool": error_pool,
-            "standardize": bool(standardize),
-            "n_errors": pool_sizes,
-            "message": regime,
-        },
-        level=level,
-        lowest=lowest,
-    )
-
-
-_KEYS = ("coverage", "sel_risk", "aurc", "u", "u_joint")
+    return tuple(notes)
 
 
 def _run_splits(
@@ -347,14 +340,11 @@ def _run_splits(
     y_fit: np.ndarray,
     y: np.ndarray,
     split_list: list,
-    lam: float,
-    seed: int,
     entries: list,
     workers: int,
     progress: Callable[[str], None] | None,
-    options: Mapping[str, Any],
     store: SplitCache | None,
-    name: Callable[[str], str],
+    settings: CompareSettings,
 ) -> list[dict]:
     """:func:`_split_task` of every split not in ``store``, in split order; up to ``workers``
     loky processes (in this process for one); each split written to ``store`` as it finishes,
@@ -388,7 +378,8 @@ def _run_splits(
                     done[index] = cached
             if problem is not None and len(done) < n:
                 raise ValueError(
-                    f"{name('cache_dir')} {str(store.directory)!r} is not a writable folder: "
+                    f"{settings.name('cache_dir')} {str(store.directory)!r} is not a writable "
+                    "folder: "
                     f"{problem}; {n - len(done)} of the {n} splits are not in it"
                 )
         todo = [index for index in range(n) if index not in done]
@@ -411,9 +402,7 @@ def _run_splits(
                     f"({'; '.join(rejected[:3])}{more})"
                 )
         start = time.perf_counter()
-        tasks = (
-            (Z, y_fit, y, *split_list[i], lam, seed, i, entries, options) for i in todo
-        )
+        tasks = ((Z, y_fit, y, *split_list[i], i, entries, settings) for i in todo)
         if workers == 1:
             outputs = (_split_task(*task) for task in tasks)
         else:
@@ -451,7 +440,7 @@ def _run_splits(
                         f"elapsed, ETA {format_seconds(eta)}"
                     )
         except SweepError as error:  # a worker process died
-            raise SweepError(f"{error}: {_lost_worker(len(done), n, store, name)}") from None
+            raise SweepError(f"{error}: {_lost_worker(len(done), n, store, settings)}") from None
         finally:
             close = getattr(outputs, "close", None)
             if close is not None:
@@ -459,8 +448,9 @@ def _run_splits(
     return [done[i] for i in range(n)]
 
 
-def _lost_worker(kept: int, n: int, store: SplitCache | None, name: Callable[[str], str]) -> str:
+def _lost_worker(kept: int, n: int, store: SplitCache | None, settings: CompareSettings) -> str:
     """What the message of a dead worker says after "a worker process ended unexpectedly"."""
+    name = settings.name
     what = (
         "killed, or out of memory (each worker holds one split's rows in float64: fewer "
         f"{name('n_jobs')} need less memory)"
@@ -474,48 +464,42 @@ def _lost_worker(kept: int, n: int, store: SplitCache | None, name: Callable[[st
 
 
 def _split_cache(
-    directory: Path,
     data: tuple[np.ndarray, np.ndarray, np.ndarray],
-    lam: float,
-    seed: int,
     entries: list,
     n_test: int,
-    options: Mapping[str, Any],
-    name: Callable[[str], str],
+    settings: CompareSettings,
 ) -> SplitCache:
-    """The split cache of this run in ``directory`` (created if needed)."""
+    """The split cache of this run in ``settings.cache_dir`` (created if needed)."""
     from simulations.sweep.cache import prepare_cache_dir
 
+    assert settings.cache_dir is not None  # the caller keeps no cache without it
+    directory = Path(settings.cache_dir)  # a Path already (CompareSettings keeps one)
     try:
         prepare_cache_dir(directory)
     except ValueError as error:
         raise ValueError(
-            str(error).replace("cache_dir", name("cache_dir"), 1)
+            str(error).replace("cache_dir", settings.name("cache_dir"), 1)
         ) from None
     identity = {
         "data": data_fingerprint(*data),
-        "lam": lam,
-        "seed": seed,
-        "error_pool": options["error_pool"],
-        "standardize": options["standardize"],
+        "lam": settings.lam,
+        "seed": settings.seed,
+        "error_pool": settings.error_pool,
+        "standardize": settings.standardize,
         "rejectors": [entry.name for entry in entries],
     }
     # the first split's curves: coverage and risk, n_test + 1 values each, per rejector at most
     return SplitCache(directory, identity, n_curve_values=2 * (n_test + 1) * len(entries))
 
 
-def _split_task(
-    Z, y_fit, y, train, test, lam, seed, index, entries, options
-) -> tuple[int, dict]:
+def _split_task(Z, y_fit, y, train, test, index, entries, settings) -> tuple[int, dict]:
     """One split in a worker (or this process), with one BLAS thread: ``(index, measured)``."""
     from simulations.models import single_threaded_blas
 
     with single_threaded_blas():
         return index, _run_split(
-            Z, y_fit, y, train, test, lam, seed, index, entries, want_curves=index == 0,
-            options=options,
+            Z, y_fit, y, train, test, index, entries, want_curves=index == 0, settings=settings
         )
-_MIN_TRAIN = 10  # simulations.rejectors.knn.N_NEIGHBORS
 
 
 def _run_split(
@@ -524,22 +508,22 @@ def _run_split(
     y: np.ndarray,
     train: np.ndarray,
     test: np.ndarray,
-    lam: float,
-    seed: int,
     index: int,
     entries: list,
     *,
     want_curves: bool,
-    options: Mapping[str, Any],
+    settings: CompareSettings,
 ) -> dict:
     """Fit GCUL and every rejector on ``train`` (labels ``y_fit``); measure them on ``test``
-    (labels ``y``). ``options``: GCUL's ``error_pool``, and whether to ``standardize``."""
-    from simulations.gcul import GCUL
+    (labels ``y``). From ``settings``: λ, the seed, GCUL's ``error_pool``, and whether to
+    ``standardize``."""
+    from simulations.gcul import GCUL, fit_in_place
     from simulations.rejectors import RejectorContext
 
+    lam = settings.lam
     y_train, y_test = y_fit[train], y[test]
     scaler = None
-    if options["standardize"]:  # z-scores fitted on the training rows only
+    if settings.standardize:  # z-scores fitted on the training rows only
         from sklearn.preprocessing import StandardScaler
 
         scaler = StandardScaler().fit(_rows_float64(Z, train))
@@ -552,7 +536,7 @@ def _run_split(
     # GCUL's K-Means centres these training rows in place rather than copying them (one copy
     # of them less at the split's peak, the same fit bit for bit); they are gathered again
     # for the rejectors, and the test rows only after the fit
-    model = GCUL(error_pool=options["error_pool"])._fit(rows(train), y_train, overwrite_X=True)
+    model = fit_in_place(GCUL(error_pool=settings.error_pool), rows(train), y_train)
     X_train, X_test = rows(train), rows(test)
     outcomes = model.indicators(X_test, y_test)
     n_test = y_test.size
@@ -562,7 +546,7 @@ def _run_split(
         X_train,
         y_train,
         model,
-        seed=np.random.SeedSequence(seed, spawn_key=(1, index)),
+        seed=np.random.SeedSequence(settings.seed, spawn_key=(1, index)),
         target_coverage=max(n_accept, 1) / n_test,
     )
     out: dict[str, Any] = {
@@ -613,10 +597,11 @@ def _rows_float64(Z: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _calibration_split(
-    y_fit: np.ndarray, calibration: float, seed: int, name: Callable[[str], str]
+    y_fit: np.ndarray, settings: CompareSettings
 ) -> tuple[np.ndarray, np.ndarray]:
     """The guarantee's random split of the rows into calibration and fit parts, (cal, fit),
     sorted; refused when the fit part leaves a class fewer than 2 rows."""
+    calibration, seed, name = settings.calibration, settings.seed, settings.name
     n = y_fit.size
     n_cal = min(max(int(math.floor(calibration * n + 0.5)), 1), n - 1)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
@@ -637,29 +622,24 @@ def _guarantee(
     Z: np.ndarray,
     y_fit: np.ndarray,
     y: np.ndarray,
-    lam: float,
-    delta: float,
     parts: tuple[np.ndarray, np.ndarray],
-    test_size: float,
-    target_risk: float | None,
-    seed: int,
-    name: Callable[[str], str],
-    *,
-    options: Mapping[str, Any],
+    settings: CompareSettings,
 ) -> Guarantee:
     """Fit on ``parts``' fit rows (see :func:`_calibration_split`), bound GCUL and MSP on its
     calibration rows; run SGR."""
-    from simulations.gcul import GCUL
+    from simulations.gcul import GCUL, fit_in_place
     from simulations.rejectors import RejectorContext, get_rejector
 
+    lam, delta, seed = settings.lam, settings.delta, settings.seed
+    test_size, target_risk = settings.test_size, settings.target_risk
     cal, fit = parts
     (train, tune), *_ = stratified_splits(y_fit[fit], 1, test_size, seed=_derived(seed))
     train, tune = fit[train], fit[tune]
-    if options["standardize"]:  # z-scores of GCUL's fit rows, for every row (in float64)
+    if settings.standardize:  # z-scores of GCUL's fit rows, for every row (in float64)
         (Z,) = _standardized(_rows_float64(Z, train), Z.astype(np.float64, copy=False))[1:]
     # Z[train] is a new array (fancy indexing), and so is its float64 copy: K-Means may centre
     # it in place (the same fit, one copy less at the peak)
-    model = GCUL(error_pool=options["error_pool"])._fit(Z[train], y_fit[train], overwrite_X=True)
+    model = fit_in_place(GCUL(error_pool=settings.error_pool), Z[train], y_fit[train])
     context = RejectorContext(Z[train], y_fit[train], model, seed=np.random.SeedSequence(seed))
     gcul = get_rejector("gcul").fit(context)
     msp = get_rejector("msp").fit(context)
@@ -716,7 +696,7 @@ def _guarantee(
             "target_risk": target,
             "target_source": source,
             "reason": f"the target risk {target:g} ({source}) is not in (0, 1); pass "
-            f"{name('target_risk')}",
+            f"{settings.name('target_risk')}",
         }
     return Guarantee(
         n_train=int(train.size),
@@ -743,9 +723,27 @@ def _derived(seed: int) -> int:
     return int(state[0])
 
 
-def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray, np.ndarray]:
+def _check_data(
+    Z: Any, y: Any, y_fit: Any, name: Callable[[str], str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Z, y, y_fit)`` checked: ``Z`` a finite 2-D array (float32 kept), ``y`` and ``y_fit``
+    (``y`` if None) labels 0..C-1 of its rows, the same classes in both."""
     # float32 stays float32 (each split takes its rows in float64: the same numbers)
     Z = check_embeddings(Z, name("Z"), keep_float32=True)
+    y = _check_labels(y, Z.shape[0], name)
+    if y_fit is None:
+        return Z, y, y
+    y_fit = _check_labels(y_fit, Z.shape[0], lambda a: name("y_fit") if a == "y" else name(a))
+    if y_fit.max() != y.max():
+        raise ValueError(
+            f"{name('y_fit')}: holds the classes 0..{int(y_fit.max())}; {name('y')} holds "
+            f"0..{int(y.max())}; they must be the same"
+        )
+    return Z, y, y_fit
+
+
+def _check_labels(y: Any, n_rows: int, name: Callable[[str], str]) -> np.ndarray:
+    """``y`` as int64 labels 0..C-1 of ``n_rows`` rows, every class with at least 2 rows."""
     try:
         y = np.asarray(y)
     except (TypeError, ValueError) as exc:
@@ -754,8 +752,8 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
         raise ValueError(
             f"{name('y')}: expected one integer label per row; got {y.dtype} of shape {y.shape}"
         )
-    if y.size != Z.shape[0]:
-        raise ValueError(f"{name('y')}: holds {y.size} labels for {Z.shape[0]} rows of {name('Z')}")
+    if y.size != n_rows:
+        raise ValueError(f"{name('y')}: holds {y.size} labels for {n_rows} rows of {name('Z')}")
     y = y.astype(np.int64)
     if y.min() < 0:
         raise ValueError(f"{name('y')}: labels must be 0..C-1; got {int(y.min())}")
@@ -778,4 +776,4 @@ def _check_data(Z: Any, y: Any, name: Callable[[str], str]) -> tuple[np.ndarray,
             f"{name('y')}: holds {counts.size} classes; at most {gcul_theory.MAX_CLASSES} are "
             "supported"
         )
-    return Z, y
+    return y
