@@ -597,19 +597,19 @@ def _title_in_sentence(text: str, mention: _Mention, mentions: list[_Mention]) -
     if not title:
         return None
     start, end = _sentence(text, mention.outer_start, mention.outer_end)
-    sides = {"before": [], "after": []}
+    sides: dict[str, list[str]] = {"before": [], "after": []}
     position = start
     for other in mentions:
         if start <= other.start and other.end <= end:
-            side = sides["after" if other.start > mention.start else "before"]
-            side.append(text[position : other.start])
+            part = sides["after" if other.start > mention.start else "before"]
+            part.append(text[position : other.start])
             if other != mention:
-                side.append(PAPER_LABELS[other.label].number)
+                part.append(PAPER_LABELS[other.label].number)
             position = other.end
     sides["after"].append(text[position:end])
-    for side in ("before", "after"):
-        if title in _normalise("".join(sides[side])):
-            return side
+    for where in ("before", "after"):
+        if title in _normalise("".join(sides[where])):
+            return where
     return None
 
 
