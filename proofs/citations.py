@@ -20,7 +20,7 @@ The numbers and titles are the paper's table, :data:`PAPER_LABELS`, read from th
 ``paper_labels.csv`` shipped with the package (:func:`read_labels` parses it). The file is
 generated from the paper's LaTeX source, never edited by hand::
 
-    python tools/paper_labels.py PATH/TO/gcul_paper.tex > proofs/paper_labels.csv
+    python tools/paper_labels.py PAPER.tex > proofs/paper_labels.csv
 
 Examples
 --------

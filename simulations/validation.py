@@ -480,7 +480,7 @@ def renamed_keyword(old: str, new: str, hint: str) -> Callable[[_Function], _Fun
                 raise TypeError(f"{message}; {hint}")
             return function(*args, **kwargs)
 
-        return checked  # type: ignore[return-value]
+        return checked  # type: ignore[return-value]  # the wrapper has the signature of the function it wraps
 
     return decorate
 
