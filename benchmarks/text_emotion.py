@@ -1171,6 +1171,14 @@ def _load_note(load: list[float] | None) -> str:
     return f" (1-minute load average {load[0]:.1f} at the start, {load[1]:.1f} at the end, {os.cpu_count()} cores)"
 
 
+def _goemotions_range(rows: list[dict]) -> str:
+    """The smallest and largest phase-1 test accuracy (%) of GoEmotions over the representations
+    measured (each the mean over its splits or seeds), e.g. "50–62%"."""
+    means = [np.mean([r["base_acc"] for r in select(rows, corpus="goemotions", representation=m, variant="gcul")])
+             for m in ALL_REPS if select(rows, corpus="goemotions", representation=m, variant="gcul")]  # fmt: skip
+    return f"{100 * min(means):.0f}–{100 * max(means):.0f}%" if means else "(not measured)"
+
+
 def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, splits: int,
            command: str, load: list[float] | None = None) -> str:  # fmt: skip
     rows, compare_rows, points, sweep = (tables[k] for k in ("rows", "compare", "points", "sweep"))
@@ -1196,7 +1204,7 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "standard errors: BLAS summation orders move the last digits of every fit, a near-tie "
         "at GCUL's cut (or at K-Means' assignment) can then move a split's coverage by a few "
         "rows, and the TF-IDF stand-ins also depend on scikit-learn's release (one fresh "
-        "environment gave split 0 of (a) on CARER a phase-1 accuracy of 0.8695 against 0.87225 "
+        "environment gave split 0 of (a) on CARER a phase-1 accuracy of 0.87225 against 0.8695 "
         "here). The test suite checks a fresh run of the fine-tuned rows against these CSV "
         "files to the tolerance it states, when the data is at hand.",
         "",
@@ -1206,7 +1214,9 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "SVD, 100 d, unit rows), "
         + ("measured here; " if any(r["representation"] == "lsa" for r in rows) else
            "not in this run (it is measured when named, `--representation lsa`: the linear "
-           "reduction of (a)'s features, it was weaker than (a) and (c) on both corpora); ")
+           "reduction of (a)'s features; in the run committed before it left the default "
+           "(4b1549f), its phase 1 reached 41.9% on CARER and 47.8% on GoEmotions, below (a) and "
+           "(c) on both); ")
         + "(c) WordLlama's frozen 256-d sentence embedding, in unit rows "
         "as WordLlama itself compares sentences. (a) holds each row's decision scores "
         "w_c·x + b_c, the inputs of the softmax (log-probabilities up to a per-row constant), "
@@ -1214,7 +1224,8 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "space linear in the features, whereas the softmax squeezes every confident row into a "
         "corner of the simplex where Euclidean distances no longer follow the classifier's "
         "margins (given as probabilities instead, the same model moves GCUL's operating point "
-        "by a few points of coverage; the verdicts stand). "
+        "by a few points of coverage, the verdicts standing: `benchmarks/text_score_form.py` "
+        "measures it). "
         + ("(d) A fine-tuned encoder, read from disk (`--finetuned`): all-MiniLM-L6-v2 (384 d) "
            "fine-tuned with the paper's DistilBERT recipe on the train split only, 3 fine-tuning "
            "seeds, with its classification head's logits. It is judged under two protocols, "
@@ -1235,7 +1246,7 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "max_iter = 500\"), so its MSP tables threshold that classifier: phase-1 MSP here. Its "
         "GoEmotions is probably another release or labelling: its dataset profile counts 55,298 "
         "\"neutral\" rows where this split has 17,772 in all, and its phase 1 reaches 37.99% "
-        "where every representation here gives 46–62%; set its GoEmotions rows beside ours with "
+        "where every representation here gives " + _goemotions_range(rows) + "; set its GoEmotions rows beside ours with "
         "that in mind. Its main table is on a Kaggle set of 106,355 texts in 11 emotions that is "
         "not reachable here.",
         "",
@@ -1332,7 +1343,8 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "### Across operating points",
         "",
         "Title: selective accuracy / rejection rate (%) of each baseline along its knob, mean ± "
-        "SE over the splits, with GCUL's own point (no knob) as the last row. In kind, the "
+        "SE over the splits (stand-ins) or mean [smallest, largest] over the fine-tuning seeds, "
+        "with GCUL's own point (no knob) as the last row. In kind, the "
         "paper's figure \"Operating-point sensitivity of selective classification baselines on "
         "the Kaggle dataset.\" and its appendix tables \"MSP / SelectiveNet / Mahalanobis "
         "results on Dair-AI emotion dataset\" and \"... on GoEmotions dataset\" (beside, the "
@@ -1362,7 +1374,7 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "fine-tuned embeddings: it runs here on the fine-tuned encoder and on (a), the cheapest "
         "stand-in" + (", and on the other stand-ins measured (`--sweep-standins`)"
                       if any(r["representation"] in ("lsa", "wordllama") for r in sweep) else
-                      " (`--sweep-standins` adds (b) and (c))")
+                      " (`--sweep-standins` adds (c), and (b) when it is measured)")
         + ". Figure: `pca_sweep.png`.",
         "",
     ]
@@ -1387,7 +1399,7 @@ def render(out: Path, data_notes: dict, tables: dict, cpu: dict, wall: float, sp
         "alone would hide. Where it jumps (GoEmotions (a): 3.4–3.6% in two splits, 1.0% in three), "
         "the cause is GCUL's rule of relabelling exactly one cluster, the least pure: several "
         "clusters are nearly as impure and of very different sizes, and which one is least pure "
-        "changes with the split (there, a cluster of about 1,500 training rows at purity 0.32–0.33 "
+        "changes with the split (there, as `benchmarks/text_unstable.py` prints, a cluster of about 1,500 training rows at purity 0.32–0.33 "
         "or one of about 450 at 0.30–0.31, the runner-up as close as 0.002). "
         "`benchmarks/text_unstable.py` prints each split's chosen cluster, its size and purity, "
         "and the next purities.",

@@ -171,6 +171,13 @@ def test_the_standin_claims():
     low, high = (f(100 * t["diff"] for t in standins) for f in (min, max))
     assert f"(GCUL - MSP from +{low:.2f} to +{high:.2f} points, each more than 2.7 SE" in page
     assert min(t["diff"] / t["diff_se"] for t in standins) > 2.7
+    # "significant at 0.05 in five of the six: GoEmotions × WordLlama's p is 0.052, with 4
+    # degrees of freedom" (the corrected resampled t test over 5 splits)
+    from scipy import stats
+
+    p = {(t["corpus"], t["representation"]): 2 * stats.t.sf(t["diff"] / t["diff_se"], 4) for t in standins}
+    assert sorted(k for k, v in p.items() if v >= 0.05) == [("goemotions", "wordllama")]
+    assert f"GoEmotions × WordLlama's p is {p['goemotions', 'wordllama']:.3f}, with 4 degrees of freedom" in page
     wordllama = {t["corpus"]: t for t in standins if t["representation"] == "wordllama"}
     carer, go = wordllama["carer"], wordllama["goemotions"]
     assert max(t["diff"] for t in standins + fine) == carer["diff"]  # "the largest of all"
@@ -216,6 +223,9 @@ def test_the_text_predictor_claims():
     cut = next(r for r in PREDICTORS if r["predictor"] == "lambda_pre" and r["settings"] == "all")
     assert f"({low:.3f} to {high:.3f}, above its map threshold of {cut['threshold']:.3f})" in page
     assert says["eps_train"][len(standins):] == [True] * 6
+    gcul_eps = [(t["corpus"], t["representation"]) for t, s in zip(standins, says["eps_train"], strict=False) if s]
+    assert gcul_eps == [("carer", "oof_logistic")]  # "and for CARER (a)"
+    assert f"{next(t['eps_train'] for t in standins if (t['corpus'], t['representation']) == gcul_eps[0]):.3f} for CARER (a)" in page
     eps_cut = next(r for r in PREDICTORS if r["predictor"] == "eps_train" and r["settings"] == "all")
     assert f"below its map threshold of {eps_cut['threshold']:.3f}:" in page
     for corpus, name in (("carer", "CARER"), ("goemotions", "GoEmotions")):
