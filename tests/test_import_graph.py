@@ -72,3 +72,39 @@ def test_simulations_imports_proofs_only_where_a_user_asks_for_a_proof():
     for module, targets in graph.items():  # and nothing imports upwards into simulations
         if module.split(".")[0] in ("gcul_theory", "proofs"):
             assert not any(t.split(".")[0] == "simulations" for t in targets), (module, targets)
+
+
+#: Benchmarks that still import another benchmark or a test module (through ``sys.path``), each
+#: to move into the package (issue 33, item 2; CONTRIBUTING.md, "Layers: what may import what").
+#: The set is exact: a new such import fails the test below, and so does an entry no longer used.
+BENCHMARK_IMPORTS_TO_MOVE = {
+    ("bench_sweep", "sklearn_gcul"),
+    ("certified_delta_monotone", "test_certified"),
+    ("certified_tightening", "test_certified"),
+    ("operating_points", "real_data"),
+    ("regime_map", "text_emotion"),
+    ("split_memory", "paper_scale"),
+    ("text_emotion", "operating_points"),
+    ("text_score_form", "text_emotion"),
+    ("text_unstable", "text_emotion"),
+}
+
+
+def test_a_benchmark_imports_no_other_benchmark_or_test_but_those_still_to_move():
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    benchmarks = {p.stem for p in (root / "benchmarks").glob("*.py")}
+    tests = {p.stem for p in (root / "tests").glob("*.py")}
+    found = set()
+    for path in sorted((root / "benchmarks").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            found |= {(path.stem, n.split(".")[0]) for n in names if n.split(".")[0] in benchmarks | tests}
+    assert found == BENCHMARK_IMPORTS_TO_MOVE
