@@ -32,6 +32,9 @@ def test_t_pvalue_is_scipys_one_sample_test():
     d = np.array([0.3, -0.1, 0.4, 0.2, 0.25])
     mean, se, n = st.paired_difference(d, np.zeros_like(d))
     want = stats.ttest_1samp(d, 0.0).pvalue
+    # the two t statistics differ by a few ulps (another order of the same 5-term sums); the
+    # t law's upper tail at t ~ 2.5 with 4 df has a condition number |t f(t) / sf(t)| below 10,
+    # so the p-values differ by under 10 * 8 * 2**-53 ~ 1e-14 relative: 1e-12 leaves room
     assert st.one_sample_t_pvalue(mean, se, n) == pytest.approx(want, rel=1e-12)
     assert st.one_sample_t_pvalue(0.0, 0.0, 5) == 1.0 and st.one_sample_t_pvalue(0.1, 0.0, 5) == 0.0
     assert math.isnan(st.one_sample_t_pvalue(0.1, 0.1, 1))
@@ -93,7 +96,11 @@ def test_gap_share_and_delta_method_se_by_hand():
     want = math.sqrt((saa - 2 * r * sab + r * r * sbb) / 4) / mb
     share, share_se = st.gap_share(msp, gcul, bayes)
     assert share == pytest.approx(float(r), rel=REL)
-    assert share_se == pytest.approx(float(want), rel=1e-9)  # the float inputs' own rounding
+    # exact fractions of the float inputs against float arithmetic: each difference m - g, m - b
+    # rounds once (2**-53 relative), the sums and products of 4 terms a few times more, and the
+    # combination saa - 2 r sab + r**2 sbb cancels by a factor of at most about 100 here, so the
+    # SE is within about 100 * 20 * 2**-53 ~ 2e-13 relative; 1e-9 is far above that
+    assert share_se == pytest.approx(float(want), rel=1e-9)
     # no gap (MSP at the floor): undefined, never a division by ~0
     assert all(math.isnan(x) for x in st.gap_share([0.1, 0.1], [0.2, 0.1], [0.1, 0.1]))
 
@@ -124,6 +131,9 @@ def test_delong_se_matches_its_definition_on_random_data():
     v10 = [np.mean([1.0 * (p > q) + 0.5 * (p == q) for q in neg]) for p in pos]
     v01 = [np.mean([1.0 * (p > q) + 0.5 * (p == q) for p in pos]) for q in neg]
     want = math.sqrt(np.var(v10, ddof=1) / len(pos) + np.var(v01, ddof=1) / len(neg))
+    # the same sums of at most 30 terms in another order: each variance within 30 * 2**-53
+    # relative times its condition (the terms are in [0, 1], their spread about 0.3: a factor
+    # under 10), the square root halving it; about 2e-14 relative, below 1e-12
     assert st.delong_se(s, y) == pytest.approx(want, rel=1e-12)
 
 
