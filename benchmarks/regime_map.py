@@ -111,6 +111,14 @@ from simulations.training_predictors import (  # noqa: E402
 )
 from simulations.figures import save_figure  # noqa: E402
 from simulations.outputs import atomic_write_text, prepare_out_folder  # noqa: E402
+from simulations.text.study import (  # noqa: E402
+    CORPORA,
+    FINETUNED_SEEDS,
+    SEED,
+    TEST_SIZE,
+    load_finetuned,
+    load_pooled,
+)
 
 LAM = 0.15  # the paper's λ_target
 ALPHA = 0.05  # family-wise level of Holm's correction in each phase diagram
@@ -400,22 +408,12 @@ def bootstrap_auc_se(
 FT_REP = "finetuned_heldout"  # the text benchmark's name of protocol (H) over compare's splits
 
 
-def _text_emotion() -> Any:
-    """``benchmarks/text_emotion.py`` as a module: its loaders, splits and constants."""
-    here = str(Path(__file__).resolve().parent)
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    import text_emotion
-
-    return text_emotion
-
-
 def finetuned_inputs(folder: Path, root: Path) -> dict[str, list[tuple[int, np.ndarray, np.ndarray]]]:
     """The held-out rows of every fine-tuned seed found in ``folder/<corpus>/seed<k>/``.
 
-    Each folder is read and checked as the text benchmark reads it (its ``finetuned_inputs``:
-    :func:`simulations.text.load_precomputed`'s format, and labels row for row equal to the
-    corpus's own in ``root``); a corpus without a folder is left out. Returns, per corpus, one
+    Each folder is read and checked as the text benchmark reads it
+    (:func:`simulations.text.study.load_finetuned`: :func:`simulations.text.load_precomputed`'s
+    format, and labels row for row equal to the corpus's own in ``root``); a corpus without a folder is left out. Returns, per corpus, one
     ``(seed, Z, y)`` per fine-tuning seed: the rows the encoder never saw (validation + test,
     pooled, in file order), as protocol (H) of the text benchmark fits ``gcul compare`` on them.
 
@@ -425,17 +423,16 @@ def finetuned_inputs(folder: Path, root: Path) -> dict[str, list[tuple[int, np.n
         In one line: a folder that breaks the format or whose labels are not the corpus's, or no
         ``<corpus>/`` folder at all.
     """
-    te = _text_emotion()
     found: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {}
-    for corpus in te.CORPORA:
+    for corpus in CORPORA:
         if not (folder / corpus).is_dir():
             continue
         found[corpus] = []
-        for seed, data in te.finetuned_inputs(folder, corpus, root, list(te.FT_SEEDS)):
+        for seed, data in load_finetuned(folder, corpus, root, list(FINETUNED_SEEDS)):
             held = data.rows("validation", "test")
             found[corpus].append((seed, data.embeddings[held], data.labels[held]))
     if not found:
-        raise ValueError(f"{folder}: no folder of {' or '.join(te.CORPORA)} in it")
+        raise ValueError(f"{folder}: no folder of {' or '.join(CORPORA)} in it")
     return found
 
 
@@ -446,21 +443,20 @@ def text_rows(
     ``benchmarks/text_emotion.py``: its stand-ins (seed 0, the pooled corpus) and, with
     ``finetuned`` (from :func:`finetuned_inputs`), the fine-tuned encoder under protocol (H), one
     row per fine-tuning seed × split of the held-out rows (representation :data:`FT_REP`)."""
-    te = _text_emotion()
     from simulations.compare import stratified_splits
     from simulations.text.representations import REPRESENTATIONS, cached_representation
 
     tasks = []
-    for corpus in te.CORPORA:
-        texts, y, _, _ = te.load_corpus(root, corpus)
+    for corpus in CORPORA:
+        texts, y, _, _ = load_pooled(root, corpus)
         for method in REPRESENTATIONS:
             Z = cached_representation(
-                method, texts, y, corpus=corpus, split="pooled", seed=te.SEED, cache_dir=cache
+                method, texts, y, corpus=corpus, split="pooled", seed=SEED, cache_dir=cache
             )
-            for i, (train, test) in enumerate(stratified_splits(y, 5, te.TEST_SIZE, te.SEED)):
-                tasks.append((corpus, method, te.SEED, i, Z, y, train, test))
+            for i, (train, test) in enumerate(stratified_splits(y, 5, TEST_SIZE, SEED)):
+                tasks.append((corpus, method, SEED, i, Z, y, train, test))
         for seed, Z, y_held in (finetuned or {}).get(corpus, []):
-            for i, (train, test) in enumerate(stratified_splits(y_held, 5, te.TEST_SIZE, te.SEED)):
+            for i, (train, test) in enumerate(stratified_splits(y_held, 5, TEST_SIZE, SEED)):
                 tasks.append((corpus, FT_REP, seed, i, Z, y_held, train, test))
     if jobs > 1:
         from joblib import Parallel, delayed

@@ -51,7 +51,6 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,20 +70,16 @@ from simulations.models import single_threaded_blas  # noqa: E402
 from simulations.outputs import atomic_write_text, check_folder, check_writable  # noqa: E402
 from simulations.registry import PAPER_METHOD  # noqa: E402
 from simulations.rejectors import RejectorContext, get_rejector  # noqa: E402
-from simulations.text import load_carer, load_goemotions  # noqa: E402
-from simulations.text.precomputed import load_precomputed  # noqa: E402
 from simulations.text.representations import REPRESENTATIONS, cached_representation  # noqa: E402
+from simulations.text.study import CORPORA, CORPUS_TITLE, LAM, MIN_CLASS_ROWS, SEED, TEST_SIZE  # noqa: E402
+from simulations.text.study import FINETUNED_SEEDS as FT_SEEDS  # noqa: E402
+from simulations.text.study import load_finetuned as finetuned_inputs  # noqa: E402
+from simulations.text.study import load_pooled as load_corpus  # noqa: E402
 
-LAM = 0.15  # the paper's λ_target
 DELTA = 0.05
-TEST_SIZE = 0.2
-SEED = 0
 VALID = gcul_theory.DEFAULT_METHOD  # "hunter_worsley", the tightest valid predictor
-MIN_CLASS_ROWS = 10  # a class with fewer pooled rows is left out (none on the real corpora)
 PCA_DIMS = (2, 3, 4, 5, 8, 10, 20, 40, 80, 160, 320, 768)  # the paper's, capped at d
 REDUCED = 10  # the paper's 768 -> 10 (its GCUL hyper-parameter table)
-CORPORA = ("carer", "goemotions")
-CORPUS_TITLE = {"carer": "dair-ai/emotion (CARER)", "goemotions": "GoEmotions"}
 METHODS = tuple(REPRESENTATIONS)
 # The default run: (b) LSA, the linear reduction of (a)'s TF-IDF features and weaker than (a)
 # and (c) on both corpora in every earlier run, is measured only when named (--representation
@@ -170,7 +165,6 @@ KNOB_TITLE = {
 FT_FIXED = {"finetuned_paper": ("train", "test"), "finetuned_valtest": ("validation", "test")}
 FT_SPLITS = "finetuned_heldout"
 FT_REPS = (*FT_FIXED, FT_SPLITS)
-FT_SEEDS = (0, 1, 2)
 PROTOCOL = {
     **{m: "stratified splits of all rows" for m in METHODS},
     "finetuned_paper": "(P) the paper's: train split -> test split",
@@ -193,29 +187,6 @@ HEAD_LABEL = "fine-tuned head's MSP"
 
 
 # ------------------------------------------------------------------------------------ data
-def load_corpus(root: Path, name: str) -> tuple[list[str], np.ndarray, tuple[str, ...], str]:
-    """Pool train, dev and test of a corpus; drop classes under MIN_CLASS_ROWS rows."""
-    loader: Callable[..., Any] = load_carer if name == "carer" else load_goemotions
-    parts = [loader(root / name, split) for split in ("train", "dev", "test")]
-    texts = [t for p in parts for t in p.texts]
-    y = np.concatenate([p.labels for p in parts])
-    names = parts[0].label_names
-    counts = np.bincount(y, minlength=len(names))
-    keep_classes = np.flatnonzero(counts >= MIN_CLASS_ROWS)
-    note = f"{len(texts):,} rows (train + dev + test pooled)"
-    dropped = sum(p.n_dropped for p in parts)
-    if dropped:
-        note += f"; {dropped:,} multi-label rows left out"
-    if keep_classes.size < counts.size:
-        gone = [names[c] for c in np.flatnonzero(counts < MIN_CLASS_ROWS)]
-        keep = np.isin(y, keep_classes)
-        texts = [t for t, k in zip(texts, keep, strict=True) if k]
-        y = np.searchsorted(keep_classes, y[keep])
-        names = tuple(names[c] for c in keep_classes)
-        note += f"; classes with < {MIN_CLASS_ROWS} rows left out: {', '.join(gone)}"
-    return texts, y.astype(np.int64), names, note
-
-
 # ------------------------------------------------------------------------------- measures
 def macro_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """Mean over the classes present in y_true or y_pred of 2TP / (2TP + FP + FN)
@@ -1440,35 +1411,6 @@ def redraw(out: Path) -> list[Path]:
     written += save_figure(plot_sweep(tables["sweep"], corpora), out / "pca_sweep.png", dpi=110)
     plt.close("all")
     return [out / "text_emotion.md", *written]
-
-
-def finetuned_inputs(folder: Path, corpus: str, root: Path, seeds: list[int]) -> list[tuple]:
-    """The fine-tuned seeds of ``corpus`` found in ``folder/<corpus>/seed<k>/`` (validated by
-    :func:`~simulations.text.load_precomputed`), each checked row for row against the corpus's
-    own labels (train, then dev, then test, as the loaders return them): a folder made from
-    another corpus or release is refused rather than measured."""
-    loader: Callable[..., Any] = load_carer if corpus == "carer" else load_goemotions
-    parts = {key: loader(root / corpus, name).labels for key, name in ((0, "train"), (1, "dev"), (2, "test"))}
-    found = []
-    for seed in seeds:
-        path = folder / corpus / f"seed{seed}"
-        if not path.exists():
-            continue
-        data = load_precomputed(path, n_classes=len(loader(root / corpus, "test").label_names))
-        expected = np.concatenate([parts[k] for k in (0, 1, 2) if np.any(data.split == k)])
-        present = [k for k in (0, 1, 2) if np.any(data.split == k)]
-        order_ok = np.array_equal(data.split, np.repeat(present, [parts[k].size for k in present])) \
-            if expected.size == data.labels.size else False
-        if not order_ok or not np.array_equal(data.labels, expected):
-            raise ValueError(
-                f"{path}: its labels and split ids are not the {corpus} corpus's rows in order "
-                f"(train, dev, test: {', '.join(str(parts[k].size) for k in (0, 1, 2))} rows); "
-                "was it made from another release?"
-            )
-        found.append((seed, data))
-    if not found:
-        raise ValueError(f"{folder / corpus}: no seed<k> folder for seeds {', '.join(map(str, seeds))}")
-    return found
 
 
 def _run_task(task: tuple) -> dict:

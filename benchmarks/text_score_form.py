@@ -25,9 +25,7 @@ import numpy as np
 from simulations.compare import compare
 from simulations.models import single_threaded_blas
 from simulations.text.representations import cached_representation
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import text_emotion  # noqa: E402  (the benchmark beside this file: its corpora and constants)
+from simulations.text.study import CORPORA, CORPUS_TITLE, LAM, SEED, TEST_SIZE, load_pooled
 
 
 def softmax(scores: np.ndarray) -> np.ndarray:
@@ -41,22 +39,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", help="folder holding goemotions/ and carer/")
     parser.add_argument("--cache", default=None, help="the benchmark's representation cache")
-    parser.add_argument("--corpus", choices=text_emotion.CORPORA, action="append")
+    parser.add_argument("--corpus", choices=CORPORA, action="append")
     parser.add_argument("--splits", type=int, default=5)
     args = parser.parse_args(argv)
     print("| corpus | form of (a) | GCUL coverage (%) | MSP vs GCUL at GCUL's coverage |")
     print("|---|---|--:|---|")
-    for corpus in args.corpus or text_emotion.CORPORA:
-        texts, y, _, _ = text_emotion.load_corpus(Path(args.corpora), corpus)
+    for corpus in args.corpus or CORPORA:
+        texts, y, _, _ = load_pooled(Path(args.corpora), corpus)
         scores = cached_representation("oof_logistic", texts, y, corpus=corpus, split="pooled",
-                                       seed=text_emotion.SEED, cache_dir=args.cache)  # fmt: skip
+                                       seed=SEED, cache_dir=args.cache)  # fmt: skip
         for form, Z in (("decision scores (the benchmark's)", scores), ("probabilities", softmax(scores))):
             with single_threaded_blas():
-                result = compare(Z, y, lam=text_emotion.LAM, splits=args.splits, seed=text_emotion.SEED,
-                                 test_size=text_emotion.TEST_SIZE)  # fmt: skip
+                result = compare(Z, y, lam=LAM, splits=args.splits, seed=SEED,
+                                 test_size=TEST_SIZE)  # fmt: skip
             gcul = next(r for r in result.rejectors if r.name == "gcul")
             msp = next(r for r in result.rejectors if r.name == "msp")
-            print(f"| {text_emotion.CORPUS_TITLE[corpus]} | {form} | "
+            print(f"| {CORPUS_TITLE[corpus]} | {form} | "
                   f"{100 * gcul.coverage.mean:.2f} ± {100 * gcul.coverage.se:.2f} | {msp.verdict} |",
                   flush=True)  # fmt: skip
     return 0

@@ -24,25 +24,23 @@ from simulations.compare import stratified_splits
 from simulations.gcul import GCUL
 from simulations.models import single_threaded_blas
 from simulations.text.representations import REPRESENTATIONS, cached_representation
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import text_emotion  # noqa: E402  (the benchmark beside this file: its corpora and constants)
+from simulations.text.study import CORPORA, SEED, TEST_SIZE, load_pooled
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", help="folder holding goemotions/ and carer/")
     parser.add_argument("--cache", default=None, help="the benchmark's representation cache")
-    parser.add_argument("--corpus", choices=text_emotion.CORPORA, required=True)
+    parser.add_argument("--corpus", choices=CORPORA, required=True)
     parser.add_argument("--representation", choices=tuple(REPRESENTATIONS), required=True)
     parser.add_argument("--splits", type=int, default=5)
     args = parser.parse_args(argv)
-    texts, y, _, _ = text_emotion.load_corpus(Path(args.corpora), args.corpus)
+    texts, y, _, _ = load_pooled(Path(args.corpora), args.corpus)
     Z = cached_representation(args.representation, texts, y, corpus=args.corpus, split="pooled",
-                              seed=text_emotion.SEED, cache_dir=args.cache)  # fmt: skip
+                              seed=SEED, cache_dir=args.cache)  # fmt: skip
     print("| split | uncertain cluster: training rows, purity | the next two purities | test rejection (%) |")
     print("|--:|---|---|--:|")
-    splits = stratified_splits(y, args.splits, text_emotion.TEST_SIZE, text_emotion.SEED)
+    splits = stratified_splits(y, args.splits, TEST_SIZE, SEED)
     for i, (train, test) in enumerate(splits):
         with single_threaded_blas():
             model = GCUL().fit(Z[train], y[train])

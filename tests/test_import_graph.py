@@ -82,11 +82,8 @@ BENCHMARK_IMPORTS_TO_MOVE = {
     ("certified_delta_monotone", "test_certified"),
     ("certified_tightening", "test_certified"),
     ("operating_points", "real_data"),
-    ("regime_map", "text_emotion"),
     ("split_memory", "paper_scale"),
     ("text_emotion", "operating_points"),
-    ("text_score_form", "text_emotion"),
-    ("text_unstable", "text_emotion"),
 }
 
 

@@ -12,6 +12,9 @@ its own: GCUL, its baselines and their comparison stay in :mod:`simulations.gcul
 - :mod:`~simulations.text.precomputed`: :func:`load_precomputed`, a folder of representations
   computed elsewhere (a fine-tuned encoder's embeddings, labels, split ids and logits; core
   dependencies only).
+- :mod:`~simulations.text.study`: the text studies' shared protocol: :data:`CORPORA`,
+  :func:`load_pooled` (a corpus's three files pooled), :func:`load_finetuned` (a fine-tuned
+  encoder's folders, checked against the corpus) and the split constants (core dependencies only).
 - :mod:`~simulations.text.representations`: text to vectors (the optional extra ``text``:
   ``pip install "gcul[text]"``), imported on use.
 
