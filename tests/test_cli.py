@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from _blob_data import feasibility_blobs
 from _cli import run
 
 from simulations.cli import parse_seeds
@@ -107,11 +108,7 @@ def test_console_script_error_is_one_line():
 
 
 def test_feasibility_on_files(tmp_path, capsys):
-    rng = np.random.default_rng(0)
-    centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
-    Z = np.vstack([rng.normal(c, 1.0, (200, 2)) for c in centres])
-    y = np.r_[np.zeros(200, int), np.ones(200, int), rng.integers(0, 2, 200)]
-    y_pred = np.r_[np.zeros(200, int), np.ones(200, int), 1 - y[400:]]
+    Z, y, y_pred = feasibility_blobs(200, 0)
     np.save(tmp_path / "Z.npy", Z)
     np.savetxt(tmp_path / "y.csv", y, fmt="%d", delimiter=",")
     np.save(tmp_path / "p.npy", y_pred)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _blob_data import feasibility_blobs
 from _cli import run
 
 import simulations
@@ -26,12 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def good_data():
     """Three blobs: classes 0 and 1, and a confusion blob that phase 1 gets wrong (600 rows)."""
-    rng = np.random.default_rng(0)
-    centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
-    Z = np.vstack([rng.normal(c, 1.0, (200, 2)) for c in centres])
-    y = np.r_[np.zeros(200, int), np.ones(200, int), rng.integers(0, 2, 200)]
-    y_pred = np.r_[np.zeros(200, int), np.ones(200, int), 1 - y[400:]]
-    return Z, y, y_pred
+    return feasibility_blobs(200, 0)
 
 
 def write_inputs(folder: Path, **replace) -> dict[str, Path]:

@@ -10,20 +10,11 @@ import json
 
 import numpy as np
 import pytest
+from _blob_data import feasibility_blobs as blobs
 
 from gcul_theory import feasibility_report
 from simulations.cli import main
 from simulations.feasibility import VERDICT_DEFAULT, Assessment, assess, requested_methods
-
-
-def blobs(n=200, seed=0):
-    """Two class cores and a confusion blob that phase 1 gets wrong (3n rows)."""
-    rng = np.random.default_rng(seed)
-    centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
-    Z = np.vstack([rng.normal(c, 1.0, (n, 2)) for c in centres])
-    y = np.r_[np.zeros(n, int), np.ones(n, int), rng.integers(0, 2, n)]
-    y_pred = np.r_[np.zeros(n, int), np.ones(n, int), 1 - y[2 * n :]]
-    return Z, y, y_pred
 
 
 @pytest.mark.parametrize("certify", [False, True])

@@ -10,22 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _blob_data import feasibility_blobs as blobs
 from _cli import run
 
 from gcul_theory import MAX_CLASSES, METHODS, PREDICTORS, feasibility_report
 from gcul_theory._report import COLUMN_LEGEND
 from simulations import cli
 from simulations.feasibility import VERDICT_DEFAULT, requested_methods
-
-
-def blobs(n=200, seed=0):
-    """Two class cores and a confusion blob that phase 1 gets wrong (3n rows)."""
-    rng = np.random.default_rng(seed)
-    centres = np.array([[-8.0, 0.0], [8.0, 0.0], [0.0, 0.0]])
-    Z = np.vstack([rng.normal(c, 1.0, (n, 2)) for c in centres])
-    y = np.r_[np.zeros(n, int), np.ones(n, int), rng.integers(0, 2, n)]
-    y_pred = np.r_[np.zeros(n, int), np.ones(n, int), 1 - y[2 * n :]]
-    return Z, y, y_pred
 
 
 @pytest.fixture

@@ -128,6 +128,24 @@ def names_one_of(message: str, names: list[str]) -> bool:
     )
 
 
+def refused_by_name(
+    func: Callable[..., Any], kwargs: dict[str, Any], names: list[str], *context: Any
+) -> tuple[bool, Any]:
+    """Call ``func(**kwargs)`` with warnings as errors: ``(True, None)`` if it refused with a
+    ValueError or TypeError whose short message names one of ``names`` (the contract in the
+    module docstring; ``context`` goes into the assertion message), else ``(False, result)``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            result = func(**kwargs)
+        except (ValueError, TypeError) as exc:
+            message = str(exc)
+            assert len(message) < 1000, message[:200]
+            assert names_one_of(message, names), (message, names, *context)
+            return True, None
+    return False, result
+
+
 def check_call(
     func: Callable[..., Any],
     kwargs: dict[str, Any],
@@ -136,15 +154,9 @@ def check_call(
 ) -> None:
     """Run ``func(**kwargs)`` and hold it to the contract in the module docstring."""
     invalid = [name for name, value in kwargs.items() if not is_valid(value, *ranges[name])]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            result = func(**kwargs)
-        except (ValueError, TypeError) as exc:
-            message = str(exc)
-            assert len(message) < 1000, message[:200]
-            assert names_one_of(message, invalid or list(kwargs)), (message, invalid)
-            return
+    refused, result = refused_by_name(func, kwargs, invalid or list(kwargs), invalid)
+    if refused:
+        return
     assert not invalid, f"{func.__name__} accepted invalid {invalid}: {kwargs!r}"
     values = np.asarray(result, dtype=np.float64)
     assert np.all((values >= output[0]) & (values <= output[1])), (func.__name__, kwargs, result)
@@ -432,15 +444,9 @@ def test_every_public_callable_refuses_garbage_by_name(name, data):
         and (p.default is p.empty or data.draw(st.booleans(), label=f"set {p.name}"))
     ]
     kwargs = {p.name: data.draw(anything, label=p.name) for p in parameters}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            result = func(**kwargs)
-        except (ValueError, TypeError) as exc:
-            message = str(exc)
-            assert len(message) < 1000, message[:200]
-            assert names_one_of(message, list(kwargs)), (name, message, list(kwargs))
-            return
+    refused, result = refused_by_name(func, kwargs, list(kwargs), name)
+    if refused:
+        return
     if isinstance(result, float | np.ndarray) and np.asarray(result).dtype.kind == "f":
         assert not np.any(np.isnan(result)), (name, kwargs, result)
 
