@@ -53,6 +53,9 @@ Certified predictor (held-out calibration data, beyond the paper)::
     cross_fit_utility_bounds   CrossFitBounds: K fold models each judged on its held-out fold
     CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
     ASYMPTOTIC_MIN_COUNT       fewest rejected and accepted samples "asymptotic" accepts (100)
+    null_boundary_law          a law of calibration outcomes with U(λ) = 0 (the worst case)
+    NULL_BOUNDARY_LAWS         the three such laws its Monte Carlo checks use
+    draw_calibration_outcomes  n iid samples of such a law: the indicators certified_lambda takes
 
 Selective-classification evaluation (``subsec:selective_exp``; scores: higher = keep)::
 
@@ -76,7 +79,8 @@ Where a change goes (one idea per private module)::
     finite_sample_lambda   _finite_sample.py; the unbiased quadratic forms it uses: _moments.py
     the geometry           Geometry and estimate_geometry: _geometry.py
     a public bound         _bounds.py; the feasibility report and its wording: _report.py
-    λ*_CERT                _certified.py (betting and asymptotic bounds on U(λ))
+    λ*_CERT                _certified.py (betting and asymptotic bounds on U(λ)); the laws
+                           that check its guarantee: _null_laws.py
     the utility model      _selectivity.py, _joint_utility.py; the tails: _tails.py
     selective metrics      _risk_coverage.py, _selective_guarantees.py
     argument checks        _validation.py (validation happens once, at the public boundary)
@@ -103,6 +107,7 @@ from ._cross_fit import CrossFitBounds, cross_fit_utility_bounds
 from ._finite_sample import FiniteSampleBound, finite_sample_lambda, hoeffding_deviation
 from ._geometry import MAX_CLASSES, Geometry, estimate_geometry
 from ._joint_utility import joint_utility
+from ._null_laws import NULL_BOUNDARY_LAWS, draw_calibration_outcomes, null_boundary_law
 from ._predictors import DEFAULT_METHOD, PREDICTORS, Predictor, predictor
 from ._report import COLUMN_LEGEND, FeasibilityReport, feasibility_report, guarantee_phrase
 from ._risk_coverage import (
@@ -130,6 +135,9 @@ __all__ = [
     "COLUMN_LEGEND",
     "certified_lambda",
     "utility_confidence_bounds",
+    "NULL_BOUNDARY_LAWS",
+    "draw_calibration_outcomes",
+    "null_boundary_law",
     "CrossFitBounds",
     "cross_fit_utility_bounds",
     "DEFAULT_METHOD",

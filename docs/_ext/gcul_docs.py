@@ -188,6 +188,9 @@ NAME_GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "CrossFitBounds",
                 "CERTIFIED_METHODS",
                 "ASYMPTOTIC_MIN_COUNT",
+                "null_boundary_law",
+                "NULL_BOUNDARY_LAWS",
+                "draw_calibration_outcomes",
             ),
         ),
         (
