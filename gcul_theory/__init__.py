@@ -45,6 +45,8 @@ Predictors (the registry)::
                           estimate_geometry fills; refused by name without it)
     finite_sample_lambda  λ*_PRE whose rates hold with probability ≥ 1 - δ over the sample
     hoeffding_deviation   √(log(1/α)/(2n)), the Hoeffding term finite_sample_lambda uses
+    SingleAttractorModel  the model finite_sample_lambda assumes, as a sampler, and Monte Carlo
+                          replications of its promise
 
 Certified predictor (held-out calibration data, beyond the paper)::
 
@@ -76,7 +78,8 @@ Where a change goes (one idea per private module)::
                            plus its tests; then one entry in simulations.registry (label,
                            style, columns), which every table, figure and command iterates over
     the orthant probability  _orthant.py (Genz's method; "gaussian_exact")
-    finite_sample_lambda   _finite_sample.py; the unbiased quadratic forms it uses: _moments.py
+    finite_sample_lambda   _finite_sample.py; the unbiased quadratic forms it uses: _moments.py;
+                           the model it assumes: _attractor_model.py
     the geometry           Geometry and estimate_geometry: _geometry.py
     a public bound         _bounds.py; the feasibility report and its wording: _report.py
     λ*_CERT                _certified.py (betting and asymptotic bounds on U(λ)); the laws
@@ -89,6 +92,7 @@ No module imports a private (``_x``) name of another module (tests/test_private_
 a helper another module needs has a public name in its own module.
 """
 
+from ._attractor_model import SingleAttractorModel
 from ._bounds import (
     METHODS,
     capture_rate_bound,
@@ -146,6 +150,7 @@ __all__ = [
     "PREDICTORS",
     "FeasibilityReport",
     "FiniteSampleBound",
+    "SingleAttractorModel",
     "Predictor",
     "Geometry",
     "capture_rate_bound",

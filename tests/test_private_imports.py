@@ -33,17 +33,12 @@ SPLIT_STEPS = ("measures gcul compare's split step by step: it runs the split's 
                "and wraps the K-Means inside GCUL.fit to measure it apart (no public hook should "
                "exist)")
 
-ATTRACTOR = ("the attractor model's sampler, written once for this study and "
-             "tests/test_finite_sample.py (issue 33 item 6); public API with item 2")
-
 #: (importer module, used module, name or None): the reason it is allowed.
 ALLOWED: dict[tuple[str, str, str | None], str] = {
     **{('benchmarks.certified_delta_monotone', 'gcul_theory._certified', name): CERTIFIED
        for name in (None, '_SIDE_SHARE', '_cp_two_sided', '_two_group_bound', 'last_positive')},
     **{('benchmarks.certified_tightening', 'gcul_theory._certified', name): CERTIFIED
        for name in (None, '_CAP', '_SIDE_SHARE', '_cp_two_sided', '_two_group_bound')},
-    **{('benchmarks.finite_sample_coverage', 'gcul_theory._attractor_model', name): ATTRACTOR
-       for name in ('attractor_std', 'captured', 'population_centres', 'replications')},
     **{('benchmarks.orthant', 'gcul_theory._orthant', name): ORTHANT
        for name in ('ORTHANT_SEED', 'crossable', 'orthant_probability', 'upper_orthant')},
     ('benchmarks.orthant', 'gcul_theory._predictors', 'thresholds'): ORTHANT,

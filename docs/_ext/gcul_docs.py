@@ -177,6 +177,7 @@ NAME_GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "finite_sample_lambda",
                 "FiniteSampleBound",
                 "hoeffding_deviation",
+                "SingleAttractorModel",
             ),
         ),
         (
