@@ -24,11 +24,12 @@ use; :func:`draw_calibration_outcomes` draws calibration sets from a law.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from ._validation import as_float_scalar, as_generator, as_int
+from ._validation import as_float_array, as_float_scalar, as_generator, as_int
 
 __all__ = ["NULL_BOUNDARY_LAWS", "draw_calibration_outcomes", "null_boundary_law"]
 
@@ -43,6 +44,7 @@ synthetic sweep's transition cells (the accepted base and selective errors nearl
 small ρ with a large ε_sel, and a moderate law."""
 
 _CELLS = 6
+_SUM_TOLERANCE = float(np.sqrt(np.finfo(np.float64).eps))  # numpy's Generator.choice's own
 
 
 def null_boundary_law(
@@ -133,7 +135,8 @@ def draw_calibration_outcomes(
     Raises
     ------
     TypeError, ValueError
-        For a bad ``rng``, ``n``, or a ``law`` that is not six non-negative probabilities.
+        For a bad ``rng``, ``n``, or a ``law`` that is not six non-negative finite
+        probabilities summing to 1 (to numpy's tolerance, about 1.5e-8).
 
     Examples
     --------
@@ -144,9 +147,11 @@ def draw_calibration_outcomes(
     """
     rng = as_generator(rng)
     n = as_int(n, "n", lower=1)
-    p = np.asarray(law, dtype=float)
-    if p.shape != (_CELLS,) or not np.all(np.isfinite(p)) or np.any(p < 0.0):
-        raise ValueError(f"law must be {_CELLS} non-negative finite probabilities; got {law!r}")
+    p = as_float_array(law, "law", lower=0.0)
+    if p.shape != (_CELLS,):
+        raise ValueError(f"law must be {_CELLS} probabilities, of shape ({_CELLS},); got {p.shape}")
+    if abs(math.fsum(p) - 1.0) > _SUM_TOLERANCE:
+        raise ValueError(f"law must sum to 1; its {_CELLS} probabilities sum to {math.fsum(p)!r}")
     cell = rng.choice(_CELLS, size=n, p=p)
     rejected = cell <= 1
     base_wrong = np.isin(cell, (0, 2, 3))

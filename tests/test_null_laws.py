@@ -114,8 +114,11 @@ def test_draws_follow_the_generator_and_advance_it():
     [
         (0, np.full(6, 1 / 6), 0, ValueError, "n must be an int of at least 1; got 0"),
         (0, np.full(6, 1 / 6), 2.0, TypeError, "n must be an int of at least 1"),
-        (0, np.full(5, 1 / 5), 3, ValueError, "law must be 6 non-negative finite probabilities"),
-        (0, [0.5, 0.6, -0.1, 0, 0, 0], 3, ValueError, "law must be 6 non-negative"),
+        (0, np.full(5, 0.2), 3, ValueError, r"law must be 6 probabilities, of shape \(6,\); got"),
+        (0, [0.5, 0.6, -0.1, 0, 0, 0], 3, ValueError, r"law must lie in \[0, inf\); got -0.1"),
+        (0, [0.5, 0.5, 0.1, 0, 0, 0], 3, ValueError, "law must sum to 1; its 6 probabilities sum"),
+        (0, [0.5, 0.5, np.nan, 0, 0, 0], 3, ValueError, "law must be finite"),
+        (0, ["a"] * 6, 3, TypeError, "law"),
         ("seed", np.full(6, 1 / 6), 3, TypeError, "rng must be None"),
     ],
 )
