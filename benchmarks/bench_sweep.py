@@ -10,7 +10,7 @@ What one run measures (every figure over ``--repeats`` runs, min and median):
    worker, the pool warmed with real cells of both pipelines before any timing. The work is the
    same on both sides: ``model_factory`` makes both GCUL fits of a cell (the λ*_PRE fit on the
    training split and the certified predictor's fit on 80% of it), so
-   ``benchmarks/sklearn_gcul.py``'s pipeline fits twice per cell as ours does. Within each repeat
+   :class:`SklearnGCUL` (below) fits twice per cell as ours does. Within each repeat
    the two sides run back to back, and the order alternates between repeats (ours first, then
    scikit-learn first, ...), so drifting load on a shared machine hits both sides alike; the
    ratio of a repeat is computed from its own two wall times. Also printed: the share of the
@@ -63,28 +63,95 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
+from simulations.cli import parse_seeds
+from simulations.cli.common import Parser
+from simulations.report import format_violations_text, violation_table
+from simulations.sweep import run_cell, run_sweep
+from simulations.sweep.backends import local_cluster
+from simulations.synthetic import noise_levels
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from simulations.cli import parse_seeds  # noqa: E402
-from simulations.cli.common import Parser  # noqa: E402
-from simulations.report import format_violations_text, violation_table  # noqa: E402
-from simulations.sweep import run_cell, run_sweep  # noqa: E402
-from simulations.sweep.backends import local_cluster  # noqa: E402
-from simulations.synthetic import noise_levels  # noqa: E402
-
 PARTS = ("certified", "gaussian_exact")  # the keys of run_cell's profile
+
+
+class SklearnGCUL:
+    """GCUL's three phases on scikit-learn estimators: the comparison point of this benchmark.
+
+    Same protocol as :class:`simulations.gcul.GCUL` without dimensionality reduction (phase 1
+    ``LogisticRegression`` lbfgs with ``C=1`` and ``max_iter=500``; phase 2 ``KMeans`` from the
+    same median initial centres, ``n_init=1``, ``max_iter=100``, Lloyd; the least pure cluster
+    becomes uncertain; phase 3 on K + 1 classes), exposing the fitted attributes that
+    :func:`simulations.sweep.run_cell` reads. scikit-learn is imported only when it is fitted
+    (``--skip-sklearn`` needs none).
+    """
+
+    def __init__(self, C: float = 1.0, max_iter: int = 500, kmeans_max_iter: int = 100):
+        self.C = C
+        self.max_iter = max_iter
+        self.kmeans_max_iter = kmeans_max_iter
+
+    def _logistic(self):
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(C=self.C, solver="lbfgs", max_iter=self.max_iter)
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> SklearnGCUL:
+        import warnings
+
+        from sklearn.cluster import KMeans
+        from sklearn.exceptions import ConvergenceWarning
+
+        n_classes = int(y.max()) + 1
+        with warnings.catch_warnings():
+            # Heavily noised cells may stop at max_iter, exactly as in the package's pipeline.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            phase1 = self._logistic().fit(X, y)
+            y_pred = phase1.predict(X)
+            error_mask = y_pred != y
+            init = [
+                np.median(X[y_pred == c] if np.any(y_pred == c) else X[y == c], axis=0)
+                for c in range(n_classes)
+            ]
+            if error_mask.any():
+                init.append(np.median(X[error_mask], axis=0))
+            init = np.stack(init)
+            km = KMeans(
+                n_clusters=len(init),
+                init=init,
+                n_init=1,
+                max_iter=self.kmeans_max_iter,
+                algorithm="lloyd",
+            ).fit(X)
+            labels = km.labels_
+            purities = np.full(len(init), np.nan)
+            for k in range(len(init)):
+                members = y[labels == k]
+                if members.size:
+                    purities[k] = np.bincount(members, minlength=n_classes).max() / members.size
+            if error_mask.any():
+                uncertain = int(np.nanargmin(purities))
+                phase3 = self._logistic().fit(X, np.where(labels == uncertain, n_classes, y))
+            else:
+                uncertain, phase3 = None, phase1
+        self.n_classes_ = n_classes
+        self.phase1_ = phase1
+        self.error_mask_ = error_mask
+        self.cluster_labels_ = labels
+        self.purities_ = purities
+        self.uncertain_cluster_ = uncertain
+        self.phase3_ = phase3
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.phase3_.predict(X)
 
 
 def _cell(seed: int, noise: float, level: int, use_sklearn: bool) -> tuple[dict, dict, float]:
     """One cell: its row, the seconds of its parts (``profile``) and its wall time."""
-    model_factory = None
-    if use_sklearn:
-        from sklearn_gcul import SklearnGCUL
-
-        model_factory = SklearnGCUL
+    model_factory = SklearnGCUL if use_sklearn else None
     profile: dict[str, float] = {}
     start = time.perf_counter()
     row = run_cell(seed, noise, level=level, model_factory=model_factory, profile=profile)

@@ -7,8 +7,8 @@ levels ``DELTAS``; a set is *inverted* when some smaller Î´ certifies a larger Î
 1e-12). Families of calibration sets:
 
 * ``test generator``: the draws of tests/test_certified.py's ``indicators`` strategy (n 10-300);
-* ``null laws n=...``: the three laws of tests/test_certified.py on the null boundary
-  U(0.15) = 0, at n = 200, 500 and 1,920 (the sweep's calibration size);
+* ``null laws n=...``: the three laws :data:`gcul_theory.NULL_BOUNDARY_LAWS` on the null
+  boundary U(0.15) = 0, at n = 200, 500 and 1,920 (the sweep's calibration size);
 * ``few rejected``: the regime of the hypothesis counterexample (n 100-400, 2-12% rejected,
   70-100% of them base errors, 30-60% base errors among the accepted, 0-30% of them fixed).
 
@@ -26,15 +26,10 @@ benchmarks/certified_delta_monotone.md records a run.
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
-
 import numpy as np
 
 import gcul_theory._certified as certified
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_certified import NULL_LAWS, _null_law, _sample  # noqa: E402
+from gcul_theory import NULL_BOUNDARY_LAWS, draw_calibration_outcomes, null_boundary_law
 
 DELTAS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.125, 0.2, 0.25, 0.3)
 SHARE = certified._SIDE_SHARE
@@ -87,8 +82,9 @@ def families():
     yield "test generator", [test_generator(rng) for _ in range(1500)]
     rng = np.random.default_rng(7)
     for n in (200, 500, 1920):
-        laws = [_null_law(*NULL_LAWS[name]) for name in sorted(NULL_LAWS)]
-        yield f"null laws n={n}", [_sample(rng, p, n) for p in laws for _ in range(60)]
+        laws = [null_boundary_law(*NULL_BOUNDARY_LAWS[name]) for name in sorted(NULL_BOUNDARY_LAWS)]
+        sets = [draw_calibration_outcomes(rng, p, n) for p in laws for _ in range(60)]
+        yield f"null laws n={n}", sets
     rng = np.random.default_rng(11)
     yield "few rejected", [few_rejected(rng) for _ in range(1500)]
 

@@ -1,9 +1,9 @@
 """Can the certified bound be tightened by its δ split or its bets? (issue 14, section 3).
 
-At the null boundary U(0.15) = 0 of three laws (those of tests/test_certified.py: the sweep's
-transition cells, a small ρ with a large ε_sel, a moderate law), with n = 1,920 calibration
-samples (the sweep's 20% of the training split), the mean λ*_CERT (the true break-even cost is
-0.15) of:
+At the null boundary U(0.15) = 0 of three laws (:data:`gcul_theory.NULL_BOUNDARY_LAWS`: the
+sweep's transition cells, a small ρ with a large ε_sel, a moderate law), with n = 1,920
+calibration samples (the sweep's 20% of the training split), the mean λ*_CERT (the true
+break-even cost is 0.15) of:
 
 * ``shipped``: the construction as shipped (2% of δ on each Clopper-Pearson interval, bets
   capped at 0.99);
@@ -25,15 +25,15 @@ benchmarks/certified_tightening.md records a run.
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
-
 import numpy as np
 
 import gcul_theory._certified as certified
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_certified import NULL_LAWS, _null_law, _sample  # noqa: E402
+from gcul_theory import (
+    NULL_BOUNDARY_LAWS,
+    certified_lambda,
+    draw_calibration_outcomes,
+    null_boundary_law,
+)
 
 N, REPS, DELTA = 1920, 200, 0.05
 
@@ -42,7 +42,7 @@ def shipped(ind, share=certified._SIDE_SHARE, cap=certified._CAP, delta=DELTA):
     saved = certified._SIDE_SHARE, certified._CAP
     certified._SIDE_SHARE, certified._CAP = share, cap
     try:
-        return certified.certified_lambda(*ind, delta=delta)
+        return certified_lambda(*ind, delta=delta)
     finally:
         certified._SIDE_SHARE, certified._CAP = saved
 
@@ -69,22 +69,22 @@ VARIANTS = {
 def asymptotic(ind):
     """The delta method's λ*_CERT; NaN where it refuses (fewer than 100 rejected samples)."""
     try:
-        return certified.certified_lambda(*ind, delta=DELTA, method="asymptotic")
+        return certified_lambda(*ind, delta=DELTA, method="asymptotic")
     except ValueError:
         return math.nan
 
 
 def main():
     print(f"mean lambda*_CERT over {REPS} calibration sets of n = {N} (true break-even 0.15)")
-    print("| variant | " + " | ".join(NULL_LAWS) + " |")
-    print("|---|" + "---:|" * len(NULL_LAWS))
+    print("| variant | " + " | ".join(NULL_BOUNDARY_LAWS) + " |")
+    print("|---|" + "---:|" * len(NULL_BOUNDARY_LAWS))
     draws = {}
-    for name, law in NULL_LAWS.items():
+    for name, law in NULL_BOUNDARY_LAWS.items():
         rng = np.random.default_rng(np.random.SeedSequence([14, len(name)]))
-        p = _null_law(*law, lam=0.15)
-        draws[name] = [_sample(rng, p, N) for _ in range(REPS)]
+        p = null_boundary_law(*law, lam=0.15)
+        draws[name] = [draw_calibration_outcomes(rng, p, N) for _ in range(REPS)]
     for variant, bound in VARIANTS.items():
-        means = [np.nanmean([bound(ind) for ind in draws[name]]) for name in NULL_LAWS]
+        means = [np.nanmean([bound(ind) for ind in draws[name]]) for name in NULL_BOUNDARY_LAWS]
         print(f"| {variant} | " + " | ".join(f"{m:.4f}" for m in means) + " |", flush=True)
 
 

@@ -21,6 +21,9 @@ versions). On a shared machine quote the CPU seconds; the wall seconds follow th
 the repository root::
 
     PYTHONPATH=$PWD python benchmarks/paper_scale.py [--n 100000] [--d 768] [--skip-commands]
+
+``--split-memory`` instead prints the peak memory of one compare split, step by step
+(:func:`split_memory`), and writes nothing.
 """
 
 from __future__ import annotations
@@ -247,6 +250,72 @@ def components(Z: np.ndarray, y: np.ndarray) -> list[tuple[str, Clock, Clock | N
     return rows
 
 
+def split_memory(Z: np.ndarray, y: np.ndarray) -> None:
+    """Print the peak memory of one ``gcul compare`` split, step by step, in this process.
+
+    The steps of ``gcul compare``'s split for the first split of
+    :func:`simulations.compare.stratified_splits` (70% training rows): the float64 training
+    rows, the GCUL fit (K-Means timed and measured apart; it centres the training rows in
+    place), the training rows gathered again and the test rows with GCUL's outcomes, then each
+    rejector (fit + score), all with one BLAS thread. For each step: the peak of the memory
+    allocated through Python and NumPy during it (tracemalloc, everything alive then included),
+    what is still allocated after it, and its CPU seconds. ``Z`` is made before tracing starts
+    (in ``gcul compare`` it is a memory-mapped file the workers share).
+
+    It runs the split's own steps, reaching into two internals on purpose: the row gather of
+    ``simulations.compare.protocol`` (whose memory is what is measured) and the K-Means inside
+    :meth:`simulations.gcul.GCUL.fit` (wrapped for the time of the run, to measure it apart).
+    """
+    import simulations._guided_clustering as guided
+    from simulations.compare import protocol
+    from simulations.gcul import GCUL, fit_in_place
+    from simulations.models import single_threaded_blas
+    from simulations.statistics import stratified_splits
+
+    (train, test), *_ = stratified_splits(y, 1, 0.3, seed=0)
+    print("| step | peak GB | allocated after GB | CPU s |\n|---|--:|--:|--:|")
+
+    def step(label: str, start: float) -> None:
+        current, peak = tracemalloc.get_traced_memory()
+        cpu = time.process_time() - start
+        print(f"| {label} | {peak / 1e9:.2f} | {current / 1e9:.2f} | {cpu:.1f} |", flush=True)
+        tracemalloc.reset_peak()
+
+    lloyd = guided.lloyd
+
+    def measured_lloyd(*arguments, **keywords):
+        step("GCUL fit up to K-Means (phase 1, initial centres)", fit_start[0])
+        start = time.process_time()
+        out = lloyd(*arguments, **keywords)
+        step("K-Means (phase 2)", start)
+        fit_start[0] = time.process_time()
+        return out
+
+    fit_start = [0.0]
+    guided.lloyd = measured_lloyd
+    tracemalloc.start()
+    with single_threaded_blas():
+        start = time.process_time()
+        X_train = protocol._rows_float64(Z, train)
+        y_train, y_test = y[train], y[test]
+        step("training rows, float64", start)
+        fit_start[0] = time.process_time()
+        # as gcul compare's split: K-Means centres the training rows in place, which are
+        # gathered again
+        model = fit_in_place(GCUL(), X_train, y_train)
+        step("rest of the GCUL fit", fit_start[0])
+        start = time.process_time()
+        del X_train
+        X_train, X_test = protocol._rows_float64(Z, train), protocol._rows_float64(Z, test)
+        model.indicators(X_test, y_test)
+        step("training rows again, test rows and GCUL's outcomes", start)
+        for entry, context in compared_rejectors(X_train, y_train, model):
+            start = time.process_time()
+            entry.fit(context).score_predict(X_test)
+            step(f"rejector {entry.name}", start)
+    guided.lloyd = lloyd
+
+
 # --------------------------------------------------------------------------------------------
 
 
@@ -284,7 +353,15 @@ def main() -> int:
     parser.add_argument("--skip-commands", action="store_true")
     parser.add_argument("--skip-components", action="store_true")
     parser.add_argument("--out", default="benchmarks/paper_scale.md")
+    parser.add_argument(
+        "--split-memory",
+        action="store_true",
+        help="only print the peak memory of one compare split, step by step (writes nothing)",
+    )
     args = parser.parse_args()
+    if args.split_memory:
+        split_memory(*make_embeddings(args.n, args.d))
+        return 0
     try:
         prepare_out_file(args.out, "--out")
     except ValueError as error:

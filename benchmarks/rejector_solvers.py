@@ -30,7 +30,6 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from simulations.gcul import GCUL
-from simulations.rejectors._linear import whitening
 from simulations.rejectors.deep_gamblers import fit_deep_gamblers, gamblers_loss
 from simulations.rejectors.selectivenet import fit_selectivenet, selective_loss
 from simulations.synthetic import make_dataset
@@ -62,7 +61,6 @@ def main() -> int:
             c = float(np.mean(model.predict(data.X_test) != model.n_classes_))
             m = int(round(c * data.y_test.size))
             n = data.y_train.size
-            ZT = whitening(data.X_train).design(data.X_train)
             for label, solver, epochs in SOLVERS:
                 start = time.process_time()
                 net = fit_selectivenet(
@@ -77,6 +75,8 @@ def main() -> int:
                 )
                 seconds = time.process_time() - start
                 theta = np.concatenate([net.prediction_, net.selection_[None]]).ravel()
+                # the design in the whitened coordinates the net was trained in
+                ZT = net.whitening_.design(data.X_train)
                 objective, _ = selective_loss(
                     theta, ZT, data.y_train, 5, c, 1.0 / n, auxiliary=False
                 )
@@ -101,6 +101,7 @@ def main() -> int:
                     epochs=epochs,
                 )
                 seconds = time.process_time() - start
+                ZT = gambler.whitening_.design(data.X_train)
                 objective, _ = gamblers_loss(
                     gambler.coef_.ravel(), ZT, data.y_train, math.log(3.0), 1.0 / n
                 )

@@ -45,6 +45,8 @@ Predictors (the registry)::
                           estimate_geometry fills; refused by name without it)
     finite_sample_lambda  λ*_PRE whose rates hold with probability ≥ 1 - δ over the sample
     hoeffding_deviation   √(log(1/α)/(2n)), the Hoeffding term finite_sample_lambda uses
+    SingleAttractorModel  the model finite_sample_lambda assumes, as a sampler, and Monte Carlo
+                          replications of its promise
 
 Certified predictor (held-out calibration data, beyond the paper)::
 
@@ -53,6 +55,9 @@ Certified predictor (held-out calibration data, beyond the paper)::
     cross_fit_utility_bounds   CrossFitBounds: K fold models each judged on its held-out fold
     CERTIFIED_METHODS          "betting" (finite-sample valid), "asymptotic" (delta method)
     ASYMPTOTIC_MIN_COUNT       fewest rejected and accepted samples "asymptotic" accepts (100)
+    null_boundary_law          a law of calibration outcomes with U(λ) = 0 (the worst case)
+    NULL_BOUNDARY_LAWS         the three such laws its Monte Carlo checks use
+    draw_calibration_outcomes  n iid samples of such a law: the indicators certified_lambda takes
 
 Selective-classification evaluation (``subsec:selective_exp``; scores: higher = keep)::
 
@@ -73,10 +78,12 @@ Where a change goes (one idea per private module)::
                            plus its tests; then one entry in simulations.registry (label,
                            style, columns), which every table, figure and command iterates over
     the orthant probability  _orthant.py (Genz's method; "gaussian_exact")
-    finite_sample_lambda   _finite_sample.py; the unbiased quadratic forms it uses: _moments.py
+    finite_sample_lambda   _finite_sample.py; the unbiased quadratic forms it uses: _moments.py;
+                           the model it assumes: _attractor_model.py
     the geometry           Geometry and estimate_geometry: _geometry.py
     a public bound         _bounds.py; the feasibility report and its wording: _report.py
-    λ*_CERT                _certified.py (betting and asymptotic bounds on U(λ))
+    λ*_CERT                _certified.py (betting and asymptotic bounds on U(λ)); the laws
+                           that check its guarantee: _null_laws.py
     the utility model      _selectivity.py, _joint_utility.py; the tails: _tails.py
     selective metrics      _risk_coverage.py, _selective_guarantees.py
     argument checks        _validation.py (validation happens once, at the public boundary)
@@ -85,6 +92,7 @@ No module imports a private (``_x``) name of another module (tests/test_private_
 a helper another module needs has a public name in its own module.
 """
 
+from ._attractor_model import SingleAttractorModel
 from ._bounds import (
     METHODS,
     capture_rate_bound,
@@ -103,6 +111,7 @@ from ._cross_fit import CrossFitBounds, cross_fit_utility_bounds
 from ._finite_sample import FiniteSampleBound, finite_sample_lambda, hoeffding_deviation
 from ._geometry import MAX_CLASSES, Geometry, estimate_geometry
 from ._joint_utility import joint_utility
+from ._null_laws import NULL_BOUNDARY_LAWS, draw_calibration_outcomes, null_boundary_law
 from ._predictors import DEFAULT_METHOD, PREDICTORS, Predictor, predictor
 from ._report import COLUMN_LEGEND, FeasibilityReport, feasibility_report, guarantee_phrase
 from ._risk_coverage import (
@@ -130,6 +139,9 @@ __all__ = [
     "COLUMN_LEGEND",
     "certified_lambda",
     "utility_confidence_bounds",
+    "NULL_BOUNDARY_LAWS",
+    "draw_calibration_outcomes",
+    "null_boundary_law",
     "CrossFitBounds",
     "cross_fit_utility_bounds",
     "DEFAULT_METHOD",
@@ -138,6 +150,7 @@ __all__ = [
     "PREDICTORS",
     "FeasibilityReport",
     "FiniteSampleBound",
+    "SingleAttractorModel",
     "Predictor",
     "Geometry",
     "capture_rate_bound",

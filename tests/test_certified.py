@@ -11,8 +11,11 @@ from scipy.stats import binom
 
 from gcul_theory import (
     ASYMPTOTIC_MIN_COUNT,
+    NULL_BOUNDARY_LAWS,
     _certified,
     certified_lambda,
+    draw_calibration_outcomes,
+    null_boundary_law,
     utility_confidence_bounds,
 )
 from gcul_theory._certified import (
@@ -27,39 +30,6 @@ from simulations.gcul import GCUL, Certificate
 LAM = 0.15
 
 
-def _null_law(rho, q11, q10, q01, lam=LAM):
-    """Cell probabilities (rej&bw, rej&~bw, acc&bw&aw, acc&bw&~aw, acc&~bw&aw, acc&~bw&~aw)
-    of a law with U(lam) = 0 exactly: a = lam + (eps_sel - (1 - rho) b) / rho."""
-    b, eps_sel = q11 + q10, q11 + q01
-    a = lam + (eps_sel - (1 - rho) * b) / rho
-    assert 0.0 <= a <= 1.0, a
-    q00 = 1.0 - q11 - q10 - q01
-    p = np.array(
-        [rho * a, rho * (1 - a), (1 - rho) * q11, (1 - rho) * q10, (1 - rho) * q01, (1 - rho) * q00]
-    )
-    eps = p[0] + p[2] + p[3]
-    # U(lam) = 0 exactly; in floats about a dozen roundings of terms <= 1 + lam
-    assert abs(eps - eps_sel - lam * rho) <= gamma(12) * (1 + lam)
-    return p
-
-
-def _sample(rng, p, n):
-    cell = rng.choice(6, size=n, p=p)
-    rejected = cell <= 1
-    base_wrong = np.isin(cell, (0, 2, 3))
-    selective_wrong = np.isin(cell, (2, 4))
-    return base_wrong, selective_wrong, rejected
-
-
-# Laws on the null boundary U(0.15) = 0: like the sweep's transition cells (accepted base and
-# selective errors nearly coincide), a small rho with a large eps_sel, and a moderate one.
-NULL_LAWS = {
-    "sweep_like": (0.12, 0.42, 0.007, 0.006),
-    "small_rho_large_eps_sel": (0.03, 0.47, 0.0346, 0.03),
-    "moderate": (0.30, 0.10, 0.02, 0.05),
-}
-
-
 def binomial_limit(reps, delta, false_failure=ALPHA):
     """Smallest count k with P(Binomial(reps, delta) >= k) < false_failure: a bound whose
     violation rate is at most delta reaches k violations with probability below false_failure."""
@@ -68,12 +38,12 @@ def binomial_limit(reps, delta, false_failure=ALPHA):
 
 def _false_certification_rate(bound, law, n, reps, seed):
     rng = np.random.default_rng(seed)
-    p = _null_law(*law)
-    hits = sum(bound(*_sample(rng, p, n)) > 0.0 for _ in range(reps))
+    p = null_boundary_law(*law)
+    hits = sum(bound(*draw_calibration_outcomes(rng, p, n)) > 0.0 for _ in range(reps))
     return hits / reps
 
 
-@pytest.mark.parametrize("name", sorted(NULL_LAWS))
+@pytest.mark.parametrize("name", sorted(NULL_BOUNDARY_LAWS))
 def test_betting_bound_is_valid_at_the_null_boundary(name):
     # P(lower(lam) > 0) <= delta when U(lam) = 0 (the worst case of U(lam) <= 0), and
     # lambda_cert > lam implies lower(lam) > 0, so this is the guarantee of certified_lambda.
@@ -83,7 +53,7 @@ def test_betting_bound_is_valid_at_the_null_boundary(name):
     delta, reps = 0.05, 300
     rate = _false_certification_rate(
         lambda *ind: utility_confidence_bounds(*ind, lam=LAM, delta=delta)[0],
-        NULL_LAWS[name],
+        NULL_BOUNDARY_LAWS[name],
         n=400,
         reps=reps,
         seed=np.random.SeedSequence([7, len(name)]),
@@ -97,7 +67,7 @@ def test_the_monte_carlo_check_can_fail():
     def plug_in(bw, aw, rej):
         return bw.mean() - aw.sum() / (~rej).sum() - LAM * rej.mean()
 
-    rate = _false_certification_rate(plug_in, NULL_LAWS["sweep_like"], 400, 300, 11)
+    rate = _false_certification_rate(plug_in, NULL_BOUNDARY_LAWS["sweep_like"], 400, 300, 11)
     assert round(rate * 300) >= binomial_limit(300, 0.05)
 
 
@@ -112,7 +82,7 @@ def test_asymptotic_bound_refuses_the_regime_where_it_fails(rho, lam0, a, q11, d
     # With n = 200 these laws have about 10 rejected (or accepted) samples, where the delta
     # method's measured non-coverage was 22-30 times (6 times) delta; it is now refused.
     law = _null_law_from_a(rho, lam0, a, q11)
-    ind = _sample(np.random.default_rng(0), law, 200)
+    ind = draw_calibration_outcomes(np.random.default_rng(0), law, 200)
     for call in (
         lambda: utility_confidence_bounds(*ind, lam=lam0, delta=delta, method="asymptotic"),
         lambda: certified_lambda(*ind, delta=delta, method="asymptotic"),
@@ -139,17 +109,17 @@ def test_asymptotic_bound_is_given_from_the_minimum_count_on():
 
 
 def _null_law_from_a(rho, lam0, a, q11):
-    """As _null_law, parametrised by a = P(base wrong | rejected) (the benchmark's laws)."""
+    """As null_boundary_law, parametrised by a = P(base wrong | rejected) (the benchmark's laws)."""
     rhs = -rho * (a - lam0) + rho * q11  # (1 - rho) q10 - q01
     q10, q01 = (rhs / (1 - rho), 0.0) if rhs >= 0 else (0.0, -rhs)
-    return _null_law(rho, q11, q10, q01, lam=lam0)
+    return null_boundary_law(rho, q11, q10, q01, lam=lam0)
 
 
 def test_certified_lambda_matches_the_bound():
     rng = np.random.default_rng(5)
-    p = _null_law(*NULL_LAWS["moderate"], lam=0.3)
+    p = null_boundary_law(*NULL_BOUNDARY_LAWS["moderate"], lam=0.3)
     for _ in range(20):
-        ind = _sample(rng, p, 500)
+        ind = draw_calibration_outcomes(rng, p, 500)
         lam_cert = certified_lambda(*ind)
         for lam in (0.1, 0.2, 0.3, 0.5):
             if lam_cert > lam:
@@ -308,9 +278,10 @@ def test_betting_bound_is_valid_at_each_level(delta):
     # checks, tests/_tolerances.py). Measured: 0, 2 and 2 of 300 (limits 19, 77 and 123).
     reps, lam = 300, 0.04
     rng = np.random.default_rng(np.random.SeedSequence([7, int(delta * 1000)]))
-    p = _null_law(*FEW_REJECTED_NULL, lam=lam)
+    p = null_boundary_law(*FEW_REJECTED_NULL, lam=lam)
     hits = sum(
-        utility_confidence_bounds(*_sample(rng, p, 167), lam=lam, delta=delta)[0] > 0.0
+        utility_confidence_bounds(*draw_calibration_outcomes(rng, p, 167), lam=lam, delta=delta)[0]
+        > 0.0
         for _ in range(reps)
     )
     assert hits < binomial_limit(reps, delta), hits

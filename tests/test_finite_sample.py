@@ -2,7 +2,7 @@
 
 The training samples are drawn exactly from the single-attractor model the function assumes
 (class cores N(gap e_c, I), an attractor N(0, Σ) with uniform labels and predictions) by
-``gcul_theory._attractor_model``, which ``benchmarks/finite_sample_coverage.py`` uses too. A
+``gcul_theory.SingleAttractorModel``, which ``benchmarks/finite_sample_coverage.py`` uses too. A
 replication violates the promise when a fresh pool of ``n_errors`` errors has a capture fraction
 below ``r1_lower`` (in the Voronoi cell of the population centres) or a fresh set of
 ``n_correct`` correct samples a contamination fraction above ``r2_upper``. If the promise holds, the number of violations in ``reps`` replications is at most
@@ -27,8 +27,12 @@ from _tolerances import (
 )
 from scipy.stats import binom
 
-from gcul_theory import estimate_geometry, finite_sample_lambda, hoeffding_deviation
-from gcul_theory._attractor_model import draw_single_attractor, replications
+from gcul_theory import (
+    SingleAttractorModel,
+    estimate_geometry,
+    finite_sample_lambda,
+    hoeffding_deviation,
+)
 from gcul_theory._moments import covariance_traces, geometry_from_moments, quadratic_moments
 
 
@@ -40,9 +44,8 @@ def violations(seed, reps, d, C, gap, n_core, n_att, scale, delta):
     """``(violating replications, mean r1_lower)`` of ``reps`` replications of the model."""
     rng = np.random.default_rng(seed)
     count, lowers = 0, []
-    for bound, capture, contamination in replications(
-        rng, reps, d, C, gap, n_core, n_att, scale, delta, n_boot=20
-    ):
+    model = SingleAttractorModel(d, C, gap, n_core, n_att, scale)
+    for bound, capture, contamination in model.replications(rng, reps, delta, n_boot=20):
         count += bool(capture < bound.r1_lower or contamination > bound.r2_upper)
         lowers.append(bound.r1_lower)
     return count, float(np.mean(lowers))
@@ -135,7 +138,7 @@ def test_unbiased_moments_are_unbiased_under_the_gaussian_model():
 
 def test_fewer_than_four_errors_give_the_vacuous_bound():
     rng = np.random.default_rng(2)
-    Z, y, y_pred, _, _ = draw_single_attractor(rng, 5, 2, 4.0, 30, 0, 1.0)
+    Z, y, y_pred = SingleAttractorModel(5, 2, 4.0, 30, 0, 1.0).draw(rng)
     y_pred[:3] = 1 - y_pred[:3]  # three errors
     bound = finite_sample_lambda(Z, y, y_pred)
     assert (bound.lambda_pre, bound.r1_lower, bound.r2_upper) == (0.0, 0.0, 1.0)
@@ -144,7 +147,7 @@ def test_fewer_than_four_errors_give_the_vacuous_bound():
 
 def _issue_example(seed):
     rng = np.random.default_rng(seed)
-    Z, y, y_pred, _, _ = draw_single_attractor(rng, 1000, 2, 3.0, 300, 300)
+    Z, y, y_pred = SingleAttractorModel(1000, 2, 3.0, 300, 300).draw(rng)
     return finite_sample_lambda(Z, y, y_pred, method="gaussian_exact", delta=0.2, n_boot=20)
 
 

@@ -78,11 +78,7 @@ def test_simulations_imports_proofs_only_where_a_user_asks_for_a_proof():
 #: to move into the package (issue 33, item 2; CONTRIBUTING.md, "Layers: what may import what").
 #: The set is exact: a new such import fails the test below, and so does an entry no longer used.
 BENCHMARK_IMPORTS_TO_MOVE = {
-    ("bench_sweep", "sklearn_gcul"),
-    ("certified_delta_monotone", "test_certified"),
-    ("certified_tightening", "test_certified"),
     ("operating_points", "real_data"),
-    ("split_memory", "paper_scale"),
     ("text_emotion", "operating_points"),
 }
 

@@ -177,6 +177,7 @@ NAME_GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "finite_sample_lambda",
                 "FiniteSampleBound",
                 "hoeffding_deviation",
+                "SingleAttractorModel",
             ),
         ),
         (
@@ -188,6 +189,9 @@ NAME_GROUPS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "CrossFitBounds",
                 "CERTIFIED_METHODS",
                 "ASYMPTOTIC_MIN_COUNT",
+                "null_boundary_law",
+                "NULL_BOUNDARY_LAWS",
+                "draw_calibration_outcomes",
             ),
         ),
         (
