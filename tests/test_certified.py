@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _blob_data import confusion_blobs
 from _tolerances import ALPHA, gamma
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -316,18 +317,8 @@ def test_bad_method_and_lam():
 
 def test_gcul_certify_returns_a_consistent_certificate():
     rng = np.random.default_rng(0)
-    centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
-
-    def draw(k):
-        X = np.concatenate(
-            [rng.normal(c, 1.0, (k, 2)) for c in centres]
-            + [rng.normal(centres.mean(axis=0), 1.0, (k, 2))]
-        )
-        y = np.concatenate([np.repeat([0, 1, 2], k), rng.integers(0, 3, k)])
-        return X, y
-
-    model = GCUL().fit(*draw(300))
-    cert = model.certify(*draw(500), lam=0.15, delta=0.05)
+    model = GCUL().fit(*confusion_blobs(rng, 300))
+    cert = model.certify(*confusion_blobs(rng, 500), lam=0.15, delta=0.05)
     assert isinstance(cert, Certificate)
     assert cert.n == 2000 and cert.lam == 0.15 and cert.delta == 0.05
     assert cert.gain_lower <= cert.gain_upper

@@ -12,6 +12,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _blob_data import confusion_blobs
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
@@ -160,12 +161,7 @@ def test_both_are_classifiers_with_their_parameters():
 
 def blobs(n=150, seed=0, scale=1.0):
     rng = np.random.default_rng(seed)
-    centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
-    X = np.concatenate(
-        [rng.normal(c, 1.0, (n, 2)) for c in centres]
-        + [rng.normal(centres.mean(axis=0), 1.0, (n, 2))]
-    )
-    y = np.concatenate([np.repeat([0, 1, 2], n), rng.integers(0, 3, n)])
+    X, y = confusion_blobs(rng, n)
     order = rng.permutation(y.size)  # folds of cross-validation see every blob
     return X[order] * scale, y[order]
 

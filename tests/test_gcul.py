@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _blob_data import confusion_blobs
 from _protocol_data import N_CLASSES, N_FEATURES, protocol_data
 from _tolerances import binomial_band, gamma
 from hypothesis import assume, given, settings
@@ -442,14 +443,7 @@ def test_predict_on_a_row_of_1e308_is_defined_without_warning():
 
 
 def _cross_fit_data(n=150, seed=0):
-    rng = np.random.default_rng(seed)
-    centres = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 8.0]])
-    X = np.concatenate(
-        [rng.normal(c, 1.0, (n, 2)) for c in centres]
-        + [rng.normal(centres.mean(axis=0), 1.0, (n, 2))]
-    )
-    y = np.concatenate([np.repeat([0, 1, 2], n), rng.integers(0, 3, n)])
-    return X, y
+    return confusion_blobs(np.random.default_rng(seed), n)
 
 
 def test_cross_fit_is_each_fold_certified_at_delta_over_k_then_averaged():
