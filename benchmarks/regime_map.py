@@ -216,9 +216,8 @@ def measure_cell(setting: Setting, seed: int) -> dict[str, float]:
     model = GCUL().fit(data.X_train, data.y_train)
     # the sweep's evaluation (simulations.rejectors.evaluate.score_cell), only these rejectors
     context = RejectorContext(
-        data.X_train, data.y_train, model, seed=evaluation_seed(seed),
-        mixture=simulations.synthetic.mixture(seed, noise, config),
-    )  # fmt: skip
+        data.X_train, data.y_train, model, seed=evaluation_seed(seed), mixture=data.mixture
+    )
     cell = score_rejectors(context, data.X_test, data.y_test, names=("gcul", "msp", "bayes"))
     columns = evaluation_columns(cell)
     return {

@@ -94,7 +94,7 @@ def risk_coverage_cells(
         for noise in noises:
             data = make_dataset(seed, noise, config)
             model = GCUL().fit(data.X_train, data.y_train)
-            cells.append((float(noise), score_cell(data, model, seed, noise, config)))
+            cells.append((float(noise), score_cell(data, model, seed)))
     return cells
 
 

@@ -221,7 +221,9 @@ class Dataset(NamedTuple):
     ``y_train_clean`` the labels before flipping; ``flipped_train == (y_train != y_train_clean)``.
     ``is_confusion_*`` marks samples of the confusion population. ``y_test_noisy`` is ``y_test``
     flipped by the training labels' process at the same σ (independent draws of its own). The
-    arrays are fresh copies that the caller owns.
+    arrays are fresh copies that the caller owns. ``mixture`` is the law the samples were drawn
+    from (:func:`mixture` of the same ``(seed, σ, config)``, what the Bayes rejector needs; its
+    arrays are read-only), or None for a dataset built by hand.
     """
 
     X_train: np.ndarray
@@ -233,6 +235,7 @@ class Dataset(NamedTuple):
     is_confusion_test: np.ndarray
     flipped_train: np.ndarray
     y_test_noisy: np.ndarray
+    mixture: Mixture | None = None
 
 
 class _Base(NamedTuple):
@@ -250,6 +253,7 @@ class _Base(NamedTuple):
     flip_target_train: np.ndarray  # the label a flip turns y_i into (never y_i)
     flip_uniform_test: np.ndarray  # the test labels' own u_i and flip targets (y_test_noisy)
     flip_target_test: np.ndarray
+    centers: np.ndarray  # the class centres c_k (the mixture's)
 
 
 def noise_levels(n_levels: int = 41, step: float = 0.4) -> np.ndarray:
@@ -286,7 +290,7 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
     -------
     Dataset
         Train/test features and labels plus the ground truth (clean labels, confusion membership,
-        which training labels flipped).
+        which training labels flipped, the mixture the samples come from).
 
     Examples
     --------
@@ -298,8 +302,16 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
     True
     """
     config = check_config(config)
-    seed = check_seed(seed)
-    noise = check_noise(noise, config)
+    return make_dataset_unchecked(check_seed(seed), check_noise(noise, config), config)
+
+
+def make_dataset_unchecked(seed: int, noise: float, config: SyntheticConfig) -> Dataset:
+    """:func:`make_dataset` of arguments already checked (:func:`check_seed`,
+    :func:`check_noise`, :func:`check_config`), itself checking nothing.
+
+    What a sweep's cell runs (:func:`simulations.sweep.cell.compute_row`): the sweep checks σ
+    once, for the whole grid, and a single cell once, at :func:`simulations.sweep.run_cell`.
+    """
     base = _base_draws(seed, config)
     X_train = base.X_train + noise * base.G_train
     X_test = base.X_test + noise * base.G_test
@@ -316,6 +328,7 @@ def make_dataset(seed: int, noise: float, config: SyntheticConfig | None = None)
         is_confusion_test=base.is_confusion_test.copy(),
         flipped_train=flipped,
         y_test_noisy=np.where(flipped_test, base.flip_target_test, base.y_test),
+        mixture=_mixture(base.centers, noise, config),
     )
 
 
@@ -423,6 +436,12 @@ def mixture(seed: int, noise: float, config: SyntheticConfig | None = None) -> M
     noise = check_noise(noise, config)
     centers = _draw_centers(seed, config)
     centers.flags.writeable = False
+    return _mixture(centers, noise, config)
+
+
+def _mixture(centers: np.ndarray, noise: float, config: SyntheticConfig) -> Mixture:
+    """:func:`mixture` of a seed's read-only class centres (:func:`_draw_centers`), σ and config,
+    already checked."""
     confusion_center, _, label_law = _confusion_geometry(centers, config)
     confusion_center.flags.writeable = False
     label_law.flags.writeable = False
@@ -574,6 +593,7 @@ def _base_draws(seed: int, config: SyntheticConfig) -> _Base:
         flip_target_train=flip_target[train],
         flip_uniform_test=test_flip_u[test],
         flip_target_test=test_flip_target[test],
+        centers=centers,
     )
     for array in arrays:
         array.flags.writeable = False

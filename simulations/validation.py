@@ -49,6 +49,7 @@ __all__ = [
     "check_real",
     "error_pool_renamed",
     "first_line",
+    "removed_parameters",
     "renamed_keyword",
 ]
 
@@ -478,6 +479,55 @@ def renamed_keyword(old: str, new: str, hint: str) -> Callable[[_Function], _Fun
             if old in kwargs:
                 message = f"{function.__name__}() got the keyword {old!r}, renamed {new!r}"
                 raise TypeError(f"{message}; {hint}")
+            return function(*args, **kwargs)
+
+        return checked  # type: ignore[return-value]  # the wrapper has the signature of the function it wraps
+
+    return decorate
+
+
+def removed_parameters(
+    kept: int, removed: tuple[str, ...], hint: str
+) -> Callable[[_Function], _Function]:
+    """A decorator: a call in a function's former form, with the parameters ``removed`` (which
+    came after its first ``kept`` positional ones) passed by position or by keyword, is refused
+    with a one-line TypeError that says what to pass, instead of Python's bare "takes 3
+    positional arguments but 5 were given".
+
+    Parameters
+    ----------
+    kept : int
+        How many positional arguments the function takes now.
+    removed : tuple of str
+        The names of the parameters it no longer has.
+    hint : str
+        Appended to the message after a semicolon: what to pass instead.
+
+    Returns
+    -------
+    callable
+        The decorator; the decorated function keeps its name, docstring and signature
+        (``functools.wraps``).
+
+    Examples
+    --------
+    >>> @removed_parameters(1, ("size",), "the brush knows its size: paint(brush)")
+    ... def paint(brush):
+    ...     return brush
+    >>> paint("round")
+    'round'
+    >>> paint("round", 3)
+    Traceback (most recent call last):
+    ...
+    TypeError: paint() no longer takes size; the brush knows its size: paint(brush)
+    """
+    names = " or ".join(removed)
+
+    def decorate(function: _Function) -> _Function:
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > kept or not kwargs.keys().isdisjoint(removed):
+                raise TypeError(f"{function.__name__}() no longer takes {names}; {hint}")
             return function(*args, **kwargs)
 
         return checked  # type: ignore[return-value]  # the wrapper has the signature of the function it wraps

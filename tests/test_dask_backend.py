@@ -9,6 +9,7 @@ levels) and there are only two such starts in the module besides the shared one.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import logging
@@ -25,6 +26,7 @@ from pathlib import Path
 import dask
 import distributed
 import pytest
+from _cli import cached_cells, child_session, gcul, wait_while_running
 
 import simulations.sweep as sweep
 from simulations.cli import main
@@ -33,7 +35,6 @@ from simulations.sweep import run_sweep
 from simulations.sweep.processes import session_processes, wait_for_session_end
 from simulations.synthetic import SyntheticConfig
 
-REPO = Path(__file__).resolve().parents[1]
 TINY = SyntheticConfig(n_per_class=200, n_confusion=200)
 GRID = [0.0, 4.0, 8.0]
 SEEDS = [10, 11]
@@ -345,21 +346,12 @@ def test_run_sweep_rejects_bad_backends(kwargs, error, match) -> None:
 @pytest.mark.skipif(not LINUX, reason="reads the process table in /proc")
 def test_sigterm_closes_the_local_cluster(tmp_path) -> None:
     out = tmp_path / "out"
-    env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    )
-    argv = [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out)]
+    argv = gcul("reproduce", "--out", str(out))
     argv += ["--seeds", "10-29", "--levels", "41", "--jobs", "2", "--backend", "dask"]
-    with open(tmp_path / "stderr", "w") as stderr:
-        proc = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=stderr, env=env, start_new_session=True
-        )
-    try:
-        deadline = time.monotonic() + 120
-        while len(list((out / "cache").glob("*.json"))) < 2:  # the workers are computing
-            assert proc.poll() is None, (tmp_path / "stderr").read_text()
-            assert time.monotonic() < deadline, "no cell finished in 120 s"
-            time.sleep(0.05)
+    log = tmp_path / "stderr"
+    with child_session(argv, log) as proc:
+        # the workers are computing
+        wait_while_running(proc, lambda: cached_cells(out) >= 2, 120, "cell finished", log)
         assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
@@ -371,12 +363,6 @@ def test_sigterm_closes_the_local_cluster(tmp_path) -> None:
             "rerun resumes"
         )
         assert "Traceback" not in err, err
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever survived a failed assertion
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
 
 
 
@@ -531,24 +517,6 @@ def test_a_worker_killed_while_the_local_cluster_starts_is_one_line(tmp_path, ca
 # The only worker of a remote scheduler dies mid-sweep (issue 25, item 1)
 
 
-def _spawn(argv: list[str], log: Path) -> subprocess.Popen:
-    env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    )
-    with open(log, "w") as stream:
-        return subprocess.Popen(
-            argv, stdout=stream, stderr=subprocess.STDOUT, env=env, start_new_session=True
-        )
-
-
-def _end(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(timeout=10)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("killed", ["worker", "scheduler"])
 def test_a_scheduler_that_loses_its_only_worker_is_one_line(tmp_path, monkeypatch, killed):
@@ -559,31 +527,29 @@ def test_a_scheduler_that_loses_its_only_worker_is_one_line(tmp_path, monkeypatc
     # scheduler is one line too (the client's own ERROR log of its reconnection is silenced).
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    scheduler = _spawn(
-        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-         "--port", str(port), "--no-dashboard"],
-        tmp_path / "scheduler.log",
-    )  # fmt: skip
-    worker = command = None
-    try:
-        worker = _spawn(
+    with contextlib.ExitStack() as children:  # ended in reverse: command, worker, scheduler
+        scheduler = children.enter_context(child_session(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", str(port), "--no-dashboard"],
+            tmp_path / "scheduler.log", stdout=subprocess.STDOUT,
+        ))  # fmt: skip
+        worker = children.enter_context(child_session(
             [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
              "--no-nanny", "--no-dashboard"],
-            tmp_path / "worker.log",
-        )  # fmt: skip
+            tmp_path / "worker.log", stdout=subprocess.STDOUT,
+        ))  # fmt: skip
         out = tmp_path / "out"
         env_timeout = "3"
         monkeypatch.setenv("GCUL_DASK_NO_WORKER_TIMEOUT", env_timeout)  # for the child
-        command = _spawn(
-            [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out),
-             "--seeds", "10-11", "--levels", "9", "--backend", "dask", "--scheduler", address],
-            tmp_path / "stderr",
-        )  # fmt: skip
-        deadline = time.monotonic() + 40
-        while len(list((out / "cache").glob("*.json"))) < 1:  # the worker is computing
-            assert command.poll() is None, (tmp_path / "stderr").read_text()
-            assert time.monotonic() < deadline, "no cell finished in 40 s"
-            time.sleep(0.02)
+        log = tmp_path / "stderr"
+        command = children.enter_context(child_session(
+            gcul("reproduce", "--out", str(out), "--seeds", "10-11", "--levels", "9",
+                 "--backend", "dask", "--scheduler", address),
+            log, stdout=subprocess.STDOUT,
+        ))  # fmt: skip
+        wait_while_running(
+            command, lambda: cached_cells(out) >= 1, 40, "cell finished", log, poll=0.02
+        )  # the worker is computing
         os.kill((worker if killed == "worker" else scheduler).pid, signal.SIGKILL)
         kill_time = time.monotonic()
         cached = {path.name for path in (out / "cache").glob("*.json")}
@@ -617,10 +583,6 @@ def test_a_scheduler_that_loses_its_only_worker_is_one_line(tmp_path, monkeypatc
         # every cell finished before the kill is still cached, and verifies
         assert cached <= {path.name for path in (out / "cache").glob("*.json")}
         assert 1 <= len(cached) < 18
-    finally:
-        for proc in (command, worker, scheduler):
-            if proc is not None:
-                _end(proc)
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "inf", ""])

@@ -24,7 +24,16 @@ import time
 from pathlib import Path
 
 import pytest
-from _cli import OUTPUTS, run, small
+from _cli import (
+    OUTPUTS,
+    cached_cells,
+    child_session,
+    environment,
+    gcul,
+    run,
+    small,
+    wait_while_running,
+)
 
 import simulations.sweep
 from simulations.cli import main
@@ -33,16 +42,9 @@ from simulations.sweep import CACHE_LOCK, CELL_MAX_BYTES, run_sweep
 from simulations.sweep.processes import session_processes, wait_for_session_end
 from simulations.synthetic import SyntheticConfig
 
-REPO = Path(__file__).resolve().parents[1]
 LINUX = Path("/proc/self/task").is_dir()
 TINY = SyntheticConfig(n_per_class=200, n_confusion=200)
 SAME_EVERY_RUN = tuple(name for name in OUTPUTS if name not in ("timings.csv", "manifest.json"))
-
-
-def environment() -> dict[str, str]:
-    """A child process imports this worktree, writes no bytecode."""
-    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    return dict(os.environ, PYTHONPATH=path, PYTHONDONTWRITEBYTECODE="1")
 
 
 def manifest_mismatches(out: Path) -> list[str]:
@@ -473,29 +475,16 @@ def test_workers_end_within_seconds_of_a_killed_main_process(tmp_path):
     # kill -9 of the main process left 2 loky workers and 2 resource trackers running for up to
     # 286 s (19 of 25 kills), holding the caller's stderr open.
     out = tmp_path / "out"
-    argv = [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out)]
+    argv = gcul("reproduce", "--out", str(out))
     argv += ["--seeds", "10-29", "--levels", "41", "--jobs", "2"]  # 820 cells: minutes of work
-    with open(tmp_path / "stderr", "w") as stderr:
-        proc = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=stderr, env=environment(),
-            start_new_session=True,
-        )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 120
-        while len(list((out / "cache").glob("*.json"))) < 2:  # the workers are computing
-            assert proc.poll() is None, (tmp_path / "stderr").read_text()
-            assert time.monotonic() < deadline, "no cell finished in 120 s"
-            time.sleep(0.05)
+    log = tmp_path / "stderr"
+    with child_session(argv, log) as proc:
+        # the workers are computing
+        wait_while_running(proc, lambda: cached_cells(out) >= 2, 120, "cell finished", log)
         assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.kill()  # SIGKILL: no handler runs, nothing is closed
         proc.wait(timeout=10)
         assert wait_for_session_end(proc.pid, 10) == {}  # each worker checks its parent every 0.2 s
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever survived a failed assertion
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -619,19 +608,14 @@ def test_compare_workers_end_within_seconds_of_a_killed_command(tmp_path):
     Z, y = _compare_files(tmp_path, n=1300, d=96)  # 1.5 MB of float32: joblib shares a memmap
     shared = tmp_path / "joblib"
     shared.mkdir()
-    argv = [sys.executable, "-m", "simulations.cli", "compare", "--embeddings", str(Z)]
-    argv += ["--labels", str(y), "--splits", "100", "--jobs", "2"]
+    argv = gcul("compare", "--embeddings", str(Z), "--labels", str(y), "--splits", "100")
+    argv += ["--jobs", "2"]
     env = {**environment(), "JOBLIB_TEMP_FOLDER": str(shared), "XDG_CACHE_HOME": str(tmp_path)}
-    with open(tmp_path / "stderr", "w") as stderr:
-        proc = subprocess.Popen(
-            argv, stdout=subprocess.DEVNULL, stderr=stderr, env=env, start_new_session=True
-        )
-    try:
-        deadline = time.monotonic() + 120
-        while "split 1/100 done" not in (tmp_path / "stderr").read_text():  # computing
-            assert proc.poll() is None, (tmp_path / "stderr").read_text()
-            assert time.monotonic() < deadline, "no split finished in 120 s"
-            time.sleep(0.05)
+    log = tmp_path / "stderr"
+    with child_session(argv, log, env=env) as proc:
+        wait_while_running(
+            proc, lambda: "split 1/100 done" in log.read_text(), 120, "split finished", log
+        )  # computing
         assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         assert list(shared.iterdir())  # the embeddings, shared with the workers
         proc.kill()  # SIGKILL: no handler runs, nothing is closed
@@ -641,12 +625,6 @@ def test_compare_workers_end_within_seconds_of_a_killed_command(tmp_path):
         while list(shared.iterdir()) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert list(shared.iterdir()) == []
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever survived a failed assertion
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
 
 
 _TRUNCATED_DURING_THE_RUN = """

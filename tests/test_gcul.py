@@ -670,7 +670,7 @@ def test_indicators_are_the_measurement_the_sweep_and_compare_report() -> None:
     assert outcomes.rejection_rate == np.count_nonzero(rejected) / n
     selective_error = np.count_nonzero(selective[~rejected] != data.y_test[~rejected]) / n_accepted
     assert outcomes.selective_error == selective_error
-    row = fit_and_measure(data, GCUL, 16, 4.0, config=config)
+    row = fit_and_measure(data, GCUL, 16)
     assert row["lambda_emp"] == outcomes.empirical_lambda()  # bit for bit: the same arithmetic
     assert row["rejection_rate"] == outcomes.rejection_rate
     assert row["selective_acc"] == 1.0 - outcomes.selective_error

@@ -140,7 +140,7 @@ def test_the_floor_check_catches_a_wrong_posterior(floor_cells) -> None:
 def tiny_cell():
     data = make_dataset(12, 6.0, TINY)
     model = GCUL().fit(data.X_train, data.y_train)
-    return data, model, score_cell(data, model, 12, 6.0, TINY)
+    return data, model, score_cell(data, model, 12)
 
 
 def test_gcul_zero_threshold_is_its_accept_set_and_its_selective_risk(tiny_cell) -> None:
@@ -211,7 +211,33 @@ def test_row_is_deterministic_and_carries_every_column() -> None:
     assert set(EVALUATION_COLUMNS) <= set(first) and list(first) == list(ROW_COLUMNS)
     data = make_dataset(13, 8.0, TINY)
     model = GCUL().fit(data.X_train, data.y_train)
-    assert evaluate_cell(data, model, 13, 8.0, TINY) == {c: first[c] for c in EVALUATION_COLUMNS}
+    assert evaluate_cell(data, model, 13) == {c: first[c] for c in EVALUATION_COLUMNS}
+
+
+def test_the_bayes_rejector_reads_the_mixture_of_the_cells_data(tiny_cell) -> None:
+    # evaluate_cell took (data, model, seed, noise, config) and rebuilt the mixture from them;
+    # the law is data.mixture now: another law there gives other Bayes scores, nothing else moves
+    data, model, cell = tiny_cell
+    other = data._replace(mixture=mixture(12, 2.0, TINY))
+    moved = score_cell(other, model, 12)
+    assert not np.array_equal(moved.scores["bayes"], cell.scores["bayes"])
+    for name in cell.scores.keys() - {"bayes"}:
+        np.testing.assert_array_equal(moved.scores[name], cell.scores[name], err_msg=name)
+
+
+def test_the_former_arguments_and_a_dataset_without_its_law_are_one_line_errors(
+    tiny_cell,
+) -> None:
+    data, model, _ = tiny_cell
+    hint = r"no longer takes noise or config; .* data\.mixture .*: pass \(data, model, seed\)$"
+    with pytest.raises(TypeError, match=r"^evaluate_cell\(\) " + hint):
+        evaluate_cell(data, model, 12, 6.0, TINY)
+    with pytest.raises(TypeError, match=r"^score_cell\(\) " + hint):
+        score_cell(data, model, 12, config=TINY)
+    with pytest.raises(ValueError, match=r"^data\.mixture is None: .*\.make_dataset\(seed, noise"):
+        evaluate_cell(data._replace(mixture=None), model, 12)
+    with pytest.raises(TypeError, match=r"^data must be a simulations\.synthetic\.Dataset; got"):
+        score_cell(tuple(data), model, 12)
 
 
 def _edge_cell(accept_all: bool) -> CellScores:

@@ -11,22 +11,17 @@ import json
 import os
 import signal
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from _cli import OUTPUTS, run, small
+from _cli import OUTPUTS, cached_cells, child_session, gcul, run, small, wait_while_running
 
 import gcul_theory
 import simulations.sweep
 from simulations.cli import build_parser, parse_seeds
 from simulations.results import ROW_COLUMNS, TIMING_COLUMNS
 from simulations.sweep.processes import session_processes, wait_for_session_end
-
-REPO = Path(__file__).resolve().parents[1]
-
 
 # ---------------------------------------------------------------------------------------------
 # 1. Workers: capped at the usable cores; -1 = all of them; default all of them
@@ -387,18 +382,12 @@ def test_every_reproduce_option_has_a_help_text(capsys):
 def test_sigterm_leaves_no_worker_behind(tmp_path):
     # SIGTERM on a `--jobs 2` run left 2 workers and 2 resource trackers alive for minutes.
     out = tmp_path / "out"
-    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    env = dict(os.environ, PYTHONPATH=path)
-    argv = [sys.executable, "-m", "simulations.cli", "reproduce", "--out", str(out)]
+    argv = gcul("reproduce", "--out", str(out))
     argv += ["--seeds", "10-29", "--levels", "41", "--jobs", "2"]  # 820 cells: minutes of work
-    with open(tmp_path / "stdout", "w") as stdout, open(tmp_path / "stderr", "w") as stderr:
-        proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr, env=env, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        while len(list((out / "cache").glob("*.json"))) < 2:  # the first cells are done
-            assert proc.poll() is None, (tmp_path / "stderr").read_text()
-            assert time.monotonic() < deadline, "no cell finished in 120 s"
-            time.sleep(0.05)
+    log = tmp_path / "stderr"
+    with child_session(argv, log, stdout=tmp_path / "stdout") as proc:
+        # the first cells are done
+        wait_while_running(proc, lambda: cached_cells(out) >= 2, 120, "cell finished", log)
         assert len(session_processes(proc.pid)) >= 3  # the command and its two workers at least
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
@@ -411,11 +400,4 @@ def test_sigterm_leaves_no_worker_behind(tmp_path):
         )
         assert "Traceback" not in err
         assert not (out / "results.csv").exists()
-        cached = list((out / "cache").glob("*.json"))
-        assert len(cached) >= 2 and not list((out / "cache").glob("*.tmp"))
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # whatever survived a failed assertion
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
+        assert cached_cells(out) >= 2 and not list((out / "cache").glob("*.tmp"))

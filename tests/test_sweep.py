@@ -185,6 +185,49 @@ def test_run_cell_rejects_bad_arguments() -> None:
         run_cell(0, 0.0, TINY, profile=[])
 
 
+def test_sigma_is_checked_once_where_it_enters_not_on_its_way_through_a_cell(monkeypatch) -> None:
+    # issue 33 item 3: one cell checked σ in run_cell, make_dataset, mixture (rebuilt for the
+    # Bayes rejector) and certified_columns; now only where it enters: run_cell, or the sweep's
+    # grid once per level
+    from simulations import synthetic
+
+    checked = []
+    real_noise, real_real = synthetic.check_noise, sweep.cell.check_real
+
+    def check_noise(noise, config):
+        checked.append(noise)
+        return real_noise(noise, config)
+
+    def check_real(name, value, *args, **kwargs):
+        if name == "noise":
+            checked.append(value)
+        return real_real(name, value, *args, **kwargs)
+
+    for module in (synthetic, sweep.cell, sweep.grid):
+        monkeypatch.setattr(module, "check_noise", check_noise)
+    monkeypatch.setattr(sweep.cell, "check_real", check_real)
+    row = run_cell(10, 0.8, TINY)
+    assert checked == [0.8]
+    checked.clear()
+    rows = run_sweep([0.0, 0.8], [10], n_jobs=1, config=TINY, progress=False)  # in this process
+    assert checked == [0.0, 0.8]
+    assert rows[1] == row | {"level": 1}
+    # a public generator still checks what a user passes it, in one line
+    with pytest.raises(ValueError, match=r"^noise must be a finite number >= 0; got -0\.5$"):
+        make_dataset(0, -0.5, TINY)
+    with pytest.raises(ValueError, match=r"^noise must be a finite number >= 0; got nan$"):
+        synthetic.mixture(0, math.nan, TINY)
+
+
+def test_fit_and_measure_in_its_former_form_is_one_line() -> None:
+    data = make_dataset(0, 0.8, TINY)
+    pattern = r"^fit_and_measure\(\) no longer takes noise or config; .* pass \(data, "
+    with pytest.raises(TypeError, match=pattern):
+        sweep.cell.fit_and_measure(data, GCUL, 0, 0.8, config=TINY)
+    with pytest.raises(TypeError, match=pattern):
+        sweep.cell.fit_and_measure(data, GCUL, 0, config=TINY)
+
+
 def test_certified_columns_checks_noise_as_every_real_argument() -> None:
     data = make_dataset(0, 0.0, TINY)
     with pytest.raises(ValueError, match=r"noise must be in \[0, inf\); got -1.0"):

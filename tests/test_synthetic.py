@@ -10,10 +10,17 @@ from _tolerances import ALPHA, binomial_band, gamma, normal_quantile
 from scipy.stats import chi2
 
 from simulations import synthetic
-from simulations.synthetic import Dataset, SyntheticConfig, make_dataset, noise_levels
+from simulations.synthetic import Dataset, SyntheticConfig, make_dataset, mixture, noise_levels
 
 SMALL = SyntheticConfig(n_per_class=200, n_confusion=200)
 PAPER = SyntheticConfig()
+#: The fields of a Dataset that hold its samples (all but ``mixture``, the law they come from).
+ARRAYS = tuple(name for name in Dataset._fields if name != "mixture")
+
+
+def _assert_same_arrays(a: Dataset, b: Dataset) -> None:
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
 def _all_features(data: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -194,8 +201,7 @@ def test_flips_are_nested_in_sigma() -> None:
 
 def test_same_seed_same_arrays_different_seed_different() -> None:
     a, b = make_dataset(30, 3.2, SMALL), make_dataset(30, 3.2, SMALL)
-    for name, x, y in zip(Dataset._fields, a, b, strict=True):
-        np.testing.assert_array_equal(x, y, err_msg=name)
+    _assert_same_arrays(a, b)
     c = make_dataset(31, 3.2, SMALL)
     assert not np.array_equal(a.X_train, c.X_train)
     assert not np.array_equal(a.y_train, c.y_train)
@@ -210,18 +216,44 @@ def test_draws_do_not_depend_on_call_order_or_cache() -> None:
     np.random.seed(0)  # noqa: NPY002
     np.random.standard_normal(5)  # noqa: NPY002
     again = make_dataset(40, 6.0, SMALL)
-    for name, x, y in zip(Dataset._fields, first, again, strict=True):
-        np.testing.assert_array_equal(x, y, err_msg=name)
+    _assert_same_arrays(first, again)
 
 
 def test_returned_arrays_are_owned_by_the_caller() -> None:
     data = make_dataset(50, 1.0, SMALL)
     reference = make_dataset(50, 1.0, SMALL)
-    for array in data:
-        assert array.flags.writeable
+    for name in ARRAYS:
+        array = getattr(data, name)
+        assert array.flags.writeable, name
         array[...] = 0
-    for name, x, y in zip(Dataset._fields, reference, make_dataset(50, 1.0, SMALL), strict=True):
-        np.testing.assert_array_equal(x, y, err_msg=name)
+    _assert_same_arrays(reference, make_dataset(50, 1.0, SMALL))
+    # the law is shared, read-only: no caller can move another's
+    assert not any(a.flags.writeable for a in data.mixture if isinstance(a, np.ndarray))
+
+
+@pytest.mark.parametrize(
+    ("seed", "noise", "config"),
+    [(16, 0.0, SMALL), (3, 6.4, PAPER), (
+        8, 2.0, SyntheticConfig(
+            n_per_class=30, n_confusion=10, confusion_radius_ratio=0.5, confusion_shift=0.7,
+            confusion_target=2, confusion_label_bias=0.6, confusion_label_classes=3,
+        ),
+    )],
+)  # fmt: skip
+def test_a_dataset_carries_the_mixture_of_its_cell(seed, noise, config) -> None:
+    # the Bayes rejector reads data.mixture (it rebuilt mixture(seed, noise, config) before):
+    # the same law, float for float, whether or not the base draws were cached
+    synthetic._base_draws.cache_clear()
+    for _ in range(2):
+        law = make_dataset(seed, noise, config).mixture
+        expected = mixture(seed, noise, config)
+        assert type(law) is type(expected)
+        for name in expected._fields:
+            got, want = getattr(law, name), getattr(expected, name)
+            assert type(got) is type(want), name
+            np.testing.assert_array_equal(got, want, err_msg=name)
+    hand_built = Dataset(*make_dataset(seed, noise, config)[: len(ARRAYS)])
+    assert hand_built.mixture is None  # a dataset built by hand has no law
 
 
 def test_base_draws_are_cached_per_config() -> None:

@@ -188,7 +188,8 @@ def _old_make_dataset(seed: int, noise: float, config: SyntheticConfig) -> tuple
 @pytest.mark.parametrize(("seed", "noise"), [(16, 0.0), (10, 3.2)])
 def test_defaults_are_the_old_generator(config, seed, noise):
     ours = make_dataset(seed, noise, config)
-    for name, old in zip(ours._fields, _old_make_dataset(seed, noise, config), strict=True):
+    arrays = [name for name in ours._fields if name != "mixture"]  # the law is not a sample
+    for name, old in zip(arrays, _old_make_dataset(seed, noise, config), strict=True):
         assert getattr(ours, name).dtype == old.dtype, name
         np.testing.assert_array_equal(getattr(ours, name), old, err_msg=name)
     law = mixture(seed, noise, config)

@@ -126,7 +126,8 @@ class RejectorContext:
         Coverage ``c ∈ (0, 1]`` that SelectiveNet is trained for (required by it only).
     mixture : simulations.synthetic.Mixture or None, default=None
         The data-generating law (synthetic protocol only; required by ``bayes``), from
-        :func:`simulations.synthetic.mixture`.
+        :func:`simulations.synthetic.mixture` (a dataset of
+        :func:`simulations.synthetic.make_dataset` carries it as ``mixture``).
 
     Attributes
     ----------

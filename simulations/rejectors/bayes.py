@@ -26,7 +26,8 @@ decided in log space; with the true posterior it maximises Chow's per-sample gai
 largest scores minimises the expected number of errors given the test features: no rejector
 that sees only :math:`x` does better in expectation (the floor of every risk–coverage curve).
 
-Synthetic protocol only: it needs ``RejectorContext.mixture``.
+Synthetic protocol only: it needs ``RejectorContext.mixture`` (a cell's
+``simulations.synthetic.Dataset.mixture``).
 
 References
 ----------
@@ -186,7 +187,8 @@ def fit(context: RejectorContext) -> FittedBayes:
     if context.mixture is None:
         raise ValueError(
             "the 'bayes' rejector needs the data-generating law (synthetic protocol only): "
-            "pass mixture=simulations.synthetic.mixture(seed, noise, config) to RejectorContext"
+            "pass mixture=simulations.synthetic.mixture(seed, noise, config) (or the "
+            "mixture of the cell's make_dataset) to RejectorContext"
         )
     return FittedBayes(context.mixture)
 

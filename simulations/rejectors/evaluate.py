@@ -71,7 +71,8 @@ import numpy as np
 
 import gcul_theory
 from simulations.rejectors import REJECTORS, RejectorContext
-from simulations.synthetic import Dataset, SyntheticConfig, mixture
+from simulations.synthetic import Dataset
+from simulations.validation import removed_parameters
 
 __all__ = [
     "AURC_COLUMNS",
@@ -279,29 +280,27 @@ def evaluation_columns(cell: CellScores) -> dict[str, float]:
     return out
 
 
+_NO_NOISE_OR_CONFIG = (
+    "the Bayes rejector's mixture is data.mixture (simulations.synthetic.make_dataset sets it): "
+    "pass (data, model, seed)"
+)
+
+
+@removed_parameters(3, ("noise", "config"), _NO_NOISE_OR_CONFIG)
 def evaluate_cell(
-    data: Dataset,
-    model: Any,
-    seed: int,
-    noise: float,
-    config: SyntheticConfig,
-    *,
-    lam: float = CHOW_LAMBDA,
+    data: Dataset, model: Any, seed: int, *, lam: float = CHOW_LAMBDA
 ) -> dict[str, float]:
     """The :data:`EVALUATION_COLUMNS` of one ``(seed, σ)`` cell of the synthetic protocol.
 
     Parameters
     ----------
     data : Dataset
-        The cell's dataset, :func:`simulations.synthetic.make_dataset` ``(seed, noise, config)``.
+        The cell's dataset, :func:`simulations.synthetic.make_dataset` ``(seed, noise, config)``;
+        its ``mixture`` is the Bayes rejector's law.
     model : GCUL
         The GCUL fitted on ``(data.X_train, data.y_train)``.
     seed : int
         The cell's seed (the rejectors draw from :func:`evaluation_seed` of it).
-    noise : float
-        The cell's σ (the Bayes rejector's mixture).
-    config : SyntheticConfig
-        The protocol.
     lam : float, default=CHOW_LAMBDA
         λ of Chow's rule and the utilities.
 
@@ -310,6 +309,14 @@ def evaluate_cell(
     dict
         One float per column of :data:`EVALUATION_COLUMNS`, in that order.
 
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a :class:`~simulations.synthetic.Dataset`, or for the former form
+        ``evaluate_cell(data, model, seed, noise, config)`` (the message says what to pass).
+    ValueError
+        If ``data.mixture`` is None (a dataset built by hand: the Bayes rejector needs its law).
+
     Examples
     --------
     >>> from simulations.gcul import GCUL
@@ -317,7 +324,7 @@ def evaluate_cell(
     >>> config = SyntheticConfig(n_per_class=100, n_confusion=100)
     >>> data = make_dataset(16, 4.0, config)
     >>> model = GCUL().fit(data.X_train, data.y_train)
-    >>> row = evaluate_cell(data, model, 16, 4.0, config)
+    >>> row = evaluate_cell(data, model, 16)
     >>> list(row) == list(EVALUATION_COLUMNS)
     True
     >>> [round(row[f"sel_risk_{r}"], 4) for r in ("gcul", "msp", "bayes")]
@@ -326,27 +333,24 @@ def evaluate_cell(
     On 120 test samples Bayes is the floor only up to test-set noise: here GCUL's 110 accepted
     samples hold 4 errors, the Bayes rejector's 110 most confident 6.
     """
-    return evaluation_columns(score_cell(data, model, seed, noise, config, lam=lam))
+    return evaluation_columns(score_cell(data, model, seed, lam=lam))
 
 
-def score_cell(
-    data: Dataset,
-    model: Any,
-    seed: int,
-    noise: float,
-    config: SyntheticConfig,
-    *,
-    lam: float = CHOW_LAMBDA,
-) -> CellScores:
+@removed_parameters(3, ("noise", "config"), _NO_NOISE_OR_CONFIG)
+def score_cell(data: Dataset, model: Any, seed: int, *, lam: float = CHOW_LAMBDA) -> CellScores:
     """:func:`score_rejectors` of a ``(seed, σ)`` cell: its training split, GCUL, the cell's
-    :func:`evaluation_seed` and mixture, on its test split (arguments as :func:`evaluate_cell`).
+    :func:`evaluation_seed` and mixture (``data.mixture``), on its test split (arguments and
+    errors as :func:`evaluate_cell`).
     """
+    if not isinstance(data, Dataset):
+        raise TypeError(f"data must be a simulations.synthetic.Dataset; got {type(data).__name__}")
+    if data.mixture is None:
+        raise ValueError(
+            "data.mixture is None: the Bayes rejector needs the cell's law; build data with "
+            "simulations.synthetic.make_dataset(seed, noise, config), which sets it"
+        )
     context = RejectorContext(
-        data.X_train,
-        data.y_train,
-        model,
-        seed=evaluation_seed(seed),
-        mixture=mixture(seed, noise, config),
+        data.X_train, data.y_train, model, seed=evaluation_seed(seed), mixture=data.mixture
     )
     return score_rejectors(context, data.X_test, data.y_test, lam=lam)
 
@@ -370,7 +374,8 @@ def coverage_context(
     seed : int or numpy.random.SeedSequence
         The rejectors' seed.
     mixture : optional
-        The generator's mixture (:func:`simulations.synthetic.mixture`), for the Bayes rejector.
+        The generator's mixture (:func:`simulations.synthetic.mixture`), for the Bayes rejector;
+        by default ``data.mixture``.
 
     Returns
     -------
@@ -379,7 +384,7 @@ def coverage_context(
     Examples
     --------
     >>> from simulations.gcul import GCUL
-    >>> from simulations.synthetic import make_dataset
+    >>> from simulations.synthetic import SyntheticConfig, make_dataset
     >>> data = make_dataset(16, 4.0, SyntheticConfig(n_per_class=100, n_confusion=100))
     >>> model = GCUL().fit(data.X_train, data.y_train)
     >>> coverage_context(data, model, seed=16).target_coverage
@@ -392,7 +397,7 @@ def coverage_context(
         model,
         seed=seed,
         target_coverage=max(coverage, 1.0 / data.y_test.size),
-        mixture=mixture,
+        mixture=data.mixture if mixture is None else mixture,
     )
 
 

@@ -59,9 +59,14 @@ from simulations.synthetic import (
     check_config,
     check_noise,
     check_seed,
-    make_dataset,
+    make_dataset_unchecked,
 )
-from simulations.validation import check_int, check_real, error_pool_renamed
+from simulations.validation import (
+    check_int,
+    check_real,
+    error_pool_renamed,
+    removed_parameters,
+)
 
 if TYPE_CHECKING:  # scikit-learn loads in the workers, not the parent
     from simulations.certification import SelectiveOutcomes
@@ -239,13 +244,11 @@ def compute_row(
         model_factory = GCUL
     with single_threaded_blas():
         metrics = fit_and_measure(
-            make_dataset(seed, noise, config),
+            make_dataset_unchecked(seed, noise, config),
             model_factory,
             seed,
-            noise,
-            profile,
-            geometry_labels,
-            config=config,
+            profile=profile,
+            geometry_labels=geometry_labels,
             scores=scores,
         )
     return {
@@ -257,23 +260,28 @@ def compute_row(
     }
 
 
+@removed_parameters(
+    3,
+    ("noise", "config"),
+    "the cell's sigma and the Bayes rejector's mixture are data's (data.mixture): pass "
+    "(data, model_factory, seed, *, profile=None, geometry_labels='observed', scores=None)",
+)
 def fit_and_measure(
     data: Dataset,
     model_factory: Callable[[], Any],
     seed: int,
-    noise: float,
+    *,
     profile: dict[str, float] | None = None,
     geometry_labels: str = "observed",
-    *,
-    config: SyntheticConfig = DEFAULT_CONFIG,
     scores: dict[str, Any] | None = None,
 ) -> dict[str, float]:
     """Every measured column of a cell's row (all but ``seed``, ``noise``, ``level``,
     ``flip_prob``): fit ``model_factory()`` on the training split, predict λ* from its error
     pool (judged against the training labels ``geometry_labels`` names), measure λ*_EMP on the
     test split, add the certified predictor's columns and every rejector's at GCUL's coverage
-    (:func:`simulations.rejectors.evaluate.evaluate_cell`; ``config`` is the protocol of
-    ``data``, for the Bayes rejector's mixture; ``scores``: as :func:`compute_row`)."""
+    (:func:`simulations.rejectors.evaluate.evaluate_cell`, the Bayes rejector's law being
+    ``data.mixture``; ``scores``: as :func:`compute_row`). Its arguments are not checked (those
+    of :func:`compute_row`, whose dataset is ``data``)."""
     model = model_factory().fit(data.X_train, data.y_train)
 
     # Training split: predicted λ* from the geometry of the phase-1 error pool, for every
@@ -323,14 +331,14 @@ def fit_and_measure(
     # The certified predictor: a second fit on 80% of the training split, certified on the rest,
     # judged by λ*_EMP of that same model on the test split.
     start = time.perf_counter()
-    metrics.update(certified_columns(data, seed, noise, model_factory))
+    metrics.update(_certified(data, seed, model_factory))
     if profile is not None:
         profile["certified"] = time.perf_counter() - start
 
     # Selective-classification evaluation (issue 16): every rejector of the registry against
     # GCUL's accept set on the test split, and the Bayes limit.
     start = time.perf_counter()
-    cell_scores = score_cell(data, model, seed, noise, config)  # evaluate_cell, in two steps
+    cell_scores = score_cell(data, model, seed)  # evaluate_cell, in two steps
     metrics.update(evaluation_columns(cell_scores))
     if scores is not None:
         scores["cell"] = cell_scores
@@ -485,6 +493,18 @@ def certified_columns(
     if not isinstance(data, Dataset):
         raise TypeError(f"data must be a simulations.synthetic.Dataset; got {type(data).__name__}")
     check_real("noise", noise, 0.0)
+    return _certified(data, seed, model_factory, calibration, delta=delta)
+
+
+def _certified(
+    data: Dataset,
+    seed: int,
+    model_factory: Callable[[], Any] | None = None,
+    calibration: float = 0.2,
+    *,
+    delta: float = 0.05,
+) -> dict[str, float]:
+    """:func:`certified_columns` of arguments already checked (a sweep cell's)."""
     outcomes = certified_indicators(data, seed, model_factory, calibration)
     lambda_cert = gcul_theory.certified_lambda(*outcomes["cal"], delta=delta)
     return {
