@@ -1,6 +1,7 @@
-"""benchmarks/regime_map.py as a driver: its settings, the predictor table's choice on one half,
-the bootstrap's crossed draws, and its text section. The statistics it calls are tested in
-tests/test_statistics.py, the predictors in tests/test_training_predictors.py."""
+"""The regime map: simulations.regime_map's settings, the predictor table's choice on one half,
+the bootstrap's crossed draws and its text section, and benchmarks/regime_map.py, the driver
+that calls them (its options, its "Made by" line, a --text-only run). The statistics it calls
+are tested in tests/test_statistics.py, the predictors in tests/test_training_predictors.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import simulations.regime_map as rm
+
 _BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 _SPEC = importlib.util.spec_from_file_location(
     "gcul_benchmark_regime_map", _BENCH / "regime_map.py"
@@ -24,14 +27,14 @@ _SPEC.loader.exec_module(bench)
 
 
 def test_settings_cover_every_pair_grid_once():
-    setting_list = bench.settings()
+    setting_list = rm.settings()
     assert len(set(setting_list)) == len(setting_list)
-    for first, second in bench.PAIRS:
-        want = len(bench.FACTORS[first].grid) * len(bench.FACTORS[second].grid)
-        default = {n: f.default for n, f in bench.FACTORS.items()}
+    for first, second in rm.PAIRS:
+        want = len(rm.FACTORS[first].grid) * len(rm.FACTORS[second].grid)
+        default = {n: f.default for n, f in rm.FACTORS.items()}
         got = [
             s for s in setting_list
-            if all(s[i] == default[n] for i, n in enumerate(bench.NAMES) if n not in (first, second))
+            if all(s[i] == default[n] for i, n in enumerate(rm.NAMES) if n not in (first, second))
         ]  # fmt: skip
         assert len(got) == want
 
@@ -40,12 +43,12 @@ def test_orientation_and_threshold_come_from_the_choice_half_only():
     # on the choice half a higher predictor means "GCUL better" (diff < 0); on the held-out
     # half the opposite: a table that chose on the held-out half (or on both) would not give 0
     def summary(value, diff, held_out):
-        row = {column: value for column, *_ in bench.PREDICTORS}
+        row = {column: value for column, *_ in rm.PREDICTORS}
         return row | {"diff": diff, "held_out": held_out, "significant_any": 1, "sigma": 4.0}
 
     choice = [summary(v, -0.01 if v > 0.5 else 0.01, 0) for v in (0.1, 0.2, 0.7, 0.8)]
     test = [summary(v, 0.01 if v > 0.5 else -0.01, 1) for v in (0.15, 0.25, 0.75, 0.85)]
-    table = bench.predictor_table(choice + test)
+    table = rm.predictor_table(choice + test)
     for row in table:
         assert row["orientation"] == "higher = GCUL better"
         assert row["auc_choice"] == 1.0 and row["auc"] == 0.0 and row["accuracy"] == 0.0
@@ -60,11 +63,11 @@ def _bootstrap_inputs(shock):
         summaries.append({"setting": k, "held_out": 1, "significant_any": 1, "sigma": 4.0})
         for j in range(10):
             row = {"setting": k, "seed": j, "risk_msp": 0.0, "risk_gcul": k - 9.5 + shock(k, j)}
-            rows.append(row | {column: -float(k) for column, *_ in bench.PREDICTORS})
+            rows.append(row | {column: -float(k) for column, *_ in rm.PREDICTORS})
     table = [
         {"settings": block, "predictor": column, "orientation": "higher = GCUL better"}
-        for block in bench.BLOCKS
-        for column, *_ in bench.PREDICTORS
+        for block in rm.BLOCKS
+        for column, *_ in rm.PREDICTORS
     ]
     return rows, summaries, table
 
@@ -74,16 +77,16 @@ def test_bootstrap_redraws_the_seeds_once_for_all_settings():
     # so the AUC (1), survive every replicate; redrawing seeds per setting would scramble the
     # settings near 0 and give a positive SE
     rows, summaries, table = _bootstrap_inputs(lambda k, j: 5.0 if j % 2 else -5.0)
-    bench.bootstrap_auc_se(rows, summaries, table, n_boot=200)
+    rm.add_bootstrap_se(rows, summaries, table, n_boot=200)
     assert all(r["auc_se_boot"] == 0.0 for r in table)
     # a shock of each setting's own: the outcomes near 0 flip between replicates
     rng = np.random.default_rng(3)
     own = rng.choice([-5.0, 5.0], size=(20, 10))
     rows, summaries, table = _bootstrap_inputs(lambda k, j: own[k, j])
-    bench.bootstrap_auc_se(rows, summaries, table, n_boot=200)
+    rm.add_bootstrap_se(rows, summaries, table, n_boot=200)
     assert all(r["auc_se_boot"] > 0.01 for r in table)
     again = [dict(r) for r in table]
-    bench.bootstrap_auc_se(rows, summaries, again, n_boot=200)
+    rm.add_bootstrap_se(rows, summaries, again, n_boot=200)
     assert [r["auc_se_boot"] for r in again] == [r["auc_se_boot"] for r in table]  # seeded
 
 
@@ -91,7 +94,7 @@ def test_bootstrap_redraws_the_seeds_once_for_all_settings():
 def _text_row(rep, seed, split, gcul, msp, corpus="carer"):
     row = {"corpus": corpus, "representation": rep, "seed": seed, "split": split,
            "coverage": 0.8, "risk_gcul": gcul, "risk_msp": msp}  # fmt: skip
-    return row | {column: 0.1 * (seed + 1) for column, *_ in bench.PREDICTORS}
+    return row | {column: 0.1 * (seed + 1) for column, *_ in rm.PREDICTORS}
 
 
 def _write_compare(path, rows, seed_column):
@@ -111,7 +114,7 @@ def test_check_against_compare_matches_the_seed_and_counts_what_is_absent(tmp_pa
     old = tmp_path / "old.csv"
     _write_compare(old, [("carer", "lsa", 0, 0, "gcul", 0.25), ("carer", "lsa", 0, 0, "msp", 0.125)],
                    seed_column=False)  # fmt: skip
-    check = bench.check_against_compare(ours, old)
+    check = rm.check_against_compare(ours, old)
     assert (check.worst, check.checked, check.absent) == (0.0, 2, 4)
     assert check.absent_from == ("finetuned_heldout",)
     assert "0 (equal) for lsa (2 risks); 4 per-split risks are not in it (finetuned_heldout;" in check.text()
@@ -122,12 +125,12 @@ def test_check_against_compare_matches_the_seed_and_counts_what_is_absent(tmp_pa
                          ("carer", "finetuned_heldout", 1, 0, "msp", 0.25),
                          ("carer", "finetuned_heldout", 0, 0, "gcul", 0.5),
                          ("carer", "finetuned_heldout", 0, 0, "msp", 0.25)], seed_column=True)  # fmt: skip
-    check = bench.check_against_compare(ours, new)
+    check = rm.check_against_compare(ours, new)
     assert check.by_representation == {"lsa": (0.0, 2), "finetuned_heldout": (0.125, 4)}
     assert (check.worst, check.absent, check.absent_from) == (0.125, 0, ())
     assert "not in it" not in check.text()
     assert "0.125 for finetuned_heldout (4 risks)" in check.text()
-    missing = bench.check_against_compare(ours, tmp_path / "none.csv")
+    missing = rm.check_against_compare(ours, tmp_path / "none.csv")
     assert (missing.checked, missing.absent) == (0, 6) and math.isnan(missing.worst)
     assert "not checked" in missing.text()
 
@@ -136,7 +139,7 @@ def test_summarise_text_keeps_the_fine_tuning_seeds_apart_and_gives_their_spread
     rows = [_text_row("lsa", 0, i, 0.2 + 0.01 * i, 0.1) for i in range(5)]
     for seed, shift in ((0, 0.0), (1, 0.02), (2, -0.04)):
         rows += [_text_row("finetuned_heldout", seed, i, 0.1 + shift + 0.01 * i, 0.1) for i in range(5)]
-    summary = bench.summarise_text(rows)
+    summary = rm.summarise_text(rows)
     # stand-ins first, then the fine-tuned seeds in order
     assert [(t["representation"], t["seed"]) for t in summary] == [
         ("lsa", 0), ("finetuned_heldout", 0), ("finetuned_heldout", 1), ("finetuned_heldout", 2)
@@ -144,7 +147,7 @@ def test_summarise_text_keeps_the_fine_tuning_seeds_apart_and_gives_their_spread
     # each seed's mean over its own 5 splits: 0.02 + shift (the differences are 0..0.04)
     for t, shift in zip(summary[1:], (0.0, 0.02, -0.04), strict=True):
         assert t["diff"] == pytest.approx(0.02 + shift, abs=1e-15)  # sums of five 0.01-sized terms
-    (spread,) = bench.seed_spread(summary)
+    (spread,) = rm.seed_spread(summary)
     assert spread["seeds"] == [0, 1, 2]
     mean, low, high = spread["diff"]
     assert (low, high) == (summary[3]["diff"], summary[2]["diff"])
@@ -205,7 +208,7 @@ def no_standin(monkeypatch):
 
 def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
     corpora, ft = tiny_text
-    finetuned = bench.finetuned_inputs(ft, corpora)
+    finetuned = rm.finetuned_inputs(ft, corpora)
     assert set(finetuned) == {"carer"}  # no goemotions/ folder: left out
     from simulations.text import load_carer, load_precomputed
 
@@ -215,7 +218,7 @@ def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
         want = load_precomputed(ft / "carer" / f"seed{seed}")
         held = want.rows("validation", "test")
         assert np.array_equal(Z, want.embeddings[held]) and np.array_equal(y, want.labels[held])
-    rows = bench.text_rows(corpora, None, 1, finetuned)
+    rows = rm.text_rows(corpora, None, 1, finetuned)
     fine = [r for r in rows if r["representation"] == "finetuned_heldout"]
     assert fine == rows
     assert sorted((r["seed"], r["split"]) for r in fine) == [(k, i) for k in (0, 1) for i in range(5)]
@@ -224,7 +227,7 @@ def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
 
     (seed0, Z0, y0) = finetuned["carer"][0]
     splits = stratified_splits(y0, 5, 0.2, 0)
-    again = bench._text_task("carer", "finetuned_heldout", seed0, 3, Z0, y0, *splits[3])
+    again = rm.text_task("carer", "finetuned_heldout", seed0, 3, Z0, y0, *splits[3])
     (row,) = [r for r in fine if (r["seed"], r["split"]) == (seed0, 3)]
     again.pop("cpu_seconds"), row.pop("cpu_seconds")
     assert again == row
@@ -283,7 +286,7 @@ def test_text_only_rewrites_the_text_rows_and_keeps_the_cells(tiny_text, one_sta
     assert bench.main(argv) == 0
     for name, content in before.items():
         assert (out / name).read_bytes() == content, name
-    text = bench.read_csv(out / "text.csv")
+    text = rm.read_csv(out / "text.csv")
     assert {(r["corpus"], r["representation"], r["seed"]) for r in text} == {
         ("carer", "oof_logistic", 0), ("goemotions", "oof_logistic", 0),
         ("carer", "finetuned_heldout", 0), ("carer", "finetuned_heldout", 1),
@@ -295,22 +298,20 @@ def test_text_only_rewrites_the_text_rows_and_keeps_the_cells(tiny_text, one_sta
     assert "not checked against that benchmark's `compare.csv`" in report
 
 
-def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(monkeypatch, tmp_path):
+def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(tmp_path):
     # a legend entry built in the loop over the text rows once took the name of the panel's
     # predictor label, so every x axis read "goemotions / fine-tuned ..."
-    drawn = []
-    monkeypatch.setattr(bench, "save_figure", lambda fig, path: drawn.append(fig))
-    summaries = [{column: 0.1 * k for column, *_ in bench.PREDICTORS} | {"held_out": k % 2, "diff": 0.01 * k}
+    summaries = [{column: 0.1 * k for column, *_ in rm.PREDICTORS} | {"held_out": k % 2, "diff": 0.01 * k}
                  for k in range(4)]  # fmt: skip
     table = [{"settings": "all", "predictor": column, "auc": 0.9, "auc_se": 0.02, "auc_se_boot": 0.03,
-              "threshold": 0.15} for column, *_ in bench.PREDICTORS]  # fmt: skip
+              "threshold": 0.15} for column, *_ in rm.PREDICTORS]  # fmt: skip
     rows = [_text_row("lsa", 0, i, 0.2, 0.1) for i in range(3)]
     rows += [_text_row("finetuned_heldout", k, i, 0.1 + 0.01 * k, 0.1, corpus)
              for corpus in ("carer", "goemotions") for k in (0, 1, 2) for i in range(3)]  # fmt: skip
-    bench.plot_predictors(summaries, table, bench.summarise_text(rows), tmp_path / "p.png", 20)
-    (fig,) = drawn
-    axes = fig.axes[: len(bench.PREDICTORS)]
-    assert [ax.get_xlabel() for ax in axes] == [label for _, label, *_ in bench.PREDICTORS]
+    fig = rm.plot_predictors(summaries, table, rm.summarise_text(rows), tmp_path / "p.png", 20)
+    assert (tmp_path / "p.png").is_file()
+    axes = fig.axes[: len(rm.PREDICTORS)]
+    assert [ax.get_xlabel() for ax in axes] == [label for _, label, *_ in rm.PREDICTORS]
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     for corpus in ("carer", "goemotions"):
         assert labels.count(f"{corpus} / fine-tuned, held out (H), seeds 0, 1, 2") == 1
