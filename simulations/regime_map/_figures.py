@@ -23,6 +23,26 @@ __all__ = ["axis_label", "plot_map", "plot_predictors"]
 
 
 def axis_label(name: str, value: float) -> str:
+    """A factor's value as the tables and figures print it: q (three decimals) for
+    ``n_confusion``, else the value itself (``%g``).
+
+    Parameters
+    ----------
+    name : str
+        A factor's name (:data:`FACTORS`).
+    value : float
+        Its value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from simulations.regime_map import axis_label
+    >>> axis_label("n_confusion", 2000), axis_label("sigma", 4.0)
+    ('0.167', '4')
+    """
     if name == "n_confusion":
         return f"{share(int(value)):.3f}"
     return f"{value:g}"
@@ -33,6 +53,20 @@ def plot_map(diagrams: list[dict], path: Path, n_seeds: int) -> Figure:
 
     The colour scale has two slopes (0 at the centre, the most negative and the most positive
     cell at the ends), so GCUL's small wins are as visible as MSP's larger ones.
+
+    Parameters
+    ----------
+    diagrams : list of dict
+        :func:`phase_diagrams`' result, six of them (a 2 × 3 grid of panels).
+    path : pathlib.Path
+        Where the figure is saved (:func:`simulations.figures.save_figure`; ``.png``: one file).
+    n_seeds : int
+        The seeds per cell, as the title says.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn and saved.
     """
     low = min(min(np.nanmin(d["diff"]) for d in diagrams) * 100.0, -0.01)
     high = max(max(np.nanmax(d["diff"]) for d in diagrams) * 100.0, 0.01)
@@ -87,7 +121,28 @@ def plot_predictors(
     summaries: list[dict], table: list[dict], text: list[dict], path: Path, n_seeds: int
 ) -> Figure:
     """GCUL − MSP of every setting against each predictor; held-out settings filled; text
-    corpora as labelled markers."""
+    corpora as labelled markers.
+
+    Parameters
+    ----------
+    summaries : list of dict
+        :func:`summarise_settings`' rows.
+    table : list of dict
+        :func:`predictor_table`'s rows with ``auc_se_boot`` (:func:`add_bootstrap_se`); the
+        block ``"all"`` gives each panel's threshold and title.
+    text : list of dict
+        :func:`summarise_text`' rows (may be empty): one marker per corpus × representation
+        (× fine-tuning seed), ± its SE.
+    path : pathlib.Path
+        Where the figure is saved (:func:`simulations.figures.save_figure`).
+    n_seeds : int
+        The seeds per setting, as the title says.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn and saved, one panel per predictor of :data:`PREDICTORS`.
+    """
     fig = Figure(figsize=(15, 8.6), layout="constrained")
     axes = fig.subplots(2, 3)
     aucs = {r["predictor"]: r for r in table if r["settings"] == "all"}

@@ -13,7 +13,22 @@ __all__ = ["read_csv", "write_csv"]
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
-    """Rows as CSV (floats with repr: the same file on every run)."""
+    """Rows as CSV (floats with repr: the same file on every run), written atomically.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    rows : list of dict
+        The rows, at least one; the first row's keys are the header.
+
+    Raises
+    ------
+    ValueError
+        If ``rows`` is empty.
+    """
+    if not rows:
+        raise ValueError(f"rows must hold at least one row to write {path}; got none")
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -24,7 +39,19 @@ def write_csv(path: Path, rows: list[dict]) -> None:
 
 
 def read_csv(path: Path) -> list[dict]:
-    """Rows of a CSV this script wrote: integers as int, other numbers as float, text as is."""
+    """Rows of a CSV :func:`write_csv` wrote: integers as int, other numbers as float, text as is.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    list of dict
+        One dict per row, keyed by the header. A float written by :func:`write_csv` reads back
+        equal (``repr`` round-trips).
+    """
     out = []
     with path.open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):

@@ -16,13 +16,55 @@ PAPER = 'the GCUL paper ("Ambiguity identification in text emotion classificatio
 
 
 def fmt_points(mean: float, se: float, digits: int = 2) -> str:
+    """A difference of rates in percentage points, ± its SE, as the report prints it.
+
+    Parameters
+    ----------
+    mean, se : float
+        The difference and its SE, as rates (0.01 is one point).
+    digits : int, default 2
+        Decimals.
+
+    Returns
+    -------
+    str
+        ``"+1.23 ± 0.45"``, or ``"—"`` when ``mean`` is not finite.
+
+    Examples
+    --------
+    >>> from simulations.regime_map import fmt_points
+    >>> fmt_points(-0.0123, 0.0045), fmt_points(float("nan"), 0.0)
+    ('-1.23 ± 0.45', '—')
+    """
     if not np.isfinite(mean):
         return "—"
     return f"{100 * mean:+.{digits}f} ± {100 * se:.{digits}f}"
 
 
 def report(summaries, diagrams, table, text, text_check, meta) -> str:
-    """The Markdown report: every table with a title line and its legend."""
+    """The Markdown report: every table with a title line and its legend.
+
+    Parameters
+    ----------
+    summaries : list of dict
+        :func:`summarise_settings`' rows after :func:`phase_diagrams`.
+    diagrams : list of dict
+        :func:`phase_diagrams`' result.
+    table : list of dict
+        :func:`predictor_table`'s rows with ``auc_se_boot``.
+    text : list of dict
+        :func:`summarise_text`' rows; empty leaves the text section out.
+    text_check : CompareCheck
+        :func:`check_against_compare`'s result (worded in the text section).
+    meta : dict
+        ``made_by``: the line saying how the report was made; ``n_seeds``: seeds per setting.
+
+    Returns
+    -------
+    str
+        The report, without a final newline: Table 1 (one factor at a time), a table per phase
+        diagram, the predictor table, and with ``text`` the text corpora and their σ̂.
+    """
     lines = [
         "# When does GCUL's rejection beat thresholding confidence? A regime map",
         "",

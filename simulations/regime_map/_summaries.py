@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -44,6 +43,7 @@ from simulations.statistics import (
     roc_auc,
 )
 from simulations.training_predictors import TRAINING_PREDICTORS, theory_rule
+from simulations.validation import check_int, check_real
 
 __all__ = [
     "BLOCKS",
@@ -63,7 +63,39 @@ PREDICTORS = tuple((p.column, p.label, p.kind, p.rule) for p in TRAINING_PREDICT
 
 
 def summarise_settings(rows: list[dict], setting_list: list[Setting]) -> list[dict]:
-    """One row per setting: the paired difference, its test, the gap share, predictor means."""
+    """One row per setting: the paired difference, its test, the gap share, predictor means.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One row per cell (setting × seed), as :func:`setting_task` writes them: ``setting``
+        (an index into ``setting_list``), ``coverage``, ``risk_gcul``, ``risk_msp``,
+        ``risk_bayes`` and every column of :data:`PREDICTORS`.
+    setting_list : list of Setting
+        The settings, e.g. :func:`settings`; every one needs at least one row.
+
+    Returns
+    -------
+    list of dict
+        Per setting, in order: its index and factors, ``share``, ``seeds`` and ``seeds_compared``
+        (the seeds where GCUL accepted a test sample), the mean ``coverage`` and selective risks,
+        ``diff`` = mean of R_GCUL − R_MSP ± ``diff_se`` (sd/√n over seeds, by
+        :func:`simulations.statistics.paired_difference`) and its two-sided t test's
+        ``p_value``; the MSP-to-Bayes gap ± SE and the ``gap_share`` GCUL recovers ± its
+        delta-method SE (:func:`simulations.statistics.gap_share`); ``held_out`` (1 for the half
+        of the settings drawn with seed :data:`HALF_SEED` to judge the predictors on, 0 for the
+        half that chooses them), then each predictor's mean over seeds.
+
+    Raises
+    ------
+    ValueError
+        If a setting of ``setting_list`` has no row, or a row names a setting not in it.
+    """
+    counts = np.bincount([row["setting"] for row in rows], minlength=len(setting_list)) if rows else []
+    if len(counts) != len(setting_list) or not np.all(np.asarray(counts) > 0):
+        raise ValueError(
+            f"rows must hold every setting 0..{len(setting_list) - 1} of setting_list and no other"
+        )
     by_setting: dict[int, list[dict]] = {}
     for row in rows:
         by_setting.setdefault(row["setting"], []).append(row)
@@ -101,7 +133,31 @@ def summarise_settings(rows: list[dict], setting_list: list[Setting]) -> list[di
 
 
 def diagram(summaries: list[dict], pair: tuple[str, str]) -> dict[str, Any]:
-    """The grid of one pair: values, GCUL − MSP, SE, and Holm's rejections over its cells."""
+    """The grid of one pair: GCUL − MSP, its SE, and Holm's rejections over its cells.
+
+    Parameters
+    ----------
+    summaries : list of dict
+        :func:`summarise_settings`' rows; they must hold the pair's full grid (the other
+        factors at default).
+    pair : tuple of str
+        ``(y factor, x factor)``, two names of :data:`FACTORS`.
+
+    Returns
+    -------
+    dict
+        ``pair``; ``diff`` and ``se``, arrays of shape (len(y grid), len(x grid)) of the mean
+        GCUL − MSP and its SE; ``significant``, the same shape, Holm's step-down rejections of
+        the cells' t tests at family-wise :data:`ALPHA`
+        (:func:`simulations.statistics.holm`); ``cells``, the summaries row by row.
+
+    Raises
+    ------
+    ValueError
+        If ``pair`` is not two different factors, or a cell of its grid has no summary.
+    """
+    if len(pair) != 2 or pair[0] == pair[1] or not set(pair) <= set(FACTORS):
+        raise ValueError(f"pair must be two different factors of {', '.join(FACTORS)}; got {pair!r}")
     first, second = pair
     f, g = FACTORS[first], FACTORS[second]
     default = {name: fac.default for name, fac in FACTORS.items()}
@@ -110,7 +166,10 @@ def diagram(summaries: list[dict], pair: tuple[str, str]) -> dict[str, Any]:
     for u in f.grid:
         for v in g.grid:
             values = default | {first: u, second: v}
-            cells.append(index[tuple(values[n] for n in NAMES)])
+            key = tuple(values[n] for n in NAMES)
+            if key not in index:
+                raise ValueError(f"summaries lack the setting {key} of the {first} × {second} grid")
+            cells.append(index[key])
     shape = (len(f.grid), len(g.grid))
     diff = np.array([c["diff"] for c in cells]).reshape(shape)
     se = np.array([c["diff_se"] for c in cells]).reshape(shape)
@@ -120,6 +179,9 @@ def diagram(summaries: list[dict], pair: tuple[str, str]) -> dict[str, Any]:
 
 def phase_diagrams(summaries: list[dict]) -> list[dict[str, Any]]:
     """Every phase diagram of :data:`PAIRS`; marks each summary's ``significant_any``.
+
+    Holm's correction is over the cells of one diagram at a time (family-wise :data:`ALPHA`);
+    a setting is ``significant_any`` if it is significant in at least one diagram.
 
     Parameters
     ----------
@@ -150,7 +212,42 @@ BLOCKS = {
 
 
 def predictor_table(summaries: list[dict]) -> list[dict]:
-    """Per predictor: orientation and threshold chosen on one half, AUC ± SE on the other."""
+    """Per predictor: orientation and threshold chosen on one half, AUC ± SE on the other.
+
+    A setting's outcome is "GCUL better" when its mean GCUL − MSP is below 0 (settings with a
+    difference of exactly 0, or NaN, are left out). Within each block of :data:`BLOCKS`, each
+    predictor's orientation (which sign means "GCUL better": the one whose AUC is at least ½)
+    and its threshold (the cut of highest accuracy,
+    :func:`simulations.statistics.best_threshold`) are chosen on the settings with
+    ``held_out == 0``; the AUC (:func:`simulations.statistics.roc_auc`), DeLong's SE and the
+    threshold's accuracy are measured on those with ``held_out == 1``, beside the accuracy of
+    the rule the theory itself states (:func:`simulations.training_predictors.theory_rule`, cost
+    :data:`LAM`) and of always predicting the held-out majority.
+
+    Parameters
+    ----------
+    summaries : list of dict
+        :func:`summarise_settings`' rows after :func:`phase_diagrams` (which adds
+        ``significant_any``).
+
+    Returns
+    -------
+    list of dict
+        One row per block × predictor (blocks in :data:`BLOCKS`' order, predictors in
+        :data:`PREDICTORS`' order): ``predictor``, ``label``, ``kind``, ``settings`` (the block),
+        ``n_choice``, ``n_held_out``, ``n_gcul_better_held_out``, ``orientation``,
+        ``auc_choice``, ``auc``, ``auc_se``, ``threshold``, ``accuracy``, ``natural_rule``,
+        ``natural_accuracy``, ``majority_accuracy``.
+
+    Raises
+    ------
+    ValueError
+        If a summary lacks a column the table reads (run :func:`phase_diagrams` first).
+    """
+    needed = {"diff", "held_out", "significant_any", "sigma", *(c for c, *_ in PREDICTORS)}
+    for s in summaries:
+        if not needed <= set(s):
+            raise ValueError(f"a summary lacks {sorted(needed - set(s))}; run phase_diagrams first")
     usable = [s for s in summaries if np.isfinite(s["diff"]) and s["diff"] != 0.0]
     choice = [s for s in usable if not s["held_out"]]
     test = [s for s in usable if s["held_out"]]
@@ -207,8 +304,33 @@ def add_bootstrap_se(
     the row's block with replacement; the orientation chosen on the choice half is kept (the
     choice is not redone) and settings whose mean difference is exactly 0 are left out, as in
     :func:`predictor_table`. Replicates where one class of outcome is empty are skipped; NaN if
-    fewer than two remain.
+    fewer than two remain. The resampling itself is :func:`simulations.statistics.auc_bootstrap_se`;
+    this function arranges the study's rows for it.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One row per cell: ``setting`` (the index of its summary's ``setting``), ``seed``,
+        ``risk_gcul``, ``risk_msp`` and every column of :data:`PREDICTORS`.
+    summaries : list of dict
+        :func:`summarise_settings`' rows after :func:`phase_diagrams`.
+    table : list of dict
+        :func:`predictor_table`'s rows (their ``settings``, ``predictor`` and ``orientation``
+        are read); each gets ``auc_se_boot``.
+    n_boot : int, default :data:`N_BOOT`
+        Bootstrap replicates (at least 1).
+    seed : int, default :data:`BOOT_SEED`
+        The bootstrap's seed.
+
+    Raises
+    ------
+    ValueError
+        If ``n_boot`` is below 1 or a row names a setting that no summary has.
     """
+    n_boot = check_int("n_boot", n_boot, low=1)
+    known = {s["setting"] for s in summaries}
+    if any(r["setting"] not in known for r in rows):
+        raise ValueError("rows name a setting that no summary has")
     index = {s["setting"]: k for k, s in enumerate(summaries)}
     seeds = sorted({r["seed"] for r in rows})
     column = {seed: j for j, seed in enumerate(seeds)}
@@ -239,7 +361,18 @@ def add_bootstrap_se(
 
 
 def sigma_axis(summaries: list[dict]) -> list[dict]:
-    """The settings of the default geometry, one per σ of the grid, in σ order."""
+    """The settings of the default geometry, one per σ of the grid, in σ order.
+
+    Parameters
+    ----------
+    summaries : list of dict
+        :func:`summarise_settings`' rows (or rows read back from ``settings.csv``).
+
+    Returns
+    -------
+    list of dict
+        The rows whose factors other than σ are at their default, sorted by σ.
+    """
     default = {n: f.default for n, f in FACTORS.items() if n != "sigma"}
     rows = [s for s in summaries if all(s[n] == v for n, v in default.items())]
     return sorted(rows, key=lambda s: s["sigma"])
@@ -247,7 +380,31 @@ def sigma_axis(summaries: list[dict]) -> list[dict]:
 
 def place_on_sigma(rows: list[dict], eps: float) -> tuple[str, float]:
     """σ̂ (as text) where the default geometry's training error is ``eps``, and the map's
-    GCUL − MSP there (both by linear interpolation on the σ grid; the end value off it)."""
+    GCUL − MSP there (both by linear interpolation on the σ grid; the end value off it).
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`sigma_axis`' rows (``sigma``, ``eps_train``, ``diff``), at least one.
+    eps : float
+        A dataset's training error ε, in [0, 1].
+
+    Returns
+    -------
+    sigma_hat : str
+        σ̂ to one decimal, or ``"< σ_min"`` / ``"> σ_max"`` off the grid, or ``"—"`` if the
+        training error does not increase with σ along ``rows`` (no interpolation then).
+    predicted : float
+        The map's GCUL − MSP at σ̂ (at the nearest end off the grid; NaN with ``"—"``).
+
+    Raises
+    ------
+    ValueError
+        If ``rows`` is empty or ``eps`` is not in [0, 1].
+    """
+    eps = check_real("eps", eps, 0.0, 1.0)
+    if not rows:
+        raise ValueError("rows must hold at least one setting of the σ axis; got none")
     errors = np.array([r["eps_train"] for r in rows])
     sigmas = np.array([r["sigma"] for r in rows])
     diffs = np.array([r["diff"] for r in rows])
@@ -263,7 +420,20 @@ def place_on_sigma(rows: list[dict], eps: float) -> tuple[str, float]:
 
 
 def says_gcul(cut: dict, value: float) -> bool:
-    """Whether a predictor's ``value`` is on GCUL's side of the threshold chosen on the map
-    (``cut``: its row of the predictor table, all settings)."""
+    """Whether a predictor's ``value`` is on GCUL's side of the threshold chosen on the map.
+
+    Parameters
+    ----------
+    cut : dict
+        The predictor's row of :func:`predictor_table` (its ``orientation`` and ``threshold``).
+    value : float
+        The predictor's value on a dataset.
+
+    Returns
+    -------
+    bool
+        True if the threshold rule says "GCUL better" (strictly beyond the threshold on the
+        side its orientation names).
+    """
     sign = 1.0 if cut["orientation"].startswith("higher") else -1.0
     return sign * value > sign * cut["threshold"]

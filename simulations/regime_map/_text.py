@@ -33,6 +33,7 @@ from simulations.text.study import (
     load_pooled,
 )
 from simulations.training_predictors import training_predictors
+from simulations.validation import check_int
 
 __all__ = [
     "FT_REP",
@@ -56,9 +57,24 @@ def finetuned_inputs(folder: Path, root: Path) -> dict[str, list[tuple[int, np.n
 
     Each folder is read and checked as the text benchmark reads it
     (:func:`simulations.text.study.load_finetuned`: :func:`simulations.text.load_precomputed`'s
-    format, and labels row for row equal to the corpus's own in ``root``); a corpus without a folder is left out. Returns, per corpus, one
-    ``(seed, Z, y)`` per fine-tuning seed: the rows the encoder never saw (validation + test,
-    pooled, in file order), as protocol (H) of the text benchmark fits ``gcul compare`` on them.
+    format, and labels row for row equal to the corpus's own in ``root``); a corpus without a
+    folder is left out.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The fine-tuned encoder's folder, ``folder/<corpus>/seed<k>/`` for the corpora of
+        :data:`simulations.text.study.CORPORA` and the seeds of
+        :data:`simulations.text.study.FINETUNED_SEEDS`.
+    root : pathlib.Path
+        The corpora's folder (``root/carer``, ``root/goemotions``).
+
+    Returns
+    -------
+    dict
+        Per corpus found, one ``(seed, Z, y)`` per fine-tuning seed: the rows the encoder never
+        saw (validation + test, pooled, in file order), as protocol (H) of the text benchmark
+        fits ``gcul compare`` on them.
 
     Raises
     ------
@@ -85,7 +101,32 @@ def text_rows(
     """The training-split predictors and GCUL − MSP of every corpus × representation × split of
     ``benchmarks/text_emotion.py``: its stand-ins (seed 0, the pooled corpus) and, with
     ``finetuned`` (from :func:`finetuned_inputs`), the fine-tuned encoder under protocol (H), one
-    row per fine-tuning seed × split of the held-out rows (representation :data:`FT_REP`)."""
+    row per fine-tuning seed × split of the held-out rows (representation :data:`FT_REP`).
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The corpora's folder (:func:`simulations.text.study.load_pooled`).
+    cache : pathlib.Path or None
+        Where the stand-ins' representations are cached
+        (:func:`simulations.text.representations.cached_representation`); None: not cached.
+    jobs : int
+        Worker processes (joblib's ``loky``); 1 runs in this process. The rows are the same.
+    finetuned : dict, optional
+        :func:`finetuned_inputs`' result.
+
+    Returns
+    -------
+    list of dict
+        :func:`text_task`'s rows: per corpus, every stand-in's 5 splits, then every fine-tuned
+        seed's 5 splits.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``jobs`` is not an integer of at least 1.
+    """
+    jobs = check_int("jobs", jobs, low=1)
     from simulations.compare import stratified_splits
     from simulations.text.representations import REPRESENTATIONS, cached_representation
 
@@ -111,7 +152,32 @@ def text_rows(
 
 
 def text_task(corpus, method, seed, split, Z, y, train, test) -> dict:
-    """One corpus × representation × seed × split, as ``simulations.compare`` fits and scores it."""
+    """One corpus × representation × seed × split, as ``simulations.compare`` fits and scores it.
+
+    Parameters
+    ----------
+    corpus, method : str
+        The corpus and the representation's name (row labels only).
+    seed : int
+        The fine-tuning seed (0 for the stand-ins; a row label).
+    split : int
+        The split's index (a row label).
+    Z : ndarray of shape (n, d)
+        The representation of every row.
+    y : ndarray of shape (n,)
+        The labels.
+    train, test : ndarray of int
+        The split's training and test rows.
+
+    Returns
+    -------
+    dict
+        ``corpus``, ``representation``, ``seed``, ``split``, ``n_features``, ``coverage`` (of
+        GCUL on the test part), ``risk_gcul``, ``risk_msp`` (MSP's selective risk at GCUL's
+        coverage, ties by their expected value; NaN when GCUL accepts nothing), the predictors
+        of :func:`simulations.training_predictors.training_predictors` on the training part,
+        and ``cpu_seconds``.
+    """
     from simulations.gcul import GCUL
     from simulations.models import single_threaded_blas
     from simulations.rejectors import RejectorContext
@@ -144,9 +210,15 @@ def text_task(corpus, method, seed, split, Z, y, train, test) -> dict:
 class CompareCheck:
     """Our per-split selective risks against the text benchmark's ``compare.csv``.
 
-    ``by_representation``: per representation found there, ``(largest |difference|, number of
-    risks compared)``; ``absent``: risks of ours with no row there (a representation or seed that
-    file does not have, or no file), skipped and counted; ``absent_from``: their representations.
+    Attributes
+    ----------
+    by_representation : dict
+        Per representation found there, ``(largest |difference|, number of risks compared)``.
+    absent : int
+        Risks of ours with no row there (a representation or seed that file does not have, or
+        no file), skipped and counted.
+    absent_from : tuple of str
+        Their representations, in order of first appearance.
     """
 
     by_representation: dict[str, tuple[float, int]]
@@ -188,7 +260,22 @@ class CompareCheck:
 def check_against_compare(rows: list[dict], compare_csv: Path) -> CompareCheck:
     """Compare our per-split GCUL and MSP selective risks with the text benchmark's
     ``compare.csv``, matched on corpus, representation, split, rejector and, where that file has
-    a ``seed`` column, the fine-tuning seed (without one, every row is seed 0, the stand-ins')."""
+    a ``seed`` column, the fine-tuning seed (without one, every row is seed 0, the stand-ins').
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`text_rows`' rows (or ``text.csv`` read back).
+    compare_csv : pathlib.Path
+        The text benchmark's ``compare.csv``; a missing file checks nothing (every risk counted
+        as absent).
+
+    Returns
+    -------
+    CompareCheck
+        The largest |difference| and the number of risks compared, per representation, and the
+        risks with no row there. Two NaN risks (no accepted sample in either) agree.
+    """
     ours = {
         (r["corpus"], r["representation"], int(r.get("seed", 0)), int(r["split"]), name): r[f"risk_{name}"]
         for r in rows
@@ -214,12 +301,35 @@ def check_against_compare(rows: list[dict], compare_csv: Path) -> CompareCheck:
 
 
 def text_order(row: dict) -> tuple:
-    """Stand-ins first (by name), then the fine-tuned rows, by seed; within each corpus."""
+    """The report's sort key of a text row: by corpus; within it, the stand-ins first (by name),
+    then the fine-tuned rows (:data:`FT_REP`), by seed.
+
+    Parameters
+    ----------
+    row : dict
+        A row with ``corpus``, ``representation`` and (optionally, default 0) ``seed``.
+
+    Returns
+    -------
+    tuple
+        The key.
+    """
     return (row["corpus"], row["representation"] == FT_REP, row["representation"], row.get("seed", 0))
 
 
 def text_label(row: dict) -> str:
-    """The representation as the report names it: a fine-tuned row with its seed."""
+    """The representation as the report names it: a fine-tuned row with its seed.
+
+    Parameters
+    ----------
+    row : dict
+        A row with ``representation`` (and ``seed`` if it is :data:`FT_REP`).
+
+    Returns
+    -------
+    str
+        ``"finetuned_heldout, seed 1"`` for a fine-tuned row, else the representation.
+    """
     if row["representation"] == FT_REP:
         return f"{FT_REP}, seed {row['seed']}"
     return row["representation"]
@@ -229,7 +339,28 @@ def summarise_text(rows: list[dict]) -> list[dict]:
     """Mean over splits per corpus × representation × fine-tuning seed (the stand-ins have seed
     0); SE of GCUL − MSP by Nadeau & Bengio's correction (the splits overlap, as in
     ``benchmarks/text_emotion.py``). Each fine-tuning seed is its own row: the report gives the
-    spread across seeds beside them (:func:`seed_spread`)."""
+    spread across seeds beside them (:func:`seed_spread`).
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`text_rows`' rows (or ``text.csv`` read back), at least one.
+
+    Returns
+    -------
+    list of dict
+        Per corpus × representation × seed, in :func:`text_order`: ``corpus``,
+        ``representation``, ``seed``, ``diff`` (mean of GCUL − MSP over the splits) ±
+        ``diff_se`` (:func:`simulations.statistics.estimate`, test/train ratio 0.25), the mean
+        ``coverage`` and each predictor's mean.
+
+    Raises
+    ------
+    ValueError
+        If ``rows`` is empty.
+    """
+    if not rows:
+        raise ValueError("rows must hold at least one text row; got none")
     from simulations.compare import estimate
 
     out = []
@@ -249,7 +380,19 @@ def summarise_text(rows: list[dict]) -> list[dict]:
 
 def seed_spread(summary: list[dict]) -> list[dict]:
     """Per corpus × representation with more than one seed: the seeds, and the mean, smallest
-    and largest seed mean of GCUL − MSP and of every predictor."""
+    and largest seed mean of GCUL − MSP and of every predictor.
+
+    Parameters
+    ----------
+    summary : list of dict
+        :func:`summarise_text`' rows.
+
+    Returns
+    -------
+    list of dict
+        ``corpus``, ``representation``, ``seeds`` (the list), then for ``diff``, ``coverage``
+        and every predictor a tuple ``(mean, smallest, largest)`` over the seeds.
+    """
     out = []
     for corpus, method in dict.fromkeys((t["corpus"], t["representation"]) for t in summary):
         block = [t for t in summary if (t["corpus"], t["representation"]) == (corpus, method)]
