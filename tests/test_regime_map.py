@@ -319,3 +319,180 @@ def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(tmp_pa
     # every seed is drawn: three stars per corpus in each panel
     stars = [line for line in axes[0].get_lines() if line.get_marker() == "*"]
     assert len(stars) == 6
+
+
+# ------------------------------------------------------------------ the package's public API
+def test_share_is_the_confusion_share_and_refuses_bad_counts():
+    n_total = 5 * rm.N_PER_CLASS
+    for n in rm.FACTORS["n_confusion"].grid:
+        assert rm.share(n) == n / (n_total + n)
+    assert rm.share(0) == 0.0
+    assert all(np.diff([rm.share(n) for n in rm.FACTORS["n_confusion"].grid]) > 0)
+    with pytest.raises(ValueError, match="n_confusion"):
+        rm.share(-1)
+    with pytest.raises(TypeError, match="n_confusion"):
+        rm.share(2000.5)
+
+
+def test_config_of_builds_the_setting_and_refuses_bad_ones():
+    config, sigma = rm.config_of((3.0, 1.5, 0.25, 4000, 0.5))
+    assert sigma == 3.0
+    assert (config.n_per_class, config.n_confusion) == (rm.N_PER_CLASS, 4000)
+    assert (config.confusion_radius_ratio, config.confusion_shift, config.confusion_label_bias) == (1.5, 0.25, 0.5)
+    with pytest.raises(TypeError, match="setting must be a sequence"):
+        rm.config_of((3.0, 1.5, 0.25, 4000))
+    with pytest.raises(ValueError, match="sigma"):
+        rm.config_of((-1.0, 1.5, 0.25, 4000, 0.5))
+    with pytest.raises(ValueError, match="confusion_shift"):
+        rm.config_of((3.0, 1.5, 1.25, 4000, 0.5))
+    with pytest.raises(TypeError, match="n_confusion"):
+        rm.config_of((3.0, 1.5, 0.25, 4000.5, 0.5))
+
+
+def test_measure_cell_is_the_sweeps_evaluation_at_another_geometry():
+    # the map's selective risks are those of the sweep's own cell (run_cell) on the same data,
+    # bit for bit: the same rejectors, the same "at GCUL's coverage"
+    from simulations.sweep.cell import run_cell
+
+    setting = (2.0, 1.5, 0.25, 1000, 0.5)
+    ours = rm.measure_cell(setting, 11)
+    config, sigma = rm.config_of(setting)
+    sweep = run_cell(11, sigma, config)
+    for name in ("gcul", "msp", "bayes"):
+        assert ours[f"risk_{name}"] == sweep[f"sel_risk_{name}"], name
+    assert 0.0 < ours["coverage"] <= 1.0
+    assert {column for column, *_ in rm.PREDICTORS} <= set(ours)
+
+
+def test_measure_settings_is_setting_task_in_order_and_refuses_bad_inputs():
+    setting_list = [(0.0, 1.0, 0.0, 250, 0.0), (1.0, 1.0, 0.0, 250, 0.0)]
+    rows, cpu = rm.measure_settings(setting_list, (10,), jobs=1)
+    assert cpu > 0.0
+    assert [(r["setting"], r["seed"], r["sigma"]) for r in rows] == [(0, 10, 0.0), (1, 10, 1.0)]
+    index, again, _ = rm.setting_task(1, setting_list[1], (10,))
+    assert index == 1 and again == rows[1:]
+    assert rows[0]["share"] == rm.share(250)
+    with pytest.raises(ValueError, match="jobs"):
+        rm.measure_settings(setting_list, (10,), jobs=0)
+    with pytest.raises(ValueError, match="seeds"):
+        rm.measure_settings(setting_list, (), jobs=1)
+
+
+def _cell_rows(setting_list, seeds, diff_of):
+    """Rows of every setting × seed: R_MSP 0.1, R_GCUL 0.1 + diff_of(k, j), R_Bayes 0.05."""
+    rows = []
+    for k, setting in enumerate(setting_list):
+        for j, seed in enumerate(seeds):
+            row = {"setting": k, **dict(zip(rm.NAMES, setting, strict=True)), "share": 0.0, "seed": seed}
+            row |= {"coverage": 0.9, "risk_gcul": 0.1 + diff_of(k, j), "risk_msp": 0.1, "risk_bayes": 0.05}
+            rows.append(row | {column: float(k) for column, *_ in rm.PREDICTORS})
+    return rows
+
+
+def test_summarise_settings_pairs_the_seeds_and_halves_the_settings():
+    setting_list = rm.settings()[:9]
+    rows = _cell_rows(setting_list, range(4), lambda k, j: 0.01 * (k - 4) + 0.001 * j)
+    summaries = rm.summarise_settings(rows, setting_list)
+    for k, s in enumerate(summaries):
+        assert s["diff"] == pytest.approx(0.01 * (k - 4) + 0.0015, abs=1e-15)  # mean of j/1000
+        assert s["seeds"] == s["seeds_compared"] == 4
+        assert s["delta_s_eq"] == float(k)
+        # R_MSP − R_Bayes = 0.05 and GCUL − MSP = diff: the share recovered is −diff / 0.05
+        assert s["gap_share"] == pytest.approx(-s["diff"] / 0.05, rel=1e-12)
+    assert sum(s["held_out"] for s in summaries) == 9 - 9 // 2
+    with pytest.raises(ValueError, match="every setting"):
+        rm.summarise_settings(rows[:-4], setting_list)  # the last setting has no row
+
+
+def test_phase_diagrams_run_holm_per_diagram_and_mark_the_settings():
+    setting_list = rm.settings()
+    summaries = [
+        {**dict(zip(rm.NAMES, s, strict=True)), "diff": 0.01, "diff_se": 0.001, "p_value": 1.0}
+        for s in setting_list
+    ]
+    target = (8.0, 3.0, 0.0, 2000, 0.0)  # σ × a only
+    summaries[setting_list.index(target)]["p_value"] = 1e-9
+    diagrams = rm.phase_diagrams(summaries)
+    assert [d["pair"] for d in diagrams] == list(rm.PAIRS)
+    assert [int(d["significant"].sum()) for d in diagrams] == [1, 0, 0, 0, 0, 0]
+    assert [s["significant_any"] for s in summaries].count(1) == 1
+    assert summaries[setting_list.index(target)]["significant_any"] == 1
+    summaries[setting_list.index(target)]["p_value"] = 1.0
+    rm.phase_diagrams(summaries)  # marks are recomputed, not accumulated
+    assert not any(s["significant_any"] for s in summaries)
+    with pytest.raises(ValueError, match="two different factors"):
+        rm.diagram(summaries, ("sigma", "sigma"))
+    with pytest.raises(ValueError, match="lack the setting"):
+        rm.diagram(summaries[1:], rm.PAIRS[0])
+
+
+def test_predictor_table_and_bootstrap_refuse_what_they_cannot_read():
+    with pytest.raises(ValueError, match="phase_diagrams first"):
+        rm.predictor_table([{"diff": 0.1, "held_out": 0, "sigma": 4.0}])
+    rows, summaries, table = _bootstrap_inputs(lambda k, j: 0.0)
+    with pytest.raises(ValueError, match="n_boot"):
+        rm.add_bootstrap_se(rows, summaries, table, n_boot=0)
+    with pytest.raises(ValueError, match="no summary"):
+        rm.add_bootstrap_se(rows, summaries[1:], table, n_boot=2)
+
+
+def test_place_on_sigma_interpolates_on_the_grid_and_says_when_it_is_off():
+    axis = [{"sigma": s, "eps_train": e, "diff": d} for s, e, d in ((0.0, 0.1, -0.01), (1.0, 0.2, 0.0), (2.0, 0.3, 0.02))]
+    assert rm.place_on_sigma(axis, 0.15) == ("0.5", pytest.approx(-0.005, abs=1e-15))
+    assert rm.place_on_sigma(axis, 0.25) == ("1.5", pytest.approx(0.01, abs=1e-15))
+    assert rm.place_on_sigma(axis, 0.05) == ("< 0", -0.01)
+    assert rm.place_on_sigma(axis, 0.5) == ("> 2", 0.02)
+    flat = [dict(r, eps_train=0.2) for r in axis]  # ε not increasing in σ: no interpolation
+    hat, predicted = rm.place_on_sigma(flat, 0.2)
+    assert hat == "—" and math.isnan(predicted)
+    with pytest.raises(ValueError, match="eps"):
+        rm.place_on_sigma(axis, 1.5)
+    with pytest.raises(ValueError, match="at least one"):
+        rm.place_on_sigma([], 0.2)
+    # the σ axis: the default geometry's settings, one per σ, sorted
+    summaries = [{**dict(zip(rm.NAMES, s, strict=True))} for s in rm.settings()]
+    sigmas = [s["sigma"] for s in rm.sigma_axis(summaries[::-1])]
+    assert sigmas == list(rm.FACTORS["sigma"].grid)
+
+
+def test_says_gcul_follows_the_orientation_strictly():
+    higher = {"orientation": "higher = GCUL better", "threshold": 0.5}
+    lower = {"orientation": "lower = GCUL better", "threshold": 0.5}
+    assert rm.says_gcul(higher, 0.6) and not rm.says_gcul(higher, 0.5) and not rm.says_gcul(higher, 0.4)
+    assert rm.says_gcul(lower, 0.4) and not rm.says_gcul(lower, 0.5) and not rm.says_gcul(lower, 0.6)
+
+
+def test_csv_files_round_trip_and_rewrite_to_the_same_bytes(tmp_path):
+    rows = [{"setting": 0, "name": "lsa", "x": 0.1 + 0.2, "y": math.nan, "z": np.float64(1e-17)},
+            {"setting": 1, "name": "finetuned_heldout", "x": -3.0, "y": 2.5, "z": 7.0}]  # fmt: skip
+    path = tmp_path / "rows.csv"
+    rm.write_csv(path, rows)
+    back = rm.read_csv(path)
+    assert back[0]["x"] == 0.1 + 0.2 and math.isnan(back[0]["y"]) and back[0]["z"] == 1e-17
+    assert back[1] == {"setting": 1, "name": "finetuned_heldout", "x": -3.0, "y": 2.5, "z": 7.0}
+    first = path.read_bytes()
+    rm.write_csv(path, back)
+    assert path.read_bytes() == first
+    with pytest.raises(ValueError, match="at least one row"):
+        rm.write_csv(tmp_path / "empty.csv", [])
+
+
+def test_text_functions_refuse_empty_or_bad_inputs(tmp_path):
+    with pytest.raises(ValueError, match="jobs"):
+        rm.text_rows(tmp_path, None, 0)
+    with pytest.raises(ValueError, match="at least one text row"):
+        rm.summarise_text([])
+    with pytest.raises(ValueError, match="no folder of"):
+        rm.finetuned_inputs(tmp_path, tmp_path)
+    assert rm.text_label({"representation": "finetuned_heldout", "seed": 2}) == "finetuned_heldout, seed 2"
+    assert rm.text_label({"representation": "lsa", "seed": 0}) == "lsa"
+
+
+def test_the_package_imports_without_pyplot_or_a_display():
+    import subprocess
+
+    code = ("import sys, simulations.regime_map; "
+            "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'")  # fmt: skip
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("DISPLAY", "MPLBACKEND")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
