@@ -10,8 +10,8 @@ maps GCUL against MSP over it and asks whether the paper's own quantities predic
     a (``confusion_radius_ratio``), shift t toward class 0 (``confusion_shift``), share q
     (``n_confusion``; q = n_conf / n_total) and label bias b toward its m = 2 nearest classes
     (``confusion_label_bias``). Not a full factorial: a full grid per pair of factors, the
-    others at their default (:data:`PAIRS`, :data:`FACTORS`); σ is one axis of four of the six
-    pairs. Every setting runs :data:`SEEDS` (20 seeds). Per cell (setting × seed), on the test
+    others at their default (``simulations.regime_map.PAIRS``, ``FACTORS``); σ is one axis of four of the six
+    pairs. Every setting runs ``SEEDS`` (20 seeds). Per cell (setting × seed), on the test
     split, with the package's own rejectors and evaluation (:mod:`simulations.rejectors`,
     :func:`simulations.rejectors.evaluate.evaluation_columns`, the sweep's definition of "at
     GCUL's coverage": every rejector accepts as many test samples as GCUL does, ties at the cut
@@ -33,10 +33,11 @@ maps GCUL against MSP over it and asks whether the paper's own quantities predic
     GCUL's minus MSP's selective risk on the training split at GCUL's training coverage
     (observed labels). A setting's predictor is its mean over seeds; its outcome is the sign of
     the mean GCUL − MSP. The settings are
-    split in two halves at random (seed :data:`HALF_SEED`): on the first, each predictor's
+    split in two halves at random (seed ``HALF_SEED``): on the first, each predictor's
     orientation and an accuracy-maximising threshold are chosen; on the held-out half its ROC
     AUC (Mann-Whitney) is reported with DeLong's SE, a bootstrap SE that also redraws the seeds
-    the settings share (:func:`simulations.regime_map.add_bootstrap_se`), and the chosen threshold's accuracy.
+    the settings share (:func:`simulations.regime_map.add_bootstrap_se`), and the chosen
+    threshold's accuracy.
 
 (3) **The text corpora** (``--corpora DIR``, optional): the same training-split predictors for
     every corpus × representation × split of ``benchmarks/text_emotion.py`` (same pooled
@@ -88,6 +89,7 @@ import numpy as np
 
 import simulations
 from simulations.cli.common import Parser, positive_int
+from simulations.outputs import atomic_write_text, prepare_out_folder
 from simulations.regime_map import (
     SEEDS,
     Setting,
@@ -107,7 +109,6 @@ from simulations.regime_map import (
     text_rows,
     write_csv,
 )
-from simulations.outputs import atomic_write_text, prepare_out_folder
 
 
 def main(argv: list[str] | None = None) -> int:

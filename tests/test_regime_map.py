@@ -437,7 +437,8 @@ def test_predictor_table_and_bootstrap_refuse_what_they_cannot_read():
 
 
 def test_place_on_sigma_interpolates_on_the_grid_and_says_when_it_is_off():
-    axis = [{"sigma": s, "eps_train": e, "diff": d} for s, e, d in ((0.0, 0.1, -0.01), (1.0, 0.2, 0.0), (2.0, 0.3, 0.02))]
+    points = ((0.0, 0.1, -0.01), (1.0, 0.2, 0.0), (2.0, 0.3, 0.02))  # σ, ε, GCUL − MSP
+    axis = [{"sigma": s, "eps_train": e, "diff": d} for s, e, d in points]
     assert rm.place_on_sigma(axis, 0.15) == ("0.5", pytest.approx(-0.005, abs=1e-15))
     assert rm.place_on_sigma(axis, 0.25) == ("1.5", pytest.approx(0.01, abs=1e-15))
     assert rm.place_on_sigma(axis, 0.05) == ("< 0", -0.01)

@@ -7,6 +7,7 @@ Drawn on :class:`matplotlib.figure.Figure` objects, never through ``pyplot`` (as
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib.colors
 import matplotlib.ticker
@@ -101,7 +102,8 @@ def plot_map(diagrams: list[dict], path: Path, n_seeds: int) -> Figure:
     )
     negative = np.linspace(low, 0.0, 4)[:-1]
     positive = np.linspace(0.0, high, 5)
-    bar.set_ticks(np.concatenate([negative, positive]))
+    ticks: Any = np.concatenate([negative, positive])
+    bar.set_ticks(ticks)
     bar.ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%+.2f"))
     handles, labels = axes.flat[0].get_legend_handles_labels()
     handles.append(Line2D([], [], color="black", lw=1.6))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Any
 
 from simulations.outputs import atomic_write_text
 
@@ -55,7 +56,7 @@ def read_csv(path: Path) -> list[dict]:
     out = []
     with path.open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            parsed = {}
+            parsed: dict[str, Any] = {}
             for key, value in row.items():
                 try:
                     parsed[key] = int(value)

@@ -34,14 +34,22 @@ __all__ = [
     "share",
 ]
 
-LAM = 0.15  # the paper's λ_target
-ALPHA = 0.05  # family-wise level of Holm's correction in each phase diagram
-SEEDS = tuple(range(10, 30))  # the paper's seeds 10..19 and ten more
-HALF_SEED = 26  # the random halves of the settings (choice / held out)
-BOOT_SEED = 27  # the bootstrap of the held-out AUC over seeds and settings
-N_BOOT = 1000  # its replicates: the SE's own relative sampling error is about 1/sqrt(2 N_BOOT)
-VALID = "hunter_worsley"  # the tightest valid predictor (gcul_theory.DEFAULT_METHOD)
-N_PER_CLASS = 2000  # the protocol's; q = n_conf / (K n_per_class + n_conf)
+LAM = 0.15
+"""The paper's λ_target: the cost at which the theory's own rules judge a rejection."""
+ALPHA = 0.05
+"""The family-wise level of Holm's correction in each phase diagram."""
+SEEDS = tuple(range(10, 30))
+"""The seeds every setting runs: the paper's seeds 10..19 and ten more."""
+HALF_SEED = 26
+"""The seed of the random halves of the settings (the choice half and the held-out half)."""
+BOOT_SEED = 27
+"""The seed of the bootstrap of the held-out AUC over seeds and settings."""
+N_BOOT = 1000
+"""The bootstrap's replicates: the SE's own relative sampling error is about 1/sqrt(2 N_BOOT)."""
+VALID = "hunter_worsley"
+"""The valid λ* predictor of the cells (the tightest valid one, ``gcul_theory.DEFAULT_METHOD``)."""
+N_PER_CLASS = 2000
+"""The protocol's samples per class; q = n_conf / (K n_per_class + n_conf)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +93,7 @@ FACTORS: dict[str, Factor] = {
                0.0, (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0)),
     )
 }  # fmt: skip
+"""The five factors of the map, by name, in the order of a :data:`Setting`."""
 PAIRS: tuple[tuple[str, str], ...] = (
     ("sigma", "ratio"),
     ("sigma", "shift"),
@@ -124,8 +133,8 @@ def settings() -> list[Setting]:
         for u in FACTORS[first].grid:
             for v in FACTORS[second].grid:
                 values = default | {first: u, second: v}
-                setting = tuple(values[n] for n in NAMES)
-                setting = (*setting[:3], int(setting[3]), setting[4])
+                raw = tuple(values[n] for n in NAMES)
+                setting: Setting = (raw[0], raw[1], raw[2], int(raw[3]), raw[4])
                 if setting not in out:
                     out.append(setting)
     return out

@@ -91,8 +91,7 @@ def summarise_settings(rows: list[dict], setting_list: list[Setting]) -> list[di
     ValueError
         If a setting of ``setting_list`` has no row, or a row names a setting not in it.
     """
-    counts = np.bincount([row["setting"] for row in rows], minlength=len(setting_list)) if rows else []
-    if len(counts) != len(setting_list) or not np.all(np.asarray(counts) > 0):
+    if {row["setting"] for row in rows} != set(range(len(setting_list))):
         raise ValueError(
             f"rows must hold every setting 0..{len(setting_list) - 1} of setting_list and no other"
         )
@@ -104,7 +103,9 @@ def summarise_settings(rows: list[dict], setting_list: list[Setting]) -> list[di
     out = []
     for index, setting in enumerate(setting_list):
         block = by_setting[index]
-        col = {k: np.array([r[k] for r in block], float) for k in block[0] if k != "setting"}
+        col: dict[str, Any] = {
+            k: np.array([r[k] for r in block], float) for k in block[0] if k != "setting"
+        }
         mean, se, n = paired_difference(col["risk_gcul"], col["risk_msp"])
         gap, gap_se = gap_share(col["risk_msp"], col["risk_gcul"], col["risk_bayes"])
         gap_mean, gap_mean_se, _ = paired_difference(col["risk_msp"], col["risk_bayes"])
@@ -255,11 +256,11 @@ def predictor_table(summaries: list[dict]) -> list[dict]:
     for block, keep in BLOCKS.items():
         c_set = [s for s in choice if keep(s)]
         t_set = [s for s in test if keep(s)]
-        y_c = np.array([s["diff"] < 0 for s in c_set])
-        y_t = np.array([s["diff"] < 0 for s in t_set])
+        y_c: Any = np.array([s["diff"] < 0 for s in c_set])
+        y_t: Any = np.array([s["diff"] < 0 for s in t_set])
         for column, label, kind, rule in PREDICTORS:
-            x_c = np.array([s[column] for s in c_set])
-            x_t = np.array([s[column] for s in t_set])
+            x_c: Any = np.array([s[column] for s in c_set])
+            x_t: Any = np.array([s[column] for s in t_set])
             auc_choice = roc_auc(x_c, y_c)
             sign = 1.0 if auc_choice >= 0.5 else -1.0
             cut = best_threshold(sign * x_c, y_c)

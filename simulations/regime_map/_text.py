@@ -49,7 +49,9 @@ __all__ = [
 ]
 
 
-FT_REP = "finetuned_heldout"  # the text benchmark's name of protocol (H) over compare's splits
+FT_REP = "finetuned_heldout"
+"""The representation name of a fine-tuned encoder under the text benchmark's held-out protocol
+(H), over ``gcul compare``'s splits of the rows the encoder never saw."""
 
 
 def finetuned_inputs(folder: Path, root: Path) -> dict[str, list[tuple[int, np.ndarray, np.ndarray]]]:
