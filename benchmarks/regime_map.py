@@ -92,7 +92,6 @@ from simulations.cli.common import Parser, positive_int
 from simulations.outputs import atomic_write_text, prepare_out_folder
 from simulations.regime_map import (
     SEEDS,
-    Setting,
     add_bootstrap_se,
     check_against_compare,
     finetuned_inputs,
@@ -206,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def compute(
     args: argparse.Namespace,
-    setting_list: list[Setting],
+    setting_list: list[tuple],
     seeds: Sequence[int],
     finetuned: dict[str, list[tuple]] | None = None,
 ):

@@ -10,7 +10,7 @@ writes the committed report; ``docs/explanation/regimes.md`` explains its findin
 
 The grid (five factors; a full grid per pair of them, the others at default)::
 
-    Factor, FACTORS, NAMES, Setting   the factors σ, a, t, q, b and a setting's tuple
+    Factor, FACTORS, NAMES            the factors σ, a, t, q, b, in a setting's order
     PAIRS                             the phase diagrams (pairs of factors)
     settings                          every setting of the study, once
     share                             the confusion share q of n_conf
@@ -72,7 +72,6 @@ from simulations.regime_map._grid import (
     SEEDS,
     VALID,
     Factor,
-    Setting,
     config_of,
     settings,
     share,
@@ -121,7 +120,6 @@ __all__ = [
     "VALID",
     "CompareCheck",
     "Factor",
-    "Setting",
     "add_bootstrap_se",
     "axis_label",
     "check_against_compare",

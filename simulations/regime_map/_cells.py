@@ -28,7 +28,7 @@ def measure_cell(setting: Setting, seed: int) -> dict[str, float]:
 
     Parameters
     ----------
-    setting : Setting
+    setting : tuple
         ``(sigma, ratio, shift, n_confusion, bias)`` (see :func:`config_of`).
     seed : int
         The dataset's seed (:func:`simulations.make_dataset`).
@@ -80,8 +80,8 @@ def setting_task(
     ----------
     index : int
         The setting's index in :func:`settings` (the ``setting`` column).
-    setting : Setting
-        The setting.
+    setting : tuple
+        The setting, ``(sigma, ratio, shift, n_confusion, bias)``.
     seeds : sequence of int
         The seeds, in order.
 
@@ -115,7 +115,7 @@ def measure_settings(
 
     Parameters
     ----------
-    setting_list : sequence of Setting
+    setting_list : sequence of tuple
         The settings, e.g. :func:`settings`; a setting's index here is its ``setting`` column.
     seeds : sequence of int
         The seeds every setting runs (:data:`SEEDS` in the study).

@@ -28,7 +28,6 @@ __all__ = [
     "SEEDS",
     "VALID",
     "Factor",
-    "Setting",
     "config_of",
     "settings",
     "share",
@@ -93,7 +92,7 @@ FACTORS: dict[str, Factor] = {
                0.0, (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0)),
     )
 }  # fmt: skip
-"""The five factors of the map, by name, in the order of a :data:`Setting`."""
+"""The five factors of the map, by name, in the order of a setting's tuple (:data:`NAMES`)."""
 PAIRS: tuple[tuple[str, str], ...] = (
     ("sigma", "ratio"),
     ("sigma", "shift"),
@@ -104,10 +103,9 @@ PAIRS: tuple[tuple[str, str], ...] = (
 )
 """The phase diagrams: (y axis, x axis), a full grid of each pair, the other factors at default."""
 
-Setting = tuple[float, float, float, int, float]
-"""A setting of the map: ``(sigma, ratio, shift, n_confusion, bias)``, in the order of :data:`NAMES`."""
+Setting = tuple[float, float, float, int, float]  # (sigma, ratio, shift, n_confusion, bias)
 NAMES = tuple(FACTORS)
-"""The factors' names in the order of a :data:`Setting`."""
+"""The factors' names in the order of a setting's tuple ``(sigma, ratio, shift, n_confusion, bias)``."""
 
 
 def settings() -> list[Setting]:
@@ -115,7 +113,7 @@ def settings() -> list[Setting]:
 
     Returns
     -------
-    list of Setting
+    list of tuple
         The settings of every phase diagram of :data:`PAIRS` (a full grid of the pair, the
         other factors at their default), a setting shared by two diagrams listed once, where
         it first appears. Its index in this list is the ``setting`` column of the tables.
@@ -176,7 +174,7 @@ def config_of(setting: Setting) -> tuple[Any, float]:
 
     Parameters
     ----------
-    setting : Setting
+    setting : tuple
         ``(sigma, ratio, shift, n_confusion, bias)``, e.g. an item of :func:`settings`.
 
     Returns

@@ -71,7 +71,7 @@ def summarise_settings(rows: list[dict], setting_list: list[Setting]) -> list[di
         One row per cell (setting × seed), as :func:`setting_task` writes them: ``setting``
         (an index into ``setting_list``), ``coverage``, ``risk_gcul``, ``risk_msp``,
         ``risk_bayes`` and every column of :data:`PREDICTORS`.
-    setting_list : list of Setting
+    setting_list : list of tuple
         The settings, e.g. :func:`settings`; every one needs at least one row.
 
     Returns

@@ -215,7 +215,7 @@ class CompareCheck:
     Attributes
     ----------
     by_representation : dict
-        Per representation found there, ``(largest |difference|, number of risks compared)``.
+        Per representation found there, ``(largest absolute difference, number of risks compared)``.
     absent : int
         Risks of ours with no row there (a representation or seed that file does not have, or
         no file), skipped and counted.
@@ -229,7 +229,7 @@ class CompareCheck:
 
     @property
     def worst(self) -> float:
-        """The largest |difference| over every risk compared (NaN if none was)."""
+        """The largest absolute difference over every risk compared (NaN if none was)."""
         return max((w for w, _ in self.by_representation.values()), default=math.nan)
 
     @property
@@ -275,7 +275,7 @@ def check_against_compare(rows: list[dict], compare_csv: Path) -> CompareCheck:
     Returns
     -------
     CompareCheck
-        The largest |difference| and the number of risks compared, per representation, and the
+        The largest absolute difference and the number of risks compared, per representation, and the
         risks with no row there. Two NaN risks (no accepted sample in either) agree.
     """
     ours = {
