@@ -1,6 +1,6 @@
 r"""Will GCUL's rejection beat MSP's here? The predictors a fitted GCUL's training split gives.
 
-The regime map (``benchmarks/regime_map.py``, ``docs/explanation/regimes.md``) asks which
+The regime map (:mod:`simulations.regime_map`, ``docs/explanation/regimes.md``) asks which
 quantity, computed from the training split only, predicts whether GCUL's rejection has a lower
 selective risk than thresholding the maximum softmax (MSP) at GCUL's coverage on new data.
 :func:`training_predictors` computes them all from one fitted :class:`simulations.GCUL`:

@@ -9,30 +9,24 @@ fails here.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+import simulations.regime_map as rm
+
 _ROOT = Path(__file__).resolve().parents[1]
-_SPEC = importlib.util.spec_from_file_location(
-    "gcul_benchmark_regime_map_docs", _ROOT / "benchmarks" / "regime_map.py"
-)
-bench = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = bench
-_SPEC.loader.exec_module(bench)
 
 PAGE = (_ROOT / "docs" / "explanation" / "regimes.md").read_text(encoding="utf-8").replace("−", "-")
-SETTINGS = bench.read_csv(_ROOT / "benchmarks" / "regime_map" / "settings.csv")
-PREDICTORS = bench.read_csv(_ROOT / "benchmarks" / "regime_map" / "predictors.csv")
-DEFAULT = {name: factor.default for name, factor in bench.FACTORS.items()}
+SETTINGS = rm.read_csv(_ROOT / "benchmarks" / "regime_map" / "settings.csv")
+PREDICTORS = rm.read_csv(_ROOT / "benchmarks" / "regime_map" / "predictors.csv")
+DEFAULT = {name: factor.default for name, factor in rm.FACTORS.items()}
 
 
 def _setting(**moved) -> dict:
-    want = tuple((DEFAULT | moved)[n] for n in bench.NAMES)
-    (row,) = [s for s in SETTINGS if tuple(s[n] for n in bench.NAMES) == want]
+    want = tuple((DEFAULT | moved)[n] for n in rm.NAMES)
+    (row,) = [s for s in SETTINGS if tuple(s[n] for n in rm.NAMES) == want]
     return row
 
 
@@ -72,14 +66,14 @@ def test_quoted_rows_of_table_1_are_the_csvs():
     for label, moved in _QUOTED.items():
         s = _setting(**moved)
         star = " ★" if s["significant_any"] else ""
-        assert rows[label] == [bench.fmt_points(s["diff"], s["diff_se"]) + star, _gap(s)], label
+        assert rows[label] == [rm.fmt_points(s["diff"], s["diff_se"]) + star, _gap(s)], label
 
 
 def test_quoted_aucs_are_the_csvs():
     rows = _table_rows("| predictor |")
     blocks = ("all", f"σ = {DEFAULT['sigma']:g} only")
     for predictor, label in zip(
-        (p for p, *_ in bench.PREDICTORS),
+        (p for p, *_ in rm.PREDICTORS),
         ("S_GCUL (paper)", "λ*_PRE, Hunter–Worsley (paper)", "S_exist (paper)",
          "ΔS_eq (derived)", "Δ_train (derived)", "ε, training error (reference)"),
         strict=True,
@@ -143,15 +137,15 @@ FT = "finetuned_heldout"
 
 def _text_summary() -> tuple[list[dict], list[dict]]:
     """The page's text rows: (stand-ins, fine-tuned seeds), each a mean over its splits."""
-    text = bench.read_csv(_ROOT / "benchmarks" / "regime_map" / "text.csv")
-    rows = bench.summarise_text(text)
+    text = rm.read_csv(_ROOT / "benchmarks" / "regime_map" / "text.csv")
+    rows = rm.summarise_text(text)
     return [t for t in rows if t["representation"] != FT], [t for t in rows if t["representation"] == FT]
 
 
 def _says_gcul() -> dict[str, list[bool]]:
     cuts = {r["predictor"]: r for r in PREDICTORS if r["settings"] == "all"}
     standins, fine = _text_summary()
-    return {c: [bench.says_gcul(cuts[c], t[c]) for t in standins + fine] for c in cuts}
+    return {c: [rm.says_gcul(cuts[c], t[c]) for t in standins + fine] for c in cuts}
 
 
 def test_the_text_corpora_are_the_ones_the_page_names():
@@ -181,9 +175,9 @@ def test_the_standin_claims():
     wordllama = {t["corpus"]: t for t in standins if t["representation"] == "wordllama"}
     carer, go = wordllama["carer"], wordllama["goemotions"]
     assert max(t["diff"] for t in standins + fine) == carer["diff"]  # "the largest of all"
-    assert (f"CARER's difference is the largest of all, {bench.fmt_points(carer['diff'], carer['diff_se'])} "
+    assert (f"CARER's difference is the largest of all, {rm.fmt_points(carer['diff'], carer['diff_se'])} "
             f"points at coverage {carer['coverage']:.3f}") in page  # fmt: skip
-    assert f"GoEmotions' is {bench.fmt_points(go['diff'], go['diff_se'])} at {go['coverage']:.3f}" in page
+    assert f"GoEmotions' is {rm.fmt_points(go['diff'], go['diff_se'])} at {go['coverage']:.3f}" in page
 
 
 def test_the_finetuned_claims():
@@ -197,7 +191,7 @@ def test_the_finetuned_claims():
         assert f"{name} +{mean:.2f}" in page, corpus
     beyond = [t for t in fine if t["diff"] > 2 * t["diff_se"]]
     assert [(t["corpus"], t["seed"]) for t in beyond] == [("carer", 1)]
-    assert f"CARER seed 1 ({bench.fmt_points(beyond[0]['diff'], beyond[0]['diff_se'])})" in page
+    assert f"CARER seed 1 ({rm.fmt_points(beyond[0]['diff'], beyond[0]['diff_se'])})" in page
     carer = [t["coverage"] for t in fine if t["corpus"] == "carer"]
     go = [t["coverage"] for t in fine if t["corpus"] == "goemotions"]
     assert (round(100 * min(carer)), round(100 * max(carer))) == (94, 95)  # "94-95%"
@@ -237,8 +231,8 @@ def test_the_text_predictor_claims():
 def test_the_text_sigma_axis_claims():
     standins, fine = _text_summary()
     page = " ".join(PAGE.split())
-    axis = bench.sigma_axis(SETTINGS)
-    placed = {(t["corpus"], t["representation"]): bench.place_on_sigma(axis, t["eps_train"]) for t in standins}
+    axis = rm.sigma_axis(SETTINGS)
+    placed = {(t["corpus"], t["representation"]): rm.place_on_sigma(axis, t["eps_train"]) for t in standins}
     low_eps = placed.pop(("carer", "oof_logistic"))
     assert low_eps[0] == "< 0"
     assert min(float(h.lstrip("> ")) for h, _ in placed.values()) == 6.4  # "σ̂ ≥ 6.4"
@@ -247,7 +241,7 @@ def test_the_text_sigma_axis_claims():
     assert f"MSP is {100 * carer['diff']:.1f} points better" in page
     ft = {t["corpus"]: [] for t in fine}
     for t in fine:
-        ft[t["corpus"]].append(bench.place_on_sigma(axis, t["eps_train"]))
+        ft[t["corpus"]].append(rm.place_on_sigma(axis, t["eps_train"]))
     assert all(h == "< 0" for h, _ in ft["carer"])  # "below the map's at σ = 0"
     hats = [float(h) for h, _ in ft["goemotions"]]
     assert f"σ̂ {min(hats):.1f}–{max(hats):.1f}" in page

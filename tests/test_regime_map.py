@@ -1,6 +1,7 @@
-"""benchmarks/regime_map.py as a driver: its settings, the predictor table's choice on one half,
-the bootstrap's crossed draws, and its text section. The statistics it calls are tested in
-tests/test_statistics.py, the predictors in tests/test_training_predictors.py."""
+"""The regime map: simulations.regime_map's settings, the predictor table's choice on one half,
+the bootstrap's crossed draws and its text section, and benchmarks/regime_map.py, the driver
+that calls them (its options, its "Made by" line, a --text-only run). The statistics it calls
+are tested in tests/test_statistics.py, the predictors in tests/test_training_predictors.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import simulations.regime_map as rm
+
 _BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 _SPEC = importlib.util.spec_from_file_location(
     "gcul_benchmark_regime_map", _BENCH / "regime_map.py"
@@ -24,14 +27,14 @@ _SPEC.loader.exec_module(bench)
 
 
 def test_settings_cover_every_pair_grid_once():
-    setting_list = bench.settings()
+    setting_list = rm.settings()
     assert len(set(setting_list)) == len(setting_list)
-    for first, second in bench.PAIRS:
-        want = len(bench.FACTORS[first].grid) * len(bench.FACTORS[second].grid)
-        default = {n: f.default for n, f in bench.FACTORS.items()}
+    for first, second in rm.PAIRS:
+        want = len(rm.FACTORS[first].grid) * len(rm.FACTORS[second].grid)
+        default = {n: f.default for n, f in rm.FACTORS.items()}
         got = [
             s for s in setting_list
-            if all(s[i] == default[n] for i, n in enumerate(bench.NAMES) if n not in (first, second))
+            if all(s[i] == default[n] for i, n in enumerate(rm.NAMES) if n not in (first, second))
         ]  # fmt: skip
         assert len(got) == want
 
@@ -40,12 +43,12 @@ def test_orientation_and_threshold_come_from_the_choice_half_only():
     # on the choice half a higher predictor means "GCUL better" (diff < 0); on the held-out
     # half the opposite: a table that chose on the held-out half (or on both) would not give 0
     def summary(value, diff, held_out):
-        row = {column: value for column, *_ in bench.PREDICTORS}
+        row = {column: value for column, *_ in rm.PREDICTORS}
         return row | {"diff": diff, "held_out": held_out, "significant_any": 1, "sigma": 4.0}
 
     choice = [summary(v, -0.01 if v > 0.5 else 0.01, 0) for v in (0.1, 0.2, 0.7, 0.8)]
     test = [summary(v, 0.01 if v > 0.5 else -0.01, 1) for v in (0.15, 0.25, 0.75, 0.85)]
-    table = bench.predictor_table(choice + test)
+    table = rm.predictor_table(choice + test)
     for row in table:
         assert row["orientation"] == "higher = GCUL better"
         assert row["auc_choice"] == 1.0 and row["auc"] == 0.0 and row["accuracy"] == 0.0
@@ -60,11 +63,11 @@ def _bootstrap_inputs(shock):
         summaries.append({"setting": k, "held_out": 1, "significant_any": 1, "sigma": 4.0})
         for j in range(10):
             row = {"setting": k, "seed": j, "risk_msp": 0.0, "risk_gcul": k - 9.5 + shock(k, j)}
-            rows.append(row | {column: -float(k) for column, *_ in bench.PREDICTORS})
+            rows.append(row | {column: -float(k) for column, *_ in rm.PREDICTORS})
     table = [
         {"settings": block, "predictor": column, "orientation": "higher = GCUL better"}
-        for block in bench.BLOCKS
-        for column, *_ in bench.PREDICTORS
+        for block in rm.BLOCKS
+        for column, *_ in rm.PREDICTORS
     ]
     return rows, summaries, table
 
@@ -74,16 +77,16 @@ def test_bootstrap_redraws_the_seeds_once_for_all_settings():
     # so the AUC (1), survive every replicate; redrawing seeds per setting would scramble the
     # settings near 0 and give a positive SE
     rows, summaries, table = _bootstrap_inputs(lambda k, j: 5.0 if j % 2 else -5.0)
-    bench.bootstrap_auc_se(rows, summaries, table, n_boot=200)
+    rm.add_bootstrap_se(rows, summaries, table, n_boot=200)
     assert all(r["auc_se_boot"] == 0.0 for r in table)
     # a shock of each setting's own: the outcomes near 0 flip between replicates
     rng = np.random.default_rng(3)
     own = rng.choice([-5.0, 5.0], size=(20, 10))
     rows, summaries, table = _bootstrap_inputs(lambda k, j: own[k, j])
-    bench.bootstrap_auc_se(rows, summaries, table, n_boot=200)
+    rm.add_bootstrap_se(rows, summaries, table, n_boot=200)
     assert all(r["auc_se_boot"] > 0.01 for r in table)
     again = [dict(r) for r in table]
-    bench.bootstrap_auc_se(rows, summaries, again, n_boot=200)
+    rm.add_bootstrap_se(rows, summaries, again, n_boot=200)
     assert [r["auc_se_boot"] for r in again] == [r["auc_se_boot"] for r in table]  # seeded
 
 
@@ -91,7 +94,7 @@ def test_bootstrap_redraws_the_seeds_once_for_all_settings():
 def _text_row(rep, seed, split, gcul, msp, corpus="carer"):
     row = {"corpus": corpus, "representation": rep, "seed": seed, "split": split,
            "coverage": 0.8, "risk_gcul": gcul, "risk_msp": msp}  # fmt: skip
-    return row | {column: 0.1 * (seed + 1) for column, *_ in bench.PREDICTORS}
+    return row | {column: 0.1 * (seed + 1) for column, *_ in rm.PREDICTORS}
 
 
 def _write_compare(path, rows, seed_column):
@@ -111,7 +114,7 @@ def test_check_against_compare_matches_the_seed_and_counts_what_is_absent(tmp_pa
     old = tmp_path / "old.csv"
     _write_compare(old, [("carer", "lsa", 0, 0, "gcul", 0.25), ("carer", "lsa", 0, 0, "msp", 0.125)],
                    seed_column=False)  # fmt: skip
-    check = bench.check_against_compare(ours, old)
+    check = rm.check_against_compare(ours, old)
     assert (check.worst, check.checked, check.absent) == (0.0, 2, 4)
     assert check.absent_from == ("finetuned_heldout",)
     assert "0 (equal) for lsa (2 risks); 4 per-split risks are not in it (finetuned_heldout;" in check.text()
@@ -122,12 +125,12 @@ def test_check_against_compare_matches_the_seed_and_counts_what_is_absent(tmp_pa
                          ("carer", "finetuned_heldout", 1, 0, "msp", 0.25),
                          ("carer", "finetuned_heldout", 0, 0, "gcul", 0.5),
                          ("carer", "finetuned_heldout", 0, 0, "msp", 0.25)], seed_column=True)  # fmt: skip
-    check = bench.check_against_compare(ours, new)
+    check = rm.check_against_compare(ours, new)
     assert check.by_representation == {"lsa": (0.0, 2), "finetuned_heldout": (0.125, 4)}
     assert (check.worst, check.absent, check.absent_from) == (0.125, 0, ())
     assert "not in it" not in check.text()
     assert "0.125 for finetuned_heldout (4 risks)" in check.text()
-    missing = bench.check_against_compare(ours, tmp_path / "none.csv")
+    missing = rm.check_against_compare(ours, tmp_path / "none.csv")
     assert (missing.checked, missing.absent) == (0, 6) and math.isnan(missing.worst)
     assert "not checked" in missing.text()
 
@@ -136,7 +139,7 @@ def test_summarise_text_keeps_the_fine_tuning_seeds_apart_and_gives_their_spread
     rows = [_text_row("lsa", 0, i, 0.2 + 0.01 * i, 0.1) for i in range(5)]
     for seed, shift in ((0, 0.0), (1, 0.02), (2, -0.04)):
         rows += [_text_row("finetuned_heldout", seed, i, 0.1 + shift + 0.01 * i, 0.1) for i in range(5)]
-    summary = bench.summarise_text(rows)
+    summary = rm.summarise_text(rows)
     # stand-ins first, then the fine-tuned seeds in order
     assert [(t["representation"], t["seed"]) for t in summary] == [
         ("lsa", 0), ("finetuned_heldout", 0), ("finetuned_heldout", 1), ("finetuned_heldout", 2)
@@ -144,7 +147,7 @@ def test_summarise_text_keeps_the_fine_tuning_seeds_apart_and_gives_their_spread
     # each seed's mean over its own 5 splits: 0.02 + shift (the differences are 0..0.04)
     for t, shift in zip(summary[1:], (0.0, 0.02, -0.04), strict=True):
         assert t["diff"] == pytest.approx(0.02 + shift, abs=1e-15)  # sums of five 0.01-sized terms
-    (spread,) = bench.seed_spread(summary)
+    (spread,) = rm.seed_spread(summary)
     assert spread["seeds"] == [0, 1, 2]
     mean, low, high = spread["diff"]
     assert (low, high) == (summary[3]["diff"], summary[2]["diff"])
@@ -205,7 +208,7 @@ def no_standin(monkeypatch):
 
 def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
     corpora, ft = tiny_text
-    finetuned = bench.finetuned_inputs(ft, corpora)
+    finetuned = rm.finetuned_inputs(ft, corpora)
     assert set(finetuned) == {"carer"}  # no goemotions/ folder: left out
     from simulations.text import load_carer, load_precomputed
 
@@ -215,7 +218,7 @@ def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
         want = load_precomputed(ft / "carer" / f"seed{seed}")
         held = want.rows("validation", "test")
         assert np.array_equal(Z, want.embeddings[held]) and np.array_equal(y, want.labels[held])
-    rows = bench.text_rows(corpora, None, 1, finetuned)
+    rows = rm.text_rows(corpora, None, 1, finetuned)
     fine = [r for r in rows if r["representation"] == "finetuned_heldout"]
     assert fine == rows
     assert sorted((r["seed"], r["split"]) for r in fine) == [(k, i) for k in (0, 1) for i in range(5)]
@@ -224,7 +227,7 @@ def test_text_rows_add_the_fine_tuned_held_out_rows(tiny_text, no_standin):
 
     (seed0, Z0, y0) = finetuned["carer"][0]
     splits = stratified_splits(y0, 5, 0.2, 0)
-    again = bench._text_task("carer", "finetuned_heldout", seed0, 3, Z0, y0, *splits[3])
+    again = rm.text_task("carer", "finetuned_heldout", seed0, 3, Z0, y0, *splits[3])
     (row,) = [r for r in fine if (r["seed"], r["split"]) == (seed0, 3)]
     again.pop("cpu_seconds"), row.pop("cpu_seconds")
     assert again == row
@@ -283,7 +286,7 @@ def test_text_only_rewrites_the_text_rows_and_keeps_the_cells(tiny_text, one_sta
     assert bench.main(argv) == 0
     for name, content in before.items():
         assert (out / name).read_bytes() == content, name
-    text = bench.read_csv(out / "text.csv")
+    text = rm.read_csv(out / "text.csv")
     assert {(r["corpus"], r["representation"], r["seed"]) for r in text} == {
         ("carer", "oof_logistic", 0), ("goemotions", "oof_logistic", 0),
         ("carer", "finetuned_heldout", 0), ("carer", "finetuned_heldout", 1),
@@ -295,22 +298,20 @@ def test_text_only_rewrites_the_text_rows_and_keeps_the_cells(tiny_text, one_sta
     assert "not checked against that benchmark's `compare.csv`" in report
 
 
-def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(monkeypatch, tmp_path):
+def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(tmp_path):
     # a legend entry built in the loop over the text rows once took the name of the panel's
     # predictor label, so every x axis read "goemotions / fine-tuned ..."
-    drawn = []
-    monkeypatch.setattr(bench, "save_figure", lambda fig, path: drawn.append(fig))
-    summaries = [{column: 0.1 * k for column, *_ in bench.PREDICTORS} | {"held_out": k % 2, "diff": 0.01 * k}
+    summaries = [{column: 0.1 * k for column, *_ in rm.PREDICTORS} | {"held_out": k % 2, "diff": 0.01 * k}
                  for k in range(4)]  # fmt: skip
     table = [{"settings": "all", "predictor": column, "auc": 0.9, "auc_se": 0.02, "auc_se_boot": 0.03,
-              "threshold": 0.15} for column, *_ in bench.PREDICTORS]  # fmt: skip
+              "threshold": 0.15} for column, *_ in rm.PREDICTORS]  # fmt: skip
     rows = [_text_row("lsa", 0, i, 0.2, 0.1) for i in range(3)]
     rows += [_text_row("finetuned_heldout", k, i, 0.1 + 0.01 * k, 0.1, corpus)
              for corpus in ("carer", "goemotions") for k in (0, 1, 2) for i in range(3)]  # fmt: skip
-    bench.plot_predictors(summaries, table, bench.summarise_text(rows), tmp_path / "p.png", 20)
-    (fig,) = drawn
-    axes = fig.axes[: len(bench.PREDICTORS)]
-    assert [ax.get_xlabel() for ax in axes] == [label for _, label, *_ in bench.PREDICTORS]
+    fig = rm.plot_predictors(summaries, table, rm.summarise_text(rows), tmp_path / "p.png", 20)
+    assert (tmp_path / "p.png").is_file()
+    axes = fig.axes[: len(rm.PREDICTORS)]
+    assert [ax.get_xlabel() for ax in axes] == [label for _, label, *_ in rm.PREDICTORS]
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     for corpus in ("carer", "goemotions"):
         assert labels.count(f"{corpus} / fine-tuned, held out (H), seeds 0, 1, 2") == 1
@@ -318,3 +319,181 @@ def test_predictors_figure_names_each_panel_and_the_fine_tuned_seeds_once(monkey
     # every seed is drawn: three stars per corpus in each panel
     stars = [line for line in axes[0].get_lines() if line.get_marker() == "*"]
     assert len(stars) == 6
+
+
+# ------------------------------------------------------------------ the package's public API
+def test_share_is_the_confusion_share_and_refuses_bad_counts():
+    n_total = 5 * rm.N_PER_CLASS
+    for n in rm.FACTORS["n_confusion"].grid:
+        assert rm.share(n) == n / (n_total + n)
+    assert rm.share(0) == 0.0
+    assert all(np.diff([rm.share(n) for n in rm.FACTORS["n_confusion"].grid]) > 0)
+    with pytest.raises(ValueError, match="n_confusion"):
+        rm.share(-1)
+    with pytest.raises(TypeError, match="n_confusion"):
+        rm.share(2000.5)
+
+
+def test_config_of_builds_the_setting_and_refuses_bad_ones():
+    config, sigma = rm.config_of((3.0, 1.5, 0.25, 4000, 0.5))
+    assert sigma == 3.0
+    assert (config.n_per_class, config.n_confusion) == (rm.N_PER_CLASS, 4000)
+    assert (config.confusion_radius_ratio, config.confusion_shift, config.confusion_label_bias) == (1.5, 0.25, 0.5)
+    with pytest.raises(TypeError, match="setting must be a sequence"):
+        rm.config_of((3.0, 1.5, 0.25, 4000))
+    with pytest.raises(ValueError, match="sigma"):
+        rm.config_of((-1.0, 1.5, 0.25, 4000, 0.5))
+    with pytest.raises(ValueError, match="confusion_shift"):
+        rm.config_of((3.0, 1.5, 1.25, 4000, 0.5))
+    with pytest.raises(TypeError, match="n_confusion"):
+        rm.config_of((3.0, 1.5, 0.25, 4000.5, 0.5))
+
+
+def test_measure_cell_is_the_sweeps_evaluation_at_another_geometry():
+    # the map's selective risks are those of the sweep's own cell (run_cell) on the same data,
+    # bit for bit: the same rejectors, the same "at GCUL's coverage"
+    from simulations.sweep.cell import run_cell
+
+    setting = (2.0, 1.5, 0.25, 1000, 0.5)
+    ours = rm.measure_cell(setting, 11)
+    config, sigma = rm.config_of(setting)
+    sweep = run_cell(11, sigma, config)
+    for name in ("gcul", "msp", "bayes"):
+        assert ours[f"risk_{name}"] == sweep[f"sel_risk_{name}"], name
+    assert 0.0 < ours["coverage"] <= 1.0
+    assert {column for column, *_ in rm.PREDICTORS} <= set(ours)
+
+
+def test_measure_settings_is_setting_task_in_order_and_refuses_bad_inputs():
+    setting_list = [(0.0, 1.0, 0.0, 250, 0.0), (1.0, 1.0, 0.0, 250, 0.0)]
+    rows, cpu = rm.measure_settings(setting_list, (10,), jobs=1)
+    assert cpu > 0.0
+    assert [(r["setting"], r["seed"], r["sigma"]) for r in rows] == [(0, 10, 0.0), (1, 10, 1.0)]
+    index, again, _ = rm.setting_task(1, setting_list[1], (10,))
+    assert index == 1 and again == rows[1:]
+    assert rows[0]["share"] == rm.share(250)
+    with pytest.raises(ValueError, match="jobs"):
+        rm.measure_settings(setting_list, (10,), jobs=0)
+    with pytest.raises(ValueError, match="seeds"):
+        rm.measure_settings(setting_list, (), jobs=1)
+
+
+def _cell_rows(setting_list, seeds, diff_of):
+    """Rows of every setting × seed: R_MSP 0.1, R_GCUL 0.1 + diff_of(k, j), R_Bayes 0.05."""
+    rows = []
+    for k, setting in enumerate(setting_list):
+        for j, seed in enumerate(seeds):
+            row = {"setting": k, **dict(zip(rm.NAMES, setting, strict=True)), "share": 0.0, "seed": seed}
+            row |= {"coverage": 0.9, "risk_gcul": 0.1 + diff_of(k, j), "risk_msp": 0.1, "risk_bayes": 0.05}
+            rows.append(row | {column: float(k) for column, *_ in rm.PREDICTORS})
+    return rows
+
+
+def test_summarise_settings_pairs_the_seeds_and_halves_the_settings():
+    setting_list = rm.settings()[:9]
+    rows = _cell_rows(setting_list, range(4), lambda k, j: 0.01 * (k - 4) + 0.001 * j)
+    summaries = rm.summarise_settings(rows, setting_list)
+    for k, s in enumerate(summaries):
+        assert s["diff"] == pytest.approx(0.01 * (k - 4) + 0.0015, abs=1e-15)  # mean of j/1000
+        assert s["seeds"] == s["seeds_compared"] == 4
+        assert s["delta_s_eq"] == float(k)
+        # R_MSP − R_Bayes = 0.05 and GCUL − MSP = diff: the share recovered is −diff / 0.05
+        assert s["gap_share"] == pytest.approx(-s["diff"] / 0.05, rel=1e-12)
+    assert sum(s["held_out"] for s in summaries) == 9 - 9 // 2
+    with pytest.raises(ValueError, match="every setting"):
+        rm.summarise_settings(rows[:-4], setting_list)  # the last setting has no row
+
+
+def test_phase_diagrams_run_holm_per_diagram_and_mark_the_settings():
+    setting_list = rm.settings()
+    summaries = [
+        {**dict(zip(rm.NAMES, s, strict=True)), "diff": 0.01, "diff_se": 0.001, "p_value": 1.0}
+        for s in setting_list
+    ]
+    target = (8.0, 3.0, 0.0, 2000, 0.0)  # σ × a only
+    summaries[setting_list.index(target)]["p_value"] = 1e-9
+    diagrams = rm.phase_diagrams(summaries)
+    assert [d["pair"] for d in diagrams] == list(rm.PAIRS)
+    assert [int(d["significant"].sum()) for d in diagrams] == [1, 0, 0, 0, 0, 0]
+    assert [s["significant_any"] for s in summaries].count(1) == 1
+    assert summaries[setting_list.index(target)]["significant_any"] == 1
+    summaries[setting_list.index(target)]["p_value"] = 1.0
+    rm.phase_diagrams(summaries)  # marks are recomputed, not accumulated
+    assert not any(s["significant_any"] for s in summaries)
+    with pytest.raises(ValueError, match="two different factors"):
+        rm.diagram(summaries, ("sigma", "sigma"))
+    with pytest.raises(ValueError, match="lack the setting"):
+        rm.diagram(summaries[1:], rm.PAIRS[0])
+
+
+def test_predictor_table_and_bootstrap_refuse_what_they_cannot_read():
+    with pytest.raises(ValueError, match="phase_diagrams first"):
+        rm.predictor_table([{"diff": 0.1, "held_out": 0, "sigma": 4.0}])
+    rows, summaries, table = _bootstrap_inputs(lambda k, j: 0.0)
+    with pytest.raises(ValueError, match="n_boot"):
+        rm.add_bootstrap_se(rows, summaries, table, n_boot=0)
+    with pytest.raises(ValueError, match="no summary"):
+        rm.add_bootstrap_se(rows, summaries[1:], table, n_boot=2)
+
+
+def test_place_on_sigma_interpolates_on_the_grid_and_says_when_it_is_off():
+    points = ((0.0, 0.1, -0.01), (1.0, 0.2, 0.0), (2.0, 0.3, 0.02))  # σ, ε, GCUL − MSP
+    axis = [{"sigma": s, "eps_train": e, "diff": d} for s, e, d in points]
+    assert rm.place_on_sigma(axis, 0.15) == ("0.5", pytest.approx(-0.005, abs=1e-15))
+    assert rm.place_on_sigma(axis, 0.25) == ("1.5", pytest.approx(0.01, abs=1e-15))
+    assert rm.place_on_sigma(axis, 0.05) == ("< 0", -0.01)
+    assert rm.place_on_sigma(axis, 0.5) == ("> 2", 0.02)
+    flat = [dict(r, eps_train=0.2) for r in axis]  # ε not increasing in σ: no interpolation
+    hat, predicted = rm.place_on_sigma(flat, 0.2)
+    assert hat == "—" and math.isnan(predicted)
+    with pytest.raises(ValueError, match="eps"):
+        rm.place_on_sigma(axis, 1.5)
+    with pytest.raises(ValueError, match="at least one"):
+        rm.place_on_sigma([], 0.2)
+    # the σ axis: the default geometry's settings, one per σ, sorted
+    summaries = [{**dict(zip(rm.NAMES, s, strict=True))} for s in rm.settings()]
+    sigmas = [s["sigma"] for s in rm.sigma_axis(summaries[::-1])]
+    assert sigmas == list(rm.FACTORS["sigma"].grid)
+
+
+def test_says_gcul_follows_the_orientation_strictly():
+    higher = {"orientation": "higher = GCUL better", "threshold": 0.5}
+    lower = {"orientation": "lower = GCUL better", "threshold": 0.5}
+    assert rm.says_gcul(higher, 0.6) and not rm.says_gcul(higher, 0.5) and not rm.says_gcul(higher, 0.4)
+    assert rm.says_gcul(lower, 0.4) and not rm.says_gcul(lower, 0.5) and not rm.says_gcul(lower, 0.6)
+
+
+def test_csv_files_round_trip_and_rewrite_to_the_same_bytes(tmp_path):
+    rows = [{"setting": 0, "name": "lsa", "x": 0.1 + 0.2, "y": math.nan, "z": np.float64(1e-17)},
+            {"setting": 1, "name": "finetuned_heldout", "x": -3.0, "y": 2.5, "z": 7.0}]  # fmt: skip
+    path = tmp_path / "rows.csv"
+    rm.write_csv(path, rows)
+    back = rm.read_csv(path)
+    assert back[0]["x"] == 0.1 + 0.2 and math.isnan(back[0]["y"]) and back[0]["z"] == 1e-17
+    assert back[1] == {"setting": 1, "name": "finetuned_heldout", "x": -3.0, "y": 2.5, "z": 7.0}
+    first = path.read_bytes()
+    rm.write_csv(path, back)
+    assert path.read_bytes() == first
+    with pytest.raises(ValueError, match="at least one row"):
+        rm.write_csv(tmp_path / "empty.csv", [])
+
+
+def test_text_functions_refuse_empty_or_bad_inputs(tmp_path):
+    with pytest.raises(ValueError, match="jobs"):
+        rm.text_rows(tmp_path, None, 0)
+    with pytest.raises(ValueError, match="at least one text row"):
+        rm.summarise_text([])
+    with pytest.raises(ValueError, match="no folder of"):
+        rm.finetuned_inputs(tmp_path, tmp_path)
+    assert rm.text_label({"representation": "finetuned_heldout", "seed": 2}) == "finetuned_heldout, seed 2"
+    assert rm.text_label({"representation": "lsa", "seed": 0}) == "lsa"
+
+
+def test_the_package_imports_without_pyplot_or_a_display():
+    import subprocess
+
+    code = ("import sys, simulations.regime_map; "
+            "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'")  # fmt: skip
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("DISPLAY", "MPLBACKEND")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -94,6 +94,14 @@ REFERENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ),
     ),
     (
+        "The regime map",
+        "When GCUL's rejection beats thresholding confidence over the synthetic protocol's "
+        "geometry and on the text corpora, and whether training-split quantities predict it: "
+        "the study's grid, cells, summaries, figures and report (``benchmarks/regime_map.py`` "
+        "runs it).",
+        ("simulations.regime_map",),
+    ),
+    (
         "Tables and figures",
         "The violation, per-seed and baselines tables, and the figures of ``gcul reproduce``.",
         (
