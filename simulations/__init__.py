@@ -16,7 +16,12 @@ science of one cell in ``sweep/cell.py``; a judged method's label, style, validi
 results columns in ``registry.py`` (a predictor: its theory in ``gcul_theory``, then one entry
 there; a rejector: one module and one entry in ``rejectors/``, then its label and style there);
 a table in ``report/``; a figure in ``figures/``; a lesson in ``demo/``; a command of ``gcul`` in
-``cli/``; ``gcul compare``'s protocol in ``compare/``.
+``cli/``; ``gcul compare``'s protocol in ``compare/`` (its operating points along each baseline's
+knob in ``compare/operating_points.py``); a statistic (splits, paired t test, AUC and its standard
+errors, Holm) in ``statistics/``; a predictor measured on a training split in
+``training_predictors.py``. The studies of ``benchmarks/`` are drivers; their science is here: the
+text benchmark's in ``text/`` (the corpora and splits both text studies share in
+``text/study.py``), the regime map's in ``regime_map/``.
 
 :func:`reproduce` is imported with the package (it is light, and the name is also its module's:
 importing it here makes ``simulations.reproduce`` the function whatever was imported before). The
