@@ -81,7 +81,6 @@ BENCHMARK_IMPORTS_TO_MOVE = {
     ("bench_sweep", "sklearn_gcul"),
     ("certified_delta_monotone", "test_certified"),
     ("certified_tightening", "test_certified"),
-    ("operating_points", "real_data"),
     ("split_memory", "paper_scale"),
     ("text_emotion", "operating_points"),
 }
