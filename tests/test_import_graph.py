@@ -82,7 +82,6 @@ BENCHMARK_IMPORTS_TO_MOVE = {
     ("certified_delta_monotone", "test_certified"),
     ("certified_tightening", "test_certified"),
     ("split_memory", "paper_scale"),
-    ("text_emotion", "operating_points"),
 }
 
 
