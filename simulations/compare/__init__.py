@@ -31,7 +31,7 @@ checked once and frozen), :mod:`~simulations.compare.protocol` (:func:`compare`:
 checks, the per-split measurement, the guarantee), :mod:`~simulations.compare.result`
 (:class:`CompareResult` and its text, Markdown and
 JSON), :mod:`~simulations.compare.figure` (:func:`plot_risk_coverage`) and
-:mod:`~simulations.compare.operating_points` (the baselines along their knobs and GCUL across PCA
+:mod:`~simulations.compare.sensitivity` (the baselines along their knobs and GCUL across PCA
 dimensions on one :class:`Split`: :func:`operating_points`, :func:`pca_sweep`; and
 :func:`standardise`, the label-free scaling of raw features). A new rejector needs no
 change here (it is an entry of :data:`simulations.rejectors.REJECTORS`); a new column of the
@@ -49,7 +49,7 @@ References
 from __future__ import annotations
 
 from simulations.compare.figure import plot_risk_coverage
-from simulations.compare.operating_points import (
+from simulations.compare.sensitivity import (
     LAM_TARGET,
     MAHA_RETAINED,
     MSP_LAMBDAS,

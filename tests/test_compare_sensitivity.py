@@ -1,4 +1,4 @@
-"""simulations.compare.operating_points: the baselines along their knobs and GCUL across PCA
+"""simulations.compare.sensitivity: the baselines along their knobs (operating_points) and GCUL across PCA
 dimensions on one split, and the label-free standardisation (formerly in benchmarks/)."""
 
 from __future__ import annotations
