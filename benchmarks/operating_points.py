@@ -9,11 +9,11 @@ on data we have instead of the paper's Kaggle text embeddings:
   the paper's configuration: d = 10, K = 5, 9,600 training and 2,400 test samples), models fitted
   on the observed (flipped) training labels, every test sample judged against its clean label;
 - scikit-learn's digits (1,797 8x8 images, 64 features, 10 classes), standardised
-  (:func:`real_data.standardise`), one stratified 70/30 split with seed 0
+  (:func:`simulations.compare.standardise`), one stratified 70/30 split with seed 0
   (:func:`simulations.compare.stratified_splits`).
 
-Part 1, operating points (every rejector from :mod:`simulations.rejectors`, fitted on the GCUL of
-the training split):
+Part 1, operating points (:func:`simulations.compare.operating_points`: every rejector from
+:mod:`simulations.rejectors`, fitted on the GCUL of the training split):
 
 - MSP with Chow's rule at λ ∈ {0.1, ..., 1.0}: accept iff phase 1's largest probability ≥ 1 − λ;
 - a linear SelectiveNet trained for target coverage c ∈ {0.60, 0.64, ..., 0.96}, operated at its
@@ -27,9 +27,10 @@ Each row: base accuracy (the rejector's own predictions on the whole test split:
 MSP and GCUL, the prediction head's for SelectiveNet, the nearest class mean's for Mahalanobis),
 selective accuracy (among the accepted samples), rejection rate.
 
-Part 2, GCUL with ``reduce="pca"`` across ``n_components`` on digits (2 ... 64) and on the
-synthetic protocol with d = 100 (``SyntheticConfig(dim=100)``, seed 16, σ ∈ {2, 6, 12};
-2 ... 100 components): selective accuracy, rejection rate, λ*_PRE of the valid predictor
+Part 2 (:func:`simulations.compare.pca_sweep`), GCUL with ``reduce="pca"`` across
+``n_components`` on digits (2 ... 64) and on the synthetic protocol with d = 100
+(``SyntheticConfig(dim=100)``, seed 16, σ ∈ {2, 6, 12}; 2 ... 100 components): selective
+accuracy, rejection rate, λ*_PRE of the valid predictor
 ``hunter_worsley`` (:func:`gcul_theory.feasibility_report` on the *projected* training features,
 the space phase 2 clusters in, with phase 1's in-sample predictions and the observed labels) and
 λ*_EMP on the test split (:meth:`simulations.certification.SelectiveOutcomes.empirical_lambda`).
@@ -45,7 +46,6 @@ from __future__ import annotations
 import platform
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -53,43 +53,31 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from real_data import standardise  # noqa: E402  (benchmarks/ is the script's directory)
 from sklearn import datasets  # noqa: E402
 
-import gcul_theory  # noqa: E402
 import simulations  # noqa: E402
 from simulations.cli.common import Parser  # noqa: E402
-from simulations.compare import stratified_splits  # noqa: E402
+from simulations.compare import (  # noqa: E402
+    LAM_TARGET,
+    PRE_METHOD,
+    Split,
+    operating_points,
+    pca_sweep,
+    standardise,
+    stratified_splits,
+)
 from simulations.figures import save_figure  # noqa: E402
-from simulations.gcul import GCUL  # noqa: E402
 from simulations.models import single_threaded_blas  # noqa: E402
 from simulations.outputs import atomic_write_text, prepare_out_file  # noqa: E402
-from simulations.rejectors import RejectorContext, get_rejector  # noqa: E402
 from simulations.rejectors.evaluate import evaluation_seed  # noqa: E402
 from simulations.synthetic import SyntheticConfig, make_dataset  # noqa: E402
 
 SEED = 16
 NOISES = (2.0, 6.0, 12.0)
 DIGITS_SEED = 0
-LAM_TARGET = 0.15  # the paper's λ_target (tab:experimental_parameters)
-PRE_METHOD = "hunter_worsley"
-MSP_LAMBDAS = tuple(round(0.1 * i, 1) for i in range(1, 11))
-SN_COVERAGES = tuple(round(0.60 + 0.04 * i, 2) for i in range(10))
-MAHA_RETAINED = tuple(round(1.00 - 0.04 * i, 2) for i in range(10))
 PCA_DIGITS = (2, 4, 8, 16, 32, 64)
 PCA_SYNTH = (2, 4, 8, 16, 32, 64, 100)
 SYNTH_HIGH = SyntheticConfig(dim=100)
-
-
-@dataclass
-class Split:
-    name: str
-    X_train: np.ndarray
-    y_train: np.ndarray  # what the models are fitted on (observed labels)
-    X_test: np.ndarray
-    y_test: np.ndarray  # what they are judged against (clean labels)
-    seed: np.random.SeedSequence
-    notes: list[str] = field(default_factory=list)
 
 
 def synthetic_split(noise: float, config: SyntheticConfig | None = None) -> Split:
@@ -105,99 +93,6 @@ def digits_split() -> Split:
     return Split(
         "digits", Z[train], y[train], Z[test], y[test], np.random.SeedSequence(DIGITS_SEED)
     )
-
-
-def _row(param: float, base_correct: np.ndarray, accepted_correct: np.ndarray, n: int) -> dict:
-    n_acc = accepted_correct.size
-    return {
-        "param": param,
-        "base_acc": float(np.mean(base_correct)),
-        "sel_acc": float(np.mean(accepted_correct)) if n_acc else float("nan"),
-        "rej": 1.0 - n_acc / n,
-    }
-
-
-def gcul_reference(model: GCUL, split: Split) -> dict:
-    """GCUL's own operating point on the test split, and its λ*_EMP."""
-    ind = model.indicators(split.X_test, split.y_test)
-    n = split.y_test.size
-    n_acc = int((~ind.rejected).sum())
-    return {
-        "base_acc": 1.0 - float(ind.base_wrong.mean()),
-        "sel_acc": 1.0 - float(ind.selective_wrong.sum()) / n_acc if n_acc else float("nan"),
-        "rej": 1.0 - n_acc / n,
-        "lambda_emp": ind.empirical_lambda(),
-    }
-
-
-def operating_points(split: Split, model: GCUL | None = None) -> dict:
-    """MSP, SelectiveNet and Mahalanobis across their knobs, GCUL's reference, on one split.
-
-    ``model`` is ``GCUL()`` fitted on the split's training rows, when the caller has it already
-    (the fit is deterministic, so passing it saves a fit and changes no number); else it is fitted
-    here."""
-    if model is None:
-        model = GCUL().fit(split.X_train, split.y_train)
-    y, n = split.y_test, split.y_test.size
-    context = RejectorContext(split.X_train, split.y_train, model, seed=split.seed)
-    msp = get_rejector("msp").fit(context)
-    _, msp_labels = msp.score_predict(split.X_test)
-    msp_correct = msp_labels == y
-    rows_msp = [
-        _row(lam, msp_correct, msp_correct[msp.accept(split.X_test, lam)], n) for lam in MSP_LAMBDAS
-    ]
-    rows_sn = []
-    for c in SN_COVERAGES:
-        ctx = RejectorContext(
-            split.X_train, split.y_train, model, seed=split.seed, target_coverage=c
-        )
-        sn = get_rejector("selectivenet").fit(ctx)
-        _, labels = sn.score_predict(split.X_test)
-        correct = labels == y
-        rows_sn.append(_row(c, correct, correct[sn.accept(split.X_test, LAM_TARGET)], n))
-    maha = get_rejector("mahalanobis").fit(context)
-    scores, labels = maha.score_predict(split.X_test)
-    wrong = labels != y
-    # MSP and Mahalanobis at GCUL's coverage: their m best-scored test samples, m = GCUL's count
-    gcul = gcul_reference(model, split)
-    m_gcul = int(round((1.0 - gcul["rej"]) * n))
-    msp_scores = msp.score(split.X_test)
-    for key, sc, wr in (("msp", msp_scores, ~msp_correct), ("mahalanobis", scores, wrong)):
-        risk = float(gcul_theory.selective_risk_at_coverage(sc, wr, m_gcul))
-        gcul[f"sel_acc_{key}_at_gcul"] = 1.0 - risk if m_gcul else float("nan")
-    rows_maha = []
-    for q in MAHA_RETAINED:
-        m = int(round(q * n))
-        risk = float(gcul_theory.selective_risk_at_coverage(scores, wrong, m))
-        rows_maha.append(
-            {
-                "param": q,
-                "base_acc": 1.0 - float(wrong.mean()),
-                "sel_acc": 1.0 - risk if m else float("nan"),
-                "rej": 1.0 - m / n,
-            }
-        )
-    return {
-        "gcul": gcul,
-        "msp": rows_msp,
-        "selectivenet": rows_sn,
-        "mahalanobis": rows_maha,
-    }
-
-
-def pca_sweep(split: Split, dims: tuple[int, ...]) -> list[dict]:
-    """GCUL(reduce="pca", n_components=k) for every k: accuracy, rejection, λ*_PRE, λ*_EMP."""
-    rows = []
-    for k in dims:
-        model = GCUL(reduce="pca", n_components=k).fit(split.X_train, split.y_train)
-        ref = gcul_reference(model, split)
-        Z = model.reducer_.transform(split.X_train)
-        report = gcul_theory.feasibility_report(
-            Z, split.y_train, model.train_pred_, lam=LAM_TARGET, method=PRE_METHOD
-        )
-        ref.update(k=k, lambda_pre=float(report.lambda_pre[PRE_METHOD]))
-        rows.append(ref)
-    return rows
 
 
 # ----------------------------------------------------------------------------- output

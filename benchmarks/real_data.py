@@ -24,7 +24,7 @@ from sklearn import datasets
 
 import simulations
 from simulations.cli.common import Parser, positive_int
-from simulations.compare import compare, t_critical
+from simulations.compare import compare, standardise, t_critical
 from simulations.outputs import atomic_write_text, prepare_out_file
 
 DATASETS = {
@@ -48,12 +48,6 @@ def flip_labels(y: np.ndarray, share: float, seed: int) -> np.ndarray:
     rows = rng.choice(y.size, size=int(round(share * y.size)), replace=False)
     noisy[rows] = (y[rows] + rng.integers(1, n_classes, size=rows.size)) % n_classes
     return noisy
-
-
-def standardise(Z: np.ndarray) -> np.ndarray:
-    scale = Z.std(axis=0)
-    scale[scale == 0] = 1.0  # constant pixels of digits
-    return (Z - Z.mean(axis=0)) / scale
 
 
 def main() -> int:

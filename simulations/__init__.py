@@ -17,7 +17,7 @@ results columns in ``registry.py`` (a predictor: its theory in ``gcul_theory``, 
 there; a rejector: one module and one entry in ``rejectors/``, then its label and style there);
 a table in ``report/``; a figure in ``figures/``; a lesson in ``demo/``; a command of ``gcul`` in
 ``cli/``; ``gcul compare``'s protocol in ``compare/`` (its operating points along each baseline's
-knob in ``compare/operating_points.py``); a statistic (splits, paired t test, AUC and its standard
+knob in ``compare/sensitivity.py``); a statistic (splits, paired t test, AUC and its standard
 errors, Holm) in ``statistics/``; a predictor measured on a training split in
 ``training_predictors.py``. The studies of ``benchmarks/`` are drivers; their science is here: the
 text benchmark's in ``text/`` (the corpora and splits both text studies share in

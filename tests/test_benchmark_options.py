@@ -84,7 +84,7 @@ def _load(name: str):
 
 @pytest.fixture
 def no_work(monkeypatch):
-    """Put ``benchmarks/`` on the path (operating_points imports real_data)."""
+    """Put ``benchmarks/`` on the path, as running a script from its folder does."""
     monkeypatch.syspath_prepend(str(BENCH))
 
 

@@ -133,85 +133,81 @@ def _agrees(stated: str, value: float) -> bool:
 
 def _text_findings() -> dict:
     """The README's text-corpora table, computed again from benchmarks/text_emotion/'s per-split
-    CSV rows by the benchmark's own summary (whose cells its tests recompute by hand)."""
-    import importlib.util
-    import sys
+    CSV rows by the package's summary (simulations.text.report.readme_findings, whose cells the
+    text benchmark's tests recompute by hand)."""
+    from simulations.text.csv_rows import tables_from_csv
+    from simulations.text.report import readme_findings
 
-    bench_dir = ROOT / "benchmarks"
-    sys.path.insert(0, str(bench_dir))  # the script imports operating_points.py beside it
-    try:
-        spec = importlib.util.spec_from_file_location("gcul_readme_text", bench_dir / "text_emotion.py")
-        bench = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(bench)
-    finally:
-        sys.path.remove(str(bench_dir))
-    tables = bench.tables_from_csv(ROOT / "benchmarks" / "text_emotion")
-    return {"table": " ".join(bench.readme_findings(tables).split()), "bench": bench, "tables": tables}
+    tables = tables_from_csv(ROOT / "benchmarks" / "text_emotion")
+    return {"table": " ".join(readme_findings(tables).split()), "tables": tables}
 
 
 def text_sentence_checks(corpora: dict) -> list:
     """(pattern, verify) for the numbers and claims of the sentences around the text table,
     each recomputed from the committed per-split rows."""
-    bench, tables = corpora["bench"], corpora["tables"]
+    from simulations.text import measures, paper_values, report, study, tasks
+    from simulations.text import tables as text_tables
+
+    tables = corpora["tables"]
     rows, compare_rows = tables["rows"], tables["compare"]
 
     def seed_means(corpus, method, variant, column):
-        return bench._seed_means(bench.select(rows, corpus=corpus, representation=method, variant=variant), column)
+        return report.seed_means(text_tables.select(rows, corpus=corpus, representation=method, variant=variant), column)
 
     def carer_pays(m):
-        return float(m[1]) == bench.LAM and all(
-            np.mean(seed_means("carer", rep, "gcul_pca", "lambda_emp")) > bench.LAM
+        return float(m[1]) == study.LAM and all(
+            np.mean(seed_means("carer", rep, "gcul_pca", "lambda_emp")) > study.LAM
             for rep in ("finetuned_paper", "finetuned_valtest")
         )
 
     def screening(m):
         held = seed_means("goemotions", "finetuned_valtest", "gcul_pca", "lambda_pre_paper")
         paper = seed_means("goemotions", "finetuned_paper", "gcul_pca", "lambda_pre_paper")
-        return int(m[1]) == bench.REDUCED and float(m[2]) == 0 and max(held) == 0.0 and min(paper) > 0.0
+        return int(m[1]) == measures.REDUCED and float(m[2]) == 0 and max(held) == 0.0 and min(paper) > 0.0
 
     def unreduced(m):
         # every GoEmotions representation the committed run measured ((b) LSA only when named)
-        reps = [rep for rep in bench.ALL_REPS if rep != bench.FT_SPLITS
-                and bench.select(rows, corpus="goemotions", representation=rep)]  # fmt: skip
-        assert set(bench.README_REPS) <= set(reps), reps
+        reps = [rep for rep in tasks.ALL_REPS if rep != tasks.FT_SPLITS
+                and text_tables.select(rows, corpus="goemotions", representation=rep)]  # fmt: skip
+        assert set(report.README_REPS) <= set(reps), reps
         means = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_pre_paper")) for rep in reps]
         valid = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_pre_valid")) for rep in reps]
-        return float(m[1]) == 0 and min(means) > 0.0 and max(valid) < bench.LAM
+        return float(m[1]) == 0 and min(means) > 0.0 and max(valid) < study.LAM
 
     def held_out_pays(m):
         emp = seed_means("goemotions", "finetuned_valtest", "gcul_pca", "lambda_emp")  # at d = 10
-        paper = bench.PAPER_GCUL["goemotions"][bench.REDUCED][4]
-        return _agrees(m[1], float(np.mean(emp))) and float(m[2]) == paper and min(emp) > bench.LAM
+        paper = paper_values.PAPER_GCUL["goemotions"][measures.REDUCED][4]
+        return _agrees(m[1], float(np.mean(emp))) and float(m[2]) == paper and min(emp) > study.LAM
 
     def pays_barely(m):
-        reps = [rep for rep in bench.ALL_REPS if rep != bench.FT_SPLITS
-                and bench.select(rows, corpus="goemotions", representation=rep)]  # fmt: skip
-        pays = [rep for rep in reps if np.mean(seed_means("goemotions", rep, "gcul", "lambda_emp")) > bench.LAM]
+        reps = [rep for rep in tasks.ALL_REPS if rep != tasks.FT_SPLITS
+                and text_tables.select(rows, corpus="goemotions", representation=rep)]  # fmt: skip
+        pays = [rep for rep in reps if np.mean(seed_means("goemotions", rep, "gcul", "lambda_emp")) > study.LAM]
         gains = [np.mean(seed_means("goemotions", rep, "gcul", "utility")) for rep in pays]
-        certified = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_cert")) > bench.LAM for rep in reps]
-        return (len(pays) == int(m[1]) and float(m[2]) == bench.LAM and 0 < max(gains) <= float(m[3])
+        certified = [np.mean(seed_means("goemotions", rep, "gcul", "lambda_cert")) > study.LAM for rep in reps]
+        return (len(pays) == int(m[1]) and float(m[2]) == study.LAM and 0 < max(gains) <= float(m[3])
                 and not any(certified))  # fmt: skip
 
     def head_every_seed(m):
-        held = bench.select(compare_rows, corpus="goemotions", representation=bench.FT_SPLITS, rejector="head_msp")
-        cell = bench._verdict_cell(held)
+        held = text_tables.select(compare_rows, corpus="goemotions", representation=tasks.FT_SPLITS, rejector="head_msp")
+        cell = report.verdict_cell(held)
         n = len({r["seed"] for r in held})
         return cell.startswith("lower risk") and cell.endswith(f"in {n} of {n} seeds")
 
     def msp_no_difference(m):
-        cells = [bench._verdict_cell(bench.select(compare_rows, corpus=c, representation=bench.FT_SPLITS,
+        cells = [report.verdict_cell(text_tables.select(compare_rows, corpus=c, representation=tasks.FT_SPLITS,
                                                   rejector="msp"))
-                 for c in bench.CORPORA]  # fmt: skip
+                 for c in study.CORPORA]  # fmt: skip
         return all(cell.startswith("no difference") and "lower" not in cell and "higher" not in cell
                    for cell in cells)
 
     n_seeds = len({r["seed"] for r in rows if r["representation"] == "finetuned_valtest"})
     return [
-        (r"two public corpora \(λ = (\d+(?:\.\d+)?)\)", lambda m: float(m[1]) == bench.LAM),
+        (r"two public corpora \(λ = (\d+(?:\.\d+)?)\)", lambda m: float(m[1]) == study.LAM),
         (r"recipe, (\d) seeds, GoEmotions \(P\) seed (\d) only: mean",
          lambda m: int(m[1]) == n_seeds and [int(m[2])] == sorted(
              {r["seed"] for r in rows if (r["corpus"], r["representation"]) == ("goemotions", "finetuned_paper")})),
-        (r"its appendix, PCA d = (\d+);", lambda m: int(m[1]) == bench.REDUCED),
+        (r"its appendix, PCA d = (\d+);", lambda m: int(m[1]) == measures.REDUCED),
         (r"λ\*_EMP above (\d+\.\d+)\)", carer_pays),
         (r"at d = (\d+) its predictor gives λ\*_PRE (\d) on GoEmotions held out", screening),
         (r"but λ\*_EMP there is (\d\.\d+), not the paper's (\d\.\d+);", held_out_pays),

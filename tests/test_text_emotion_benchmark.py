@@ -1,11 +1,11 @@
 """benchmarks/text_emotion.py end to end on tiny corpora (the committed GoEmotions sample and a
 synthetic dair-ai/emotion built here: nothing of CARER is committed), and its tables recomputed
-from the per-split rows it writes."""
+from the per-split rows it writes. The driver is loaded by path (for ``main``); the science it
+calls is the package's, :mod:`simulations.text` (its own tests: tests/test_text_package.py)."""
 
 from __future__ import annotations
 
 import importlib.util
-import math
 import re
 import shutil
 import sys
@@ -14,12 +14,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from simulations.text import study, tasks
+from simulations.text.csv_rows import read_csv, tables_from_csv
+from simulations.text.figures import plot_operating, plot_sweep
+from simulations.text.measures import VARIANTS
+from simulations.text.report import render
+from simulations.text.tables import SHORT, VARIANT_TITLE
+
 # slow tier: the module runs the whole benchmark twice on tiny corpora (stand-ins and a
 # fine-tuned folder, about 25 s of CPU) and redraws the committed figures
 pytestmark = pytest.mark.slow
 
 _BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(_BENCH))  # the script imports operating_points.py beside it
 _SPEC = importlib.util.spec_from_file_location("gcul_benchmark_text_emotion", _BENCH / "text_emotion.py")
 bench = importlib.util.module_from_spec(_SPEC)
 sys.modules[_SPEC.name] = bench
@@ -90,33 +96,33 @@ def test_writes_every_output(run):
 
 
 def test_benchmark_table_recomputed_from_rows(run):
-    rows = bench.read_csv(run / "rows.csv")
+    rows = read_csv(run / "rows.csv")
     text = (run / "text_emotion.md").read_text()
     lines = text.splitlines()
     checked = 0
-    for corpus in bench.CORPORA:
+    for corpus in study.CORPORA:
         for method in ("oof_logistic", "lsa"):
-            for variant in bench.VARIANTS:
+            for variant in VARIANTS:
                 part = [r for r in rows if (r["corpus"], r["representation"], r["variant"])
                         == (corpus, method, variant)]  # fmt: skip
                 assert len(part) == 2  # one row per split
                 ratio = part[0]["n_test"] / part[0]["n_train"]
                 cells = [_cell(*_se([r[c] for r in part], ratio)) for c in ("sel_acc", "rejection")]
-                head = f"| {bench.SHORT[method]} | {bench.VARIANT_TITLE[variant]} |"
+                head = f"| {SHORT[method]} | {VARIANT_TITLE[variant]} |"
                 matches = [line for line in lines if line.startswith(head)]
                 # the row of this corpus's table: the corpora's tables come in CORPORA order
-                line = matches[bench.CORPORA.index(corpus)]
+                line = matches[study.CORPORA.index(corpus)]
                 assert all(c in line for c in cells), (line, cells)
                 checked += 1
     assert checked == 16
 
 
 def test_compare_and_screening_recomputed_from_rows(run):
-    compare_rows = bench.read_csv(run / "compare.csv")
-    rows = bench.read_csv(run / "rows.csv")
+    compare_rows = read_csv(run / "compare.csv")
+    rows = read_csv(run / "rows.csv")
     text = (run / "text_emotion.md").read_text()
     screening = text.split("## (iv)", 1)[1]
-    for corpus in bench.CORPORA:
+    for corpus in study.CORPORA:
         for method in ("oof_logistic", "lsa"):
             msp = [r for r in compare_rows if (r["corpus"], r["representation"], r["rejector"])
                    == (corpus, method, "msp")]  # fmt: skip
@@ -130,31 +136,18 @@ def test_compare_and_screening_recomputed_from_rows(run):
             emp = _cell(*_se([r["lambda_emp"] for r in part], ratio), scale=1.0, digits=3)
             line = next(
                 line for line in screening.splitlines()
-                if line.startswith(f"| {bench.CORPUS_TITLE[corpus]} | {bench.SHORT[method]} |")
+                if line.startswith(f"| {study.CORPUS_TITLE[corpus]} | {SHORT[method]} |")
             )  # fmt: skip
             assert pre in line and emp in line
-            pays = np.mean([r["lambda_emp"] for r in part]) > bench.LAM
+            pays = np.mean([r["lambda_emp"] for r in part]) > study.LAM
             assert f"| {'yes' if pays else 'no'} |" in line
 
 
 def test_markdown_is_a_function_of_the_csv_rows(run):
     # Render again from the CSV files alone: every table is identical to the one written.
     text = (run / "text_emotion.md").read_text()
-    again = bench.render(run, {c: "" for c in bench.CORPORA}, bench.tables_from_csv(run), {}, 0.0,
-                         2, "")  # fmt: skip
+    again = render({c: "" for c in study.CORPORA}, tables_from_csv(run), {}, 0.0, 2, "")
     assert again.split("## Findings", 1)[1] == text.split("## Findings", 1)[1]
-
-
-def test_macro_f1_matches_scikit_learn():
-    from sklearn.metrics import f1_score
-
-    rng = np.random.default_rng(1)
-    for _ in range(20):
-        y_true, y_pred = rng.integers(0, 5, 50), rng.integers(0, 6, 50)
-        expected = f1_score(y_true, y_pred, average="macro", zero_division=0)
-        # the same sum of at most 6 ratios in another order: a few ulps
-        assert math.isclose(bench.macro_f1(y_true, y_pred), expected, rel_tol=1e-12)
-    assert math.isnan(bench.macro_f1(np.array([], int), np.array([], int)))
 
 
 def test_bad_folder_is_one_line_and_exit_2(tmp_path, capsys):
@@ -162,15 +155,6 @@ def test_bad_folder_is_one_line_and_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "carer" in err
     assert re.search(r"not a folder", err)
-
-
-def test_subsample_is_stratified_and_keeps_small_classes():
-    y = np.repeat([0, 1, 2], [9000, 900, 12])
-    keep = bench.subsample(y, 1000)
-    counts = np.bincount(y[keep], minlength=3)
-    # each class in proportion (round(share * m_c)), but never under MIN_CLASS_ROWS
-    assert counts.tolist() == [round(9000 * 1000 / 9912), round(900 * 1000 / 9912), bench.MIN_CLASS_ROWS]
-    assert np.array_equal(keep, np.unique(keep)) and np.array_equal(keep, bench.subsample(y, 1000))
 
 
 def _overlaps(fig, gap_px: float = 2.0) -> list[tuple[int, str, str]]:
@@ -191,32 +175,29 @@ def _overlaps(fig, gap_px: float = 2.0) -> list[tuple[int, str, str]]:
 def test_the_committed_pca_sweep_has_no_overlapping_tick_labels():
     # benchmarks/text_emotion/pca_sweep.png drew 80 and 100 (LSA) and 8 and 10 (the paper's
     # 768-d sweep) on top of each other; redrawn from the committed CSV, no label touches another
-    sweep = bench.tables_from_csv(_BENCH / "text_emotion")["sweep"]
-    fig = bench.plot_sweep(sweep, list(bench.CORPORA))
-    try:
-        assert _overlaps(fig) == []
-        # (get_xticklabels lists the visible labels only: the ticks hold every one)
-        labels = [[tick.label1 for tick in ax.xaxis.get_major_ticks()] for ax in fig.axes]
-        hidden = {(i, t.get_text()) for i, row in enumerate(labels) for t in row
-                  if not t.get_visible()}  # fmt: skip
-        # the collisions: 320 and 384 on the fine-tuned encoder's panels (384 d), 8 and 10 on
-        # the paper's (768 d, log axis)
-        fine_tuned = [i for i, ax in enumerate(fig.axes) if "fine-tuned" in ax.get_title()]
-        paper = [i for i, ax in enumerate(fig.axes) if "the GCUL paper" in ax.get_title()]
-        assert fine_tuned and paper
-        assert {(i, "320") for i in fine_tuned} | {(i, "10") for i in paper} <= hidden, hidden
-        per_panel = [sum(1 for i, _ in hidden if i == k) for k in range(len(fig.axes))]
-        assert max(per_panel) <= 2, hidden  # and little else
-        for row in labels:  # the largest dimension keeps its label
-            assert row[-1].get_visible()
-        # with every label shown again, the same figure has the old collisions
-        for row in labels:
-            for t in row:
-                t.set_visible(True)
-        collisions = set(_overlaps(fig))
-        assert {(i, "320", "384") for i in fine_tuned} | {(i, "8", "10") for i in paper} <= collisions
-    finally:
-        bench.plt.close(fig)
+    sweep = tables_from_csv(_BENCH / "text_emotion")["sweep"]
+    fig = plot_sweep(sweep, list(study.CORPORA))
+    assert _overlaps(fig) == []
+    # (get_xticklabels lists the visible labels only: the ticks hold every one)
+    labels = [[tick.label1 for tick in ax.xaxis.get_major_ticks()] for ax in fig.axes]
+    hidden = {(i, t.get_text()) for i, row in enumerate(labels) for t in row
+              if not t.get_visible()}  # fmt: skip
+    # the collisions: 320 and 384 on the fine-tuned encoder's panels (384 d), 8 and 10 on
+    # the paper's (768 d, log axis)
+    fine_tuned = [i for i, ax in enumerate(fig.axes) if "fine-tuned" in ax.get_title()]
+    paper = [i for i, ax in enumerate(fig.axes) if "the GCUL paper" in ax.get_title()]
+    assert fine_tuned and paper
+    assert {(i, "320") for i in fine_tuned} | {(i, "10") for i in paper} <= hidden, hidden
+    per_panel = [sum(1 for i, _ in hidden if i == k) for k in range(len(fig.axes))]
+    assert max(per_panel) <= 2, hidden  # and little else
+    for row in labels:  # the largest dimension keeps its label
+        assert row[-1].get_visible()
+    # with every label shown again, the same figure has the old collisions
+    for row in labels:
+        for t in row:
+            t.set_visible(True)
+    collisions = set(_overlaps(fig))
+    assert {(i, "320", "384") for i in fine_tuned} | {(i, "8", "10") for i in paper} <= collisions
 
 
 def test_redraw_draws_both_figures_from_the_csv_files_alone(run, tmp_path, capsys):
@@ -277,12 +258,12 @@ def ft_run(tmp_path_factory):
 
 def test_finetuned_protocols_and_seeds_are_all_there(ft_run):
     out, _, _ = ft_run
-    rows = bench.read_csv(out / "rows.csv")
+    rows = read_csv(out / "rows.csv")
     found = {(r["representation"], r["seed"]) for r in rows}
     # (P) needs train rows: seed 0 only; (H, val -> test) for both seeds
     assert found == {("finetuned_paper", 0), ("finetuned_valtest", 0), ("finetuned_valtest", 1)}
-    compare_rows = bench.read_csv(out / "compare.csv")
-    held = [r for r in compare_rows if r["representation"] == bench.FT_SPLITS]
+    compare_rows = read_csv(out / "compare.csv")
+    held = [r for r in compare_rows if r["representation"] == tasks.FT_SPLITS]
     assert {r["seed"] for r in held} == {0, 1} and {r["split"] for r in held} == {0, 1}
     assert {"gcul", "msp", "head_msp", "selectivenet"} <= {r["rejector"] for r in held}
     text = (out / "text_emotion.md").read_text()
@@ -294,20 +275,20 @@ def test_finetuned_protocols_and_seeds_are_all_there(ft_run):
 
 def test_finetuned_cells_are_seed_means_with_split_se_and_seed_range(ft_run):
     out, _, _ = ft_run
-    rows = bench.read_csv(out / "rows.csv")
+    rows = read_csv(out / "rows.csv")
     part = [r for r in rows if (r["representation"], r["variant"]) == ("finetuned_valtest", "gcul")]
     # one fixed split per seed: no split SE; the mean of the seed values and their range
     values = [r["sel_acc"] for r in sorted(part, key=lambda r: r["seed"])]
     cell = f"{100 * np.mean(values):.2f} [{100 * min(values):.2f}, {100 * max(values):.2f}]"
     line = next(line for line in (out / "text_emotion.md").read_text().splitlines()
-                if line.startswith(f"| {bench.SHORT['finetuned_valtest']} | GCUL |"))  # fmt: skip
+                if line.startswith(f"| {SHORT['finetuned_valtest']} | GCUL |"))  # fmt: skip
     assert cell in line, (cell, line)
     # splits within each seed: mean ± the root mean square of the seeds' corrected SEs [range]
-    compare_rows = bench.read_csv(out / "compare.csv")
+    compare_rows = read_csv(out / "compare.csv")
     risk = {}
     for seed in (0, 1):
         split_rows = [r for r in compare_rows if (r["representation"], r["rejector"], r["seed"])
-                      == (bench.FT_SPLITS, "head_msp", seed)]  # fmt: skip
+                      == (tasks.FT_SPLITS, "head_msp", seed)]  # fmt: skip
         ratio = split_rows[0]["n_test"] / split_rows[0]["n_train"]
         risk[seed] = _se([r["sel_risk"] for r in split_rows], ratio)
     means = [risk[0][0], risk[1][0]]
@@ -326,10 +307,10 @@ def test_head_msp_is_the_heads_softmax_at_gculs_coverage(ft_run):
     data = load_precomputed(ft / "carer" / "seed1")
     held = data.rows("validation", "test")
     y, logits = data.labels[held], data.logits[held]
-    compare_rows = bench.read_csv(out / "compare.csv")
-    for i, (_, test) in enumerate(stratified_splits(y, 2, bench.TEST_SIZE, bench.SEED)):
+    compare_rows = read_csv(out / "compare.csv")
+    for i, (_, test) in enumerate(stratified_splits(y, 2, study.TEST_SIZE, study.SEED)):
         pick = {r["rejector"]: r for r in compare_rows
-                if (r["representation"], r["seed"], r["split"]) == (bench.FT_SPLITS, 1, i)}  # fmt: skip
+                if (r["representation"], r["seed"], r["split"]) == (tasks.FT_SPLITS, 1, i)}  # fmt: skip
         m = round(pick["gcul"]["coverage"] * test.size)
         # softmax's maximum ranks rows as the largest logit minus the log-sum-exp does
         z = logits[test] - logits[test].max(axis=1, keepdims=True)
@@ -354,7 +335,7 @@ def test_finetuned_labels_must_be_the_corpus_rows(tmp_path, capsys):
     assert err.count("\n") == 1 and "seed0" in err and "another release" in err
 
 
-@pytest.mark.parametrize("problem", ["file", "under-a-file", "jobs", "no-folder"])
+@pytest.mark.parametrize("problem", ["file", "under-a-file", "jobs", "max-rows", "no-folder"])
 def test_bad_options_are_refused_before_any_work(tmp_path, capsys, monkeypatch, problem):
     corpora = _corpora(tmp_path / "corpora")
 
@@ -362,7 +343,7 @@ def test_bad_options_are_refused_before_any_work(tmp_path, capsys, monkeypatch, 
         raise AssertionError("work started before the options were checked")
 
     monkeypatch.setattr(bench, "cached_representation", no_work)
-    monkeypatch.setattr(bench, "_run_task", no_work)
+    monkeypatch.setattr(bench, "run_task", no_work)
     out = tmp_path / "out"
     argv = [str(corpora), "--out", str(out)]
     if problem == "file":
@@ -372,12 +353,15 @@ def test_bad_options_are_refused_before_any_work(tmp_path, capsys, monkeypatch, 
         argv[2] = str(tmp_path / "plain" / "out")
     elif problem == "jobs":
         argv += ["--jobs", "0"]
+    elif problem == "max-rows":
+        argv += ["--max-rows", "0"]
     else:
         argv += ["--representation", "finetuned"]
     assert bench.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1, err
     words = {"file": "not a folder", "under-a-file": "is a file, not a folder", "jobs": "--jobs must be at least 1",
+             "max-rows": "--max-rows must be at least 1",
              "no-folder": "needs --finetuned"}[problem]  # fmt: skip
     assert words in err, err
 
@@ -387,32 +371,30 @@ def test_figures_title_fits_and_legend_swatches_are_curve_colours(columns):
     # issue 32 item 10: a reduced run's title was clipped at both edges, and the operating-point
     # legend's swatches were grey where every curve is coloured by its representation
     import matplotlib.colors as mcolors
+    from matplotlib.lines import Line2D
 
-    tables = bench.tables_from_csv(_BENCH / "text_emotion")
+    tables = tables_from_csv(_BENCH / "text_emotion")
     points, sweep = tables["points"], tables["sweep"]
     if columns:  # one representation and one corpus: the narrow figure of a reduced run
         points = [r for r in points if r["representation"] in columns and r["corpus"] == "carer"]
         sweep = [r for r in sweep if r["representation"] in columns and r["corpus"] == "carer"]
-    corpora = ["carer"] if columns else list(bench.CORPORA)
-    for fig in (bench.plot_operating(points, corpora), bench.plot_sweep(sweep, corpora)):
-        try:
-            renderer = fig.canvas.get_renderer()
-            box = fig._suptitle.get_window_extent(renderer)
-            width, height = fig.canvas.get_width_height()
-            assert 0 <= box.x0 and box.x1 <= width and box.y1 <= height, (box, width)
-            # the colours of the data curves (not of the dotted reference lines, which are grey)
-            curves = {mcolors.to_hex(line.get_color()) for ax in fig.axes for line in ax.get_lines()
-                      if line.get_linestyle() != ":"}  # fmt: skip
-            for handle in fig.legends[0].legend_handles:
-                if isinstance(handle, bench.plt.Line2D) and handle.get_linestyle() not in (":", "None", ""):
-                    assert mcolors.to_hex(handle.get_color()) in curves, handle.get_label()
-        finally:
-            bench.plt.close(fig)
+    corpora = ["carer"] if columns else list(study.CORPORA)
+    for fig in (plot_operating(points, corpora), plot_sweep(sweep, corpora)):
+        renderer = fig.canvas.get_renderer()
+        box = fig._suptitle.get_window_extent(renderer)
+        width, height = fig.canvas.get_width_height()
+        assert 0 <= box.x0 and box.x1 <= width and box.y1 <= height, (box, width)
+        # the colours of the data curves (not of the dotted reference lines, which are grey)
+        curves = {mcolors.to_hex(line.get_color()) for ax in fig.axes for line in ax.get_lines()
+                  if line.get_linestyle() != ":"}  # fmt: skip
+        for handle in fig.legends[0].legend_handles:
+            if isinstance(handle, Line2D) and handle.get_linestyle() not in (":", "None", ""):
+                assert mcolors.to_hex(handle.get_color()) in curves, handle.get_label()
 
 
 def test_the_reports_unstable_example_is_the_committed_rows():
     # the report's prose names GoEmotions (a)'s per-split rejections; they are the CSV's values
-    rows = bench.read_csv(_BENCH / "text_emotion" / "rows.csv")
+    rows = read_csv(_BENCH / "text_emotion" / "rows.csv")
     part = [r for r in rows if (r["corpus"], r["representation"], r["variant"]) == ("goemotions", "oof_logistic", "gcul")]
     shown = sorted(f"{100 * r['rejection']:.1f}" for r in part)
     assert shown == ["1.0", "1.0", "1.0", "3.4", "3.6"], shown

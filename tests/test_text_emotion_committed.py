@@ -41,7 +41,7 @@ COMMITTED = _BENCH / "text_emotion"
 
 
 def _bench():
-    sys.path.insert(0, str(_BENCH))
+    """The driver, loaded by path (for ``main``)."""
     spec = importlib.util.spec_from_file_location("gcul_committed_text_emotion", _BENCH / "text_emotion.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -57,6 +57,9 @@ def _close(column: str, fresh: float, committed: float, n_test: int) -> bool:
 
 
 def test_a_fresh_run_gives_the_committed_finetuned_rows(tmp_path):
+    from simulations.text.csv_rows import read_csv
+    from simulations.text.tasks import FT_SPLITS
+
     bench = _bench()
     data = Path(DATA)
     argv = [str(data), "--out", str(tmp_path), "--finetuned", str(data / "finetuned-minilm"),
@@ -67,10 +70,10 @@ def test_a_fresh_run_gives_the_committed_finetuned_rows(tmp_path):
                        ("compare", ("representation", "split", "rejector"))):  # fmt: skip
         committed = {
             tuple(r[k] for k in keys): r
-            for r in bench.read_csv(COMMITTED / f"{name}.csv")
-            if (r["corpus"], r["seed"]) == ("carer", 0) and r["representation"] in ("finetuned_valtest", bench.FT_SPLITS)
+            for r in read_csv(COMMITTED / f"{name}.csv")
+            if (r["corpus"], r["seed"]) == ("carer", 0) and r["representation"] in ("finetuned_valtest", FT_SPLITS)
         }
-        fresh = bench.read_csv(tmp_path / f"{name}.csv")
+        fresh = read_csv(tmp_path / f"{name}.csv")
         assert {tuple(r[k] for k in keys) for r in fresh} == set(committed)
         for row in fresh:
             old = committed[tuple(row[k] for k in keys)]

@@ -72,9 +72,21 @@ REFERENCE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
     (
         "Text emotion corpora",
-        "Loaders of GoEmotions and dair-ai/emotion, and the representations the text benchmark "
-        "uses (the optional extra ``text``).",
-        ("simulations.text", "simulations.text.representations"),
+        "Loaders of GoEmotions and dair-ai/emotion, the representations the text benchmark "
+        "uses (the optional extra ``text``), and the benchmark's protocol, measurements, tasks, "
+        "tables, report, figures and the paper's reference numbers.",
+        (
+            "simulations.text",
+            "simulations.text.representations",
+            "simulations.text.study",
+            "simulations.text.measures",
+            "simulations.text.tasks",
+            "simulations.text.tables",
+            "simulations.text.report",
+            "simulations.text.figures",
+            "simulations.text.csv_rows",
+            "simulations.text.paper_values",
+        ),
     ),
     (
         "Rejectors and the judged methods",

@@ -30,7 +30,10 @@ Layout: :mod:`simulations.statistics` (the splits, :func:`estimate`, :func:`verd
 checked once and frozen), :mod:`~simulations.compare.protocol` (:func:`compare`: the data's
 checks, the per-split measurement, the guarantee), :mod:`~simulations.compare.result`
 (:class:`CompareResult` and its text, Markdown and
-JSON) and :mod:`~simulations.compare.figure` (:func:`plot_risk_coverage`). A new rejector needs no
+JSON), :mod:`~simulations.compare.figure` (:func:`plot_risk_coverage`) and
+:mod:`~simulations.compare.sensitivity` (the baselines along their knobs and GCUL across PCA
+dimensions on one :class:`Split`: :func:`operating_points`, :func:`pca_sweep`; and
+:func:`standardise`, the label-free scaling of raw features). A new rejector needs no
 change here (it is an entry of :data:`simulations.rejectors.REJECTORS`); a new column of the
 table goes into ``protocol`` (its measurement) and ``result`` (its rendering).
 
@@ -46,6 +49,18 @@ References
 from __future__ import annotations
 
 from simulations.compare.figure import plot_risk_coverage
+from simulations.compare.sensitivity import (
+    LAM_TARGET,
+    MAHA_RETAINED,
+    MSP_LAMBDAS,
+    PRE_METHOD,
+    SN_COVERAGES,
+    Split,
+    gcul_reference,
+    operating_points,
+    pca_sweep,
+    standardise,
+)
 from simulations.compare.protocol import DEFAULT_CALIBRATION, DEFAULT_TEST_SIZE, MAX_SPLITS, compare
 from simulations.compare.result import ASSUMPTION, CompareResult, Guarantee, RejectorSummary
 from simulations.statistics import (
@@ -63,15 +78,25 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_CALIBRATION",
     "DEFAULT_TEST_SIZE",
+    "LAM_TARGET",
+    "MAHA_RETAINED",
     "MAX_SPLITS",
+    "MSP_LAMBDAS",
+    "PRE_METHOD",
+    "SN_COVERAGES",
     "CompareResult",
     "Estimate",
     "Guarantee",
     "RejectorSummary",
+    "Split",
     "Verdict",
     "compare",
     "estimate",
+    "gcul_reference",
+    "operating_points",
+    "pca_sweep",
     "plot_risk_coverage",
+    "standardise",
     "stratified_splits",
     "t_critical",
     "verdict",

@@ -18,7 +18,18 @@ its own: GCUL, its baselines and their comparison stay in :mod:`simulations.gcul
 - :mod:`~simulations.text.representations`: text to vectors (the optional extra ``text``:
   ``pip install "gcul[text]"``), imported on use.
 
-``benchmarks/text_emotion.py`` runs the paper's real-data tables on these corpora.
+``benchmarks/text_emotion.py`` runs the paper's real-data tables on these corpora; what it
+computes is here, one module per step, each imported on use (not by this package):
+
+- :mod:`~simulations.text.measures`: what is measured on one split (a GCUL variant's numbers,
+  the baselines along their knobs, the PCA sweep, a fine-tuned head's MSP);
+- :mod:`~simulations.text.tasks`: the units of work (one per split, protocol or sweep) and
+  their results merged into tables of rows;
+- :mod:`~simulations.text.csv_rows`: those rows as CSV files, written and read back exactly;
+- :mod:`~simulations.text.tables` and :mod:`~simulations.text.report`: the Markdown tables and
+  the report (``text_emotion.md``, the README's summary), from the rows alone;
+- :mod:`~simulations.text.figures`: the operating-point and PCA-sweep figures;
+- :mod:`~simulations.text.paper_values`: the paper's numbers set beside ours.
 """
 
 from __future__ import annotations
