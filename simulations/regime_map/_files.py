@@ -3,12 +3,11 @@ back with their types."""
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
-from typing import Any
 
 from simulations.outputs import atomic_write_text
+from simulations.text.csv_rows import read_csv as _read_rows
+from simulations.text.csv_rows import to_csv
 
 __all__ = ["read_csv", "write_csv"]
 
@@ -30,13 +29,7 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     """
     if not rows:
         raise ValueError(f"rows must hold at least one row to write {path}; got none")
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        # float() first: a NumPy float64 is a float whose repr is "np.float64(...)"
-        writer.writerow({k: repr(float(v)) if isinstance(v, float) else v for k, v in row.items()})
-    atomic_write_text(path, buffer.getvalue())
+    atomic_write_text(path, to_csv(rows))  # the text benchmark's format: one writer, one reader
 
 
 def read_csv(path: Path) -> list[dict]:
@@ -53,17 +46,4 @@ def read_csv(path: Path) -> list[dict]:
         One dict per row, keyed by the header. A float written by :func:`write_csv` reads back
         equal (``repr`` round-trips).
     """
-    out = []
-    with path.open(encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            parsed: dict[str, Any] = {}
-            for key, value in row.items():
-                try:
-                    parsed[key] = int(value)
-                except ValueError:
-                    try:
-                        parsed[key] = float(value)
-                    except ValueError:
-                        parsed[key] = value
-            out.append(parsed)
-    return out
+    return _read_rows(path)
