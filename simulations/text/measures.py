@@ -30,7 +30,7 @@ import numpy as np
 import gcul_theory
 from simulations.compare import MSP_LAMBDAS, Split, operating_points
 from simulations.gcul import GCUL
-from simulations.registry import PAPER_METHOD
+from simulations.registry import PAPER_METHOD, method
 from simulations.rejectors import RejectorContext, get_rejector
 from simulations.text.study import LAM, MIN_CLASS_ROWS, SEED
 from simulations.validation import check_int
@@ -426,7 +426,7 @@ def fixed_compare(
     m = int(np.count_nonzero(~outcome.rejected))
     gcul_risk = outcome.selective_error
     rho = outcome.rejection_rate
-    rows = [{"rejector": "gcul", "label": "GCUL", "operating_point": "own accept set",
+    rows = [{"rejector": "gcul", "label": "GCUL", "operating_point": method("gcul").operating_point,
              "coverage": 1.0 - rho, "sel_risk": gcul_risk, "difference": 0.0, "aurc": math.nan,
              "u": outcome.base_error - gcul_risk - LAM * rho,
              "u_joint": float(gcul_theory.joint_utility(LAM, outcome.base_error, gcul_risk, rho))}]  # fmt: skip
@@ -438,13 +438,13 @@ def fixed_compare(
     eps_sel = float(wrong[accept].mean()) if accept.any() else 0.0
     risk = float(gcul_theory.selective_risk_at_coverage(scores, wrong, m)) if m else math.nan
     rho = 1.0 - float(accept.mean())
-    rows.append({"rejector": "msp", "label": "MSP", "operating_point": "Chow: p_max >= 1 - lam",
+    rows.append({"rejector": "msp", "label": "MSP", "operating_point": method("msp").operating_point,
                  "coverage": 1.0 - rho, "sel_risk": risk, "difference": risk - gcul_risk,
                  "aurc": float(gcul_theory.aurc(scores, wrong)),
                  "u": outcome.base_error - eps_sel - LAM * rho,
                  "u_joint": float(gcul_theory.joint_utility(LAM, outcome.base_error, eps_sel, rho))})  # fmt: skip
     head = head_at(probs[test], y_test, m)
-    rows.append({"rejector": "head_msp", "label": HEAD_LABEL, "operating_point": "Chow: p_max >= 1 - lam",
+    rows.append({"rejector": "head_msp", "label": HEAD_LABEL, "operating_point": method("msp").operating_point,
                  "coverage": head["coverage"], "sel_risk": head["sel_risk"],
                  "difference": head["sel_risk"] - gcul_risk, "aurc": head["aurc"], "u": head["u"],
                  "u_joint": head["u_joint"]})  # fmt: skip

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from simulations import registry
 from simulations.compare import compare, estimate, stratified_splits, verdict
 from simulations.models import single_threaded_blas
 from simulations.text.measures import (
@@ -320,7 +321,7 @@ def run_finetuned_splits(corpus: str, seed: int, Z: np.ndarray, y: np.ndarray, p
         differences.append(difference)
         compare_rows.append(key | {"split": i, "n_train": int(train.size), "n_test": int(test.size),
                                    "rejector": "head_msp", "label": HEAD_LABEL,
-                                   "operating_point": "Chow: p_max >= 1 - lam",
+                                   "operating_point": registry.method("msp").operating_point,
                                    "coverage": head["coverage"], "sel_risk": head["sel_risk"],
                                    "difference": difference, "aurc": head["aurc"],
                                    "u": head["u"], "u_joint": head["u_joint"]})  # fmt: skip
