@@ -39,7 +39,7 @@ P(confirmed Type-II) ≤ δ at every split: if U(λ) ≤ 0 the event needs λ*_C
 the test bound to fail (probability ≤ δ; the test part is independent of the calibration part).
 So the expected number of confirmed Type-II calls is ≤ δ·n, and were the splits independent their
 count would stay below the 95% quantile of Binomial(n, δ) with probability ≥ 95%
-(:func:`binomial_band`; splits of one data set overlap, so this band is a guide, not a test).
+(:func:`simulations.statistics.binomial_quantile`; splits of one data set overlap, so this band is a guide, not a test).
 
 Outputs in ``--out``: ``rows.csv`` (one row per split x predictor x predictions),
 ``summary.{csv,md}`` (per family and predictor), ``pooled.{csv,md}`` (over all families),
@@ -63,14 +63,18 @@ from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
-from scipy.stats import binom
 from threadpoolctl import threadpool_limits
 
 import gcul_theory
 from simulations.cli.common import Parser, positive_int
-from simulations.gcul import GCUL
-from simulations.models import LogisticRegression
+from simulations.figures import plot_verdict_shares
+from simulations.gcul import GCUL, out_of_fold_predictions
 from simulations.outputs import prepare_out_folder
+from simulations.report import feasibility_verdict, verdict_summary
+from simulations.report import format_verdict_summary_markdown
+from simulations.report import format_verdict_summary_wide
+from simulations.statistics import binomial_quantile, per_class_folds, stratified_three_way_split
+from simulations.synthetic import flip_labels
 
 ROOT_SEED = 20261122
 LAM = 0.15
@@ -81,7 +85,6 @@ N_BOOT = 100
 FINITE = "finite_sample_hw"
 CERTIFIED = "certified"
 PREDICTOR_NAMES = (*(entry.name for entry in gcul_theory.PREDICTORS), FINITE, CERTIFIED)
-VERDICTS = ("correct", "type_I", "type_II", "failed")
 ROW_FIELDS = (
     "family", "split", "predictions", "predictor", "valid", "lambda_pre", "lambda_emp",
     "predicted_feasible", "realised_feasible", "verdict", "confirmed", "can_reject",
@@ -161,54 +164,6 @@ def load(family: Family, family_id: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(X, dtype=float), y.astype(np.int64)
 
 
-def split_indices(y: np.ndarray, rng: np.random.Generator):
-    """Stratified train / calibration / test indices (60/20/20 within every class)."""
-    parts: list[list[np.ndarray]] = [[], [], []]
-    for c in np.unique(y):
-        idx = rng.permutation(np.flatnonzero(y == c))
-        n_train = int(round(TRAIN * idx.size))
-        n_cal = int(round(CALIBRATION * idx.size))
-        parts[0].append(idx[:n_train])
-        parts[1].append(idx[n_train : n_train + n_cal])
-        parts[2].append(idx[n_train + n_cal :])
-    return tuple(np.sort(np.concatenate(p)) for p in parts)
-
-
-def flip_labels(y: np.ndarray, share: float, n_classes: int, rng: np.random.Generator):
-    """Flip ``round(share * n)`` labels, chosen at random, each to a uniform other class."""
-    y = y.copy()
-    chosen = rng.choice(y.size, size=int(round(share * y.size)), replace=False)
-    shift = rng.integers(1, n_classes, size=chosen.size)
-    y[chosen] = (y[chosen] + shift) % n_classes
-    return y
-
-
-def cross_validated_predictions(X: np.ndarray, y: np.ndarray, rng: np.random.Generator):
-    """Phase-1 predictions by stratified 5-fold cross-validation (GCUL's phase-1 model)."""
-    n_classes = int(y.max()) + 1
-    fold = np.empty(y.size, dtype=np.int64)
-    for c in range(n_classes):
-        idx = rng.permutation(np.flatnonzero(y == c))
-        fold[idx] = np.arange(idx.size) % CV_FOLDS
-    y_pred = np.empty_like(y)
-    for k in range(CV_FOLDS):
-        held = fold == k
-        model = LogisticRegression(C=1.0, max_iter=500).fit(X[~held], y[~held])
-        y_pred[held] = model.predict(X[held])  # labels of classes_ (every class is in each fold)
-    return y_pred
-
-
-def verdict(lambda_pre: float, lambda_emp: float, lam: float = LAM) -> str:
-    """``"correct"``, ``"type_I"`` (conservative) or ``"type_II"`` (unsafe) at cost ``lam``;
-    ``"failed"`` when the predictor returned no value (NaN)."""
-    if math.isnan(lambda_pre):
-        return "failed"
-    predicted, realised = lambda_pre >= lam, lambda_emp >= lam
-    if predicted == realised:
-        return "correct"
-    return "type_II" if predicted else "type_I"
-
-
 def geometric_lambdas(Z, y, y_pred, n_classes, seed_sequence) -> dict[str, float]:
     """λ*_PRE of every registry predictor and of the finite-sample option for one ``y_pred``."""
     geometry = gcul_theory.estimate_geometry(Z, y, y_pred, n_classes=n_classes)
@@ -241,7 +196,9 @@ def run_split(family: Family, family_id: int, split: int, data=None) -> tuple[li
     ss_split, ss_noise, ss_cv, ss_boot_in, ss_boot_cv = np.random.SeedSequence(
         [ROOT_SEED, family_id, split]
     ).spawn(5)
-    train, cal, test = split_indices(y, np.random.default_rng(ss_split))
+    train, cal, test = stratified_three_way_split(
+        y, TRAIN, CALIBRATION, np.random.default_rng(ss_split)
+    )
     mean, scale = X[train].mean(axis=0), X[train].std(axis=0)
     scale[scale == 0] = 1.0
     Z = (X - mean) / scale
@@ -256,7 +213,9 @@ def run_split(family: Family, family_id: int, split: int, data=None) -> tuple[li
         model = GCUL().fit(Z[train], y_train)
         fit_seconds = time.perf_counter() - start
         in_sample = model.phase1_.predict(Z[train])
-        cv = cross_validated_predictions(Z[train], y_train, np.random.default_rng(ss_cv))
+        # phase 1 (C = 1, 500 iterations) by stratified 5-fold cross-validation
+        folds = per_class_folds(y_train, CV_FOLDS, np.random.default_rng(ss_cv))
+        cv = out_of_fold_predictions(Z[train], y_train, folds)
         lambdas = {
             "in_sample": geometric_lambdas(Z[train], y_train, in_sample, n_classes, ss_boot_in),
             "cross_validated": geometric_lambdas(Z[train], y_train, cv, n_classes, ss_boot_cv),
@@ -300,7 +259,7 @@ def run_split(family: Family, family_id: int, split: int, data=None) -> tuple[li
 
 
 def _row(base, predictions, name, valid, lambda_pre, eps_pool) -> dict:
-    v = verdict(lambda_pre, base["lambda_emp"])
+    v = feasibility_verdict(lambda_pre, base["lambda_emp"], LAM)
     return {
         **base,
         "predictions": predictions,
@@ -316,40 +275,6 @@ def _row(base, predictions, name, valid, lambda_pre, eps_pool) -> dict:
     }
 
 
-def summarise(rows: list[dict], by_family: bool = True) -> list[dict]:
-    """Counts per (family,) predictions, predictor: n, correct, Type-I, Type-II, unsafe rate."""
-    groups: dict[tuple, list[dict]] = {}
-    for row in rows:
-        key = (row["family"] if by_family else "all", row["predictions"], row["predictor"])
-        groups.setdefault(key, []).append(row)
-    order = {name: i for i, name in enumerate(PREDICTOR_NAMES)}
-    fam_order = {}
-    for row in rows:
-        fam_order.setdefault(row["family"], len(fam_order))
-    fam_order["all"] = -1
-    out = []
-    for key in sorted(
-        groups, key=lambda k: (fam_order[k[0]], k[1] == "cross_validated", order[k[2]])
-    ):
-        members = groups[key]
-        n = len(members)
-        counts = {v: sum(r["verdict"] == v for r in members) for v in VERDICTS}
-        out.append({
-            "family": key[0], "predictions": key[1], "predictor": key[2], "n": n, **counts,
-            "confirmed_type_I": sum(r["confirmed"] and r["verdict"] == "type_I" for r in members),
-            "confirmed_type_II": sum(r["confirmed"] and r["verdict"] == "type_II" for r in members),
-            "no_reject": sum(not r["can_reject"] for r in members),
-            "unsafe_rate": counts["type_II"] / n, "valid": members[0]["valid"],
-        })  # fmt: skip
-    return out
-
-
-def binomial_band(n: int, delta: float = DELTA, level: float = 0.95) -> int:
-    """The ``level`` quantile of Binomial(n, δ): the most confirmed Type-II calls a δ-valid
-    predictor makes in n independent splits, with probability ≥ ``level``."""
-    return int(binom.ppf(level, n, delta))
-
-
 def write_csv(path: Path, rows: list[dict], fields) -> None:
     with path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(fields), lineterminator="\n")
@@ -360,117 +285,11 @@ def write_csv(path: Path, rows: list[dict], fields) -> None:
             )
 
 
-def markdown(summary: list[dict]) -> str:
-    lines = [
-        "| family | predictions | predictor | n | correct | Type-I | confirmed | Type-II | confirmed"
-        " | failed | no reject | unsafe rate |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for s in summary:
-        lines.append(
-            f"| {s['family']} | {s['predictions']} | {s['predictor']} | {s['n']} | {s['correct']}"
-            f" | {s['type_I']} | {s['confirmed_type_I']} | {s['type_II']} | {s['confirmed_type_II']}"
-            f" | {s['failed']}"
-            f" | {s['no_reject']}"
-            f" | {s['unsafe_rate']:.2f} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
 KIND = {
     **{e.name: {"paper": "paper", "bound": "valid bound", "model": "model value"}[e.kind]
        for e in gcul_theory.PREDICTORS},
     FINITE: "valid, finite-sample", CERTIFIED: "valid, finite-sample",
 }  # fmt: skip
-
-
-def wide_markdown(summary: list[dict]) -> str:
-    """One row per family and predictor: correct / Type-I / Type-II with each kind of ŷ."""
-    cell = {(s["family"], s["predictions"], s["predictor"]): s for s in summary}
-    fams = list(dict.fromkeys(s["family"] for s in summary))
-    lines = [
-        "| family | predictor | n | in-sample ŷ: correct / I / II | cross-validated ŷ:"
-        " correct / I / II |",
-        "|---|---|---:|---:|---:|",
-    ]
-
-    def fmt(s):
-        text = f"{s['correct']} / {s['type_I']} / {s['type_II']}"
-        return text + (f" ({s['failed']} failed)" if s["failed"] else "")
-
-    for fam in fams:
-        for name in PREDICTOR_NAMES:
-            if name == CERTIFIED:
-                s = cell[fam, "calibration", name]
-                lines.append(f"| {fam} | {name} (calibration) | {s['n']} | {fmt(s)} | |")
-                continue
-            a, b = cell[fam, "in_sample", name], cell[fam, "cross_validated", name]
-            lines.append(f"| {fam} | {name} | {a['n']} | {fmt(a)} | {fmt(b)} |")
-    return "\n".join(lines) + "\n"
-
-
-OKABE_ITO = {"correct": "#009E73", "type_I": "#E69F00", "type_II": "#D55E00", "failed": "#999999"}
-
-
-def plot(pooled: list[dict], path_stem: Path, title: str) -> None:
-    """Stacked horizontal bars of correct / Type-I / Type-II per predictor, pooled over families.
-
-    One group of bars per kind of phase-1 predictions (in-sample, 5-fold CV) and one for the
-    certified predictor; the unsafe (Type-II) share is printed at the right of each bar.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups = (
-        ("in_sample", "geometry, in-sample phase-1 ŷ (GCUL's own error pool)"),
-        ("cross_validated", "geometry, 5-fold cross-validated phase-1 ŷ"),
-        ("calibration", "held-out calibration split"),
-    )
-    labels, shares, ypos, headers = [], [], [], []
-    y = 0.0
-    for key, header in groups:
-        members = [s for s in pooled if s["predictions"] == key]
-        if not members:
-            continue
-        headers.append((y, header))
-        y -= 1.0
-        for s in members:
-            labels.append(f"{s['predictor']}  ({KIND[s['predictor']]})")
-            shares.append([s[v] / s["n"] for v in VERDICTS])
-            ypos.append(y)
-            y -= 1.0
-        y -= 0.4
-    shares, ypos = np.array(shares), np.array(ypos)
-    fig, ax = plt.subplots(figsize=(8.0, 0.3 * (len(labels) + len(headers)) + 1.9))
-    left = np.zeros(len(labels))
-    names = {"correct": "correct", "type_I": "Type-I (conservative)", "type_II": "Type-II (unsafe)",
-             "failed": "no value (failed)"}  # fmt: skip
-    for j, v in enumerate(VERDICTS):
-        if not shares[:, j].any():
-            continue  # no legend entry without a mark
-        ax.barh(ypos, shares[:, j], left=left, color=OKABE_ITO[v], label=names[v], height=0.75)
-        left += shares[:, j]
-    for y_, share in zip(ypos, shares[:, 2], strict=True):
-        ax.text(1.015, y_, f"{share:.0%}", va="center", fontsize=8, color=OKABE_ITO["type_II"])
-    ax.text(1.015, headers[0][0], "unsafe", va="center", fontsize=8, color=OKABE_ITO["type_II"],
-            fontweight="bold")  # fmt: skip
-    for y_, header in headers:
-        ax.text(0.0, y_, header, va="center", fontsize=8.5, fontweight="bold")
-    ax.set_yticks(ypos, labels, fontsize=8)
-    ax.set_ylim(ypos.min() - 0.7, headers[0][0] + 0.7)
-    ax.set_xlim(0, 1)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.set_xlabel(f"share of the {pooled[0]['n']} splits (verdict at λ = {LAM})")
-    fig.suptitle(title, fontsize=9.5, x=0.02, ha="left")
-    handles, legend_labels = ax.get_legend_handles_labels()
-    ax.legend(handles, legend_labels, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=4,
-              fontsize=8, frameon=False, borderaxespad=0.2)  # fmt: skip
-    fig.tight_layout()
-    for ext in ("png", "pdf"):
-        fig.savefig(path_stem.with_suffix(f".{ext}"), dpi=150)
-    plt.close(fig)
 
 
 def _task(family: Family, family_id: int, split: int):
@@ -496,14 +315,14 @@ def read_csv(path: Path) -> list[dict]:
 
 def report(rows: list[dict], timings: list[dict], out: Path) -> None:
     """Write the tables and the figure; print the pooled table and the certified check."""
-    summary = summarise(rows)
-    pooled = summarise(rows, by_family=False)
+    summary = verdict_summary(rows, PREDICTOR_NAMES)
+    pooled = verdict_summary(rows, PREDICTOR_NAMES, by_family=False)
     for name, table in (("summary", summary), ("pooled", pooled)):
         write_csv(out / f"{name}.csv", table, table[0].keys())
-        (out / f"{name}.md").write_text(markdown(table))
-    (out / "summary_wide.md").write_text(wide_markdown(summary))
+        (out / f"{name}.md").write_text(format_verdict_summary_markdown(table))
+    (out / "summary_wide.md").write_text(format_verdict_summary_wide(summary, PREDICTOR_NAMES))
     cert = next(s for s in pooled if s["predictor"] == CERTIFIED)
-    band = binomial_band(cert["n"])
+    band = binomial_quantile(cert["n"], DELTA)
     rate = {(s["predictions"], s["predictor"]): s["unsafe_rate"] for s in pooled}
     title = (
         f"Share of unsafe calls at λ = {LAM} ({cert['n']} splits of "
@@ -516,10 +335,10 @@ def report(rows: list[dict], timings: list[dict], out: Path) -> None:
         f"the paper's union bound {rate['in_sample', 'union']:.0%} / "
         f"{rate['cross_validated', 'union']:.0%}"
     )
-    plot(pooled, out / "verdicts", title)
+    plot_verdict_shares(pooled, out / "verdicts", title, lam=LAM, kinds=KIND)
     fit = sum(t["fit_seconds"] for t in timings)
     cert_s = sum(t["certify_seconds"] for t in timings)
-    print(markdown(pooled), end="")
+    print(format_verdict_summary_markdown(pooled), end="")
     print(
         f"certified: Type-II {cert['type_II']} of {cert['n']} splits ({cert['unsafe_rate']:.3f}),"
         f" confirmed by the test split {cert['confirmed_type_II']};"

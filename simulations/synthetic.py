@@ -53,7 +53,15 @@ import numpy as np
 
 from simulations.validation import check_int, check_real
 
-__all__ = ["Dataset", "Mixture", "SyntheticConfig", "make_dataset", "mixture", "noise_levels"]
+__all__ = [
+    "Dataset",
+    "Mixture",
+    "SyntheticConfig",
+    "flip_labels",
+    "make_dataset",
+    "mixture",
+    "noise_levels",
+]
 
 # Stream ids of the base draws; ``SeedSequence(seed, spawn_key=(id,))``. Never renumber: it would
 # change every dataset. New streams get new ids.
@@ -330,6 +338,57 @@ def make_dataset_unchecked(seed: int, noise: float, config: SyntheticConfig) -> 
         y_test_noisy=np.where(flipped_test, base.flip_target_test, base.y_test),
         mixture=_mixture(base.centers, noise, config),
     )
+
+
+def flip_labels(y, share: float, n_classes: int, seed=0) -> np.ndarray:
+    """A copy of ``y`` with ``round(share * n)`` labels, chosen at random, each flipped to a
+    uniformly chosen other class.
+
+    Label noise for data nobody here generated (the real-data validation of the λ* predictors
+    flips a share of its training labels): unlike :func:`make_dataset`'s flips (each label flips
+    with a probability), exactly ``round(share * n)`` rows (Python's ``round``) are drawn without
+    replacement, then one offset ``o in 1..K-1`` per chosen row, ``y -> (y + o) mod K``.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Integer labels ``0..n_classes-1``.
+    share : float
+        Share of the labels flipped, in [0, 1].
+    n_classes : int
+        Number of classes K, at least 2.
+    seed : int, SeedSequence or Generator, default=0
+        An int or a SeedSequence seeds ``default_rng``; a Generator is used as is (and advanced).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The labels, ``round(share * n)`` of them changed to another class.
+
+    Raises
+    ------
+    TypeError, ValueError
+        In one line: ``y`` not a 1-D array of integers in ``0..n_classes-1``, ``share`` outside
+        [0, 1], ``n_classes < 2``.
+
+    Examples
+    --------
+    >>> y = np.zeros(10, dtype=np.int64)
+    >>> int((flip_labels(y, 0.3, 3, seed=0) != y).sum())
+    3
+    """
+    share = check_real("share", share, 0.0, 1.0)
+    n_classes = check_int("n_classes", n_classes, 2)
+    y = np.array(y)
+    if y.ndim != 1 or not np.issubdtype(y.dtype, np.integer):
+        raise TypeError(f"y must be a 1-D array of integer labels; got {y.dtype} of shape {y.shape}")
+    if y.size and not (0 <= y.min() and y.max() < n_classes):
+        raise ValueError(f"y must hold labels in 0..{n_classes - 1}; got {y.min()}..{y.max()}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    chosen = rng.choice(y.size, size=int(round(share * y.size)), replace=False)
+    shift = rng.integers(1, n_classes, size=chosen.size)
+    y[chosen] = (y[chosen] + shift) % n_classes
+    return y
 
 
 class Mixture(NamedTuple):

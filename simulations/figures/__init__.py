@@ -26,6 +26,8 @@ Where a change goes:
 - across-seed statistics and the band over many seeds: :mod:`simulations.figures.summary`;
 - which curves of a panel lie on one another (named in the legend):
   :mod:`simulations.figures.overlap`;
+- the shares of correct / Type-I / Type-II verdicts of the real-data validation:
+  :mod:`simulations.figures.verdicts`;
 - file formats and atomic writes: :mod:`simulations.figures.save`;
 - a new figure: a module here with a ``plot_*`` function that takes an ``ax`` (or makes one),
   returns what it drew, and is re-exported below.
@@ -67,6 +69,12 @@ from simulations.figures.style import (
     rejector_line_kwargs,
 )
 from simulations.figures.summary import CROWDED_SEEDS, SeedSummary, summarize_across_seeds
+from simulations.figures.verdicts import (
+    VERDICT_COLOURS,
+    VERDICT_GROUPS,
+    VerdictSharesPlot,
+    plot_verdict_shares,
+)
 
 __all__ = [
     "AccuracyPlot",
@@ -90,6 +98,9 @@ __all__ = [
     "SINGLE_LEVEL_HALF_WIDTH",
     "SINGLE_LEVEL_WINDOW",
     "SeedSummary",
+    "VERDICT_COLOURS",
+    "VERDICT_GROUPS",
+    "VerdictSharesPlot",
     "coincidence_notes",
     "coinciding_curves",
     "draw_phase_curves",
@@ -97,6 +108,7 @@ __all__ = [
     "plot_accuracy",
     "plot_phase_transition",
     "plot_predictors",
+    "plot_verdict_shares",
     "rejector_line_kwargs",
     "save_figure",
     "summarize_across_seeds",

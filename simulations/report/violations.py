@@ -26,6 +26,8 @@ from simulations.validation import error_pool_renamed
 __all__ = [
     "KINDS",
     "PAPER_VIOLATIONS",
+    "VERDICTS",
+    "feasibility_verdict",
     "violation_masks",
     "violation_table",
     "ViolationCount",
@@ -73,6 +75,52 @@ def violation_masks(
     predicted_feasible = pre >= lam
     effective = emp >= lam
     return (~predicted_feasible & effective), (predicted_feasible & ~effective)
+
+
+VERDICTS = ("correct", "type_I", "type_II", "failed")
+"""The verdicts of :func:`feasibility_verdict`, in table order."""
+
+
+def feasibility_verdict(lambda_pre: float, lambda_emp: float, lam: float = LAMBDA_TARGET) -> str:
+    """The verdict on one prediction of feasibility at cost ``lam``: one cell of
+    :func:`violation_masks`, with a place for a predictor that gave no value.
+
+    Predicted feasible is ``lambda_pre >= lam``, realised feasible ``lambda_emp >= lam``
+    (λ* = λ counts as feasible on both sides).
+
+    Parameters
+    ----------
+    lambda_pre : float
+        The predicted λ*; NaN when the predictor returned no value.
+    lambda_emp : float
+        The realised λ*_EMP.
+    lam : float, default=LAMBDA_TARGET
+        The target rejection cost λ, finite and >= 0.
+
+    Returns
+    -------
+    str
+        ``"correct"`` (prediction and realisation agree), ``"type_I"`` (predicted infeasible,
+        realised feasible: conservative), ``"type_II"`` (predicted feasible, realised infeasible:
+        unsafe) or ``"failed"`` (``lambda_pre`` is NaN); one of :data:`VERDICTS`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        In one line: ``lam`` not a finite real number >= 0.
+
+    Examples
+    --------
+    >>> feasibility_verdict(0.05, 0.40), feasibility_verdict(0.30, 0.05)
+    ('type_I', 'type_II')
+    """
+    lam = check_lam(lam)
+    if math.isnan(lambda_pre):
+        return "failed"
+    predicted, realised = lambda_pre >= lam, lambda_emp >= lam
+    if predicted == realised:
+        return "correct"
+    return "type_II" if predicted else "type_I"
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ Splits of the rows (one implementation of a stratified held-out part, one of fol
     stratified_split      one stratified held-out mask (GCUL.certify's calibration part)
     stratified_folds      stratified folds (GCUL's out-of-fold error pool)
     random_folds          label-blind random folds (the cross-fitted certificate)
+    stratified_three_way_split  train / calibration / test within every class (real-data study)
+    per_class_folds       folds dealt class by class from fold 0 (real-data study's CV)
 
 Repeated splits of one dataset (they overlap: Nadeau & Bengio's corrected SE)::
 
@@ -20,6 +22,7 @@ Independent replicates (seeds) and families of tests::
     one_sample_t_pvalue   two-sided p-value of the one-sample t test
     gap_share             share of a reference-to-floor gap a method recovers, delta-method SE
     holm                  Holm's step-down rejections at a family-wise level
+    binomial_quantile     how many of n independent events of probability p, at most (level)
 
 Does a score predict a binary outcome?::
 
@@ -37,7 +40,13 @@ layer of ``simulations`` (GCUL, the certificate, ``compare``) and the benchmarks
 from __future__ import annotations
 
 from simulations.statistics._auc import auc_bootstrap_se, best_threshold, delong_se, roc_auc
-from simulations.statistics._paired import gap_share, holm, one_sample_t_pvalue, paired_difference
+from simulations.statistics._paired import (
+    binomial_quantile,
+    gap_share,
+    holm,
+    one_sample_t_pvalue,
+    paired_difference,
+)
 from simulations.statistics._resampled import (
     DEFAULT_LEVEL,
     TEST_NAME,
@@ -49,10 +58,12 @@ from simulations.statistics._resampled import (
     verdict,
 )
 from simulations.statistics._splits import (
+    per_class_folds,
     random_folds,
     stratified_folds,
     stratified_split,
     stratified_splits,
+    stratified_three_way_split,
 )
 
 __all__ = [
@@ -61,6 +72,7 @@ __all__ = [
     "Estimate",
     "Verdict",
     "auc_bootstrap_se",
+    "binomial_quantile",
     "best_threshold",
     "delong_se",
     "estimate",
@@ -69,11 +81,13 @@ __all__ = [
     "holm",
     "one_sample_t_pvalue",
     "paired_difference",
+    "per_class_folds",
     "random_folds",
     "roc_auc",
     "stratified_folds",
     "stratified_split",
     "stratified_splits",
+    "stratified_three_way_split",
     "t_critical",
     "verdict",
 ]

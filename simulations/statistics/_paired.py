@@ -4,7 +4,8 @@ For studies that repeat an experiment on independent datasets (the regime map's 
 mean of a paired difference and its naive SE (the replicates are independent, unlike the
 overlapping splits of :func:`simulations.statistics.estimate`), the one-sample t test of that
 mean, the share of a gap one method recovers, and Holm's step-down correction over a family of
-tests.
+tests; and how many of n independent events of probability p to expect at most
+(:func:`binomial_quantile`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from simulations.validation import check_real
 
-__all__ = ["gap_share", "holm", "one_sample_t_pvalue", "paired_difference"]
+__all__ = ["binomial_quantile", "gap_share", "holm", "one_sample_t_pvalue", "paired_difference"]
 
 
 def _vector(value: Any, name: str) -> np.ndarray:
@@ -205,3 +206,43 @@ def gap_share(
     cov = np.cov(a_i, b_i, ddof=1)
     var = (cov[0, 0] - 2.0 * ratio * cov[0, 1] + ratio**2 * cov[1, 1]) / n
     return ratio, math.sqrt(max(var, 0.0)) / b_bar
+
+
+def binomial_quantile(n: int, p: float, level: float = 0.95) -> int:
+    """The ``level`` quantile of Binomial(n, p): at most this many of ``n`` independent events of
+    probability ``p`` happen, with probability >= ``level``.
+
+    With ``p = δ``, the most Type-II calls confirmed by the test split that a δ-valid predictor
+    makes in ``n`` independent splits, with probability >= ``level`` (SciPy's ``binom.ppf``).
+
+    Parameters
+    ----------
+    n : int
+        Number of events, >= 0.
+    p : float
+        Probability of each, in [0, 1].
+    level : float, default=0.95
+        In (0, 1).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError, ValueError
+        In one line, naming the argument.
+
+    Examples
+    --------
+    >>> binomial_quantile(20, 0.05)
+    3
+    """
+    from scipy.stats import binom
+
+    from simulations.validation import check_int
+
+    n = check_int("n", n, 0)
+    p = check_real("p", p, 0.0, 1.0)
+    level = check_real("level", level, 0.0, 1.0, open_low=True, open_high=True)
+    return int(binom.ppf(level, n, p))

@@ -11,6 +11,11 @@ fixed and every committed number depends on: :func:`stratified_splits` (``gcul c
 splits, one stream per split), :func:`stratified_split` (one held-out mask), :func:`random_folds`
 (label-blind folds, the cross-fitted certificate's) and :func:`stratified_folds` (the
 out-of-fold error pool's).
+
+Two more, of the real-data validation study (``benchmarks/predictors.py``), keep their own
+rounding and dealing, which its committed numbers depend on: :func:`stratified_three_way_split`
+(train / calibration / test within every class, Python's ``round``, half to even) and
+:func:`per_class_folds` (each class dealt to the folds from fold 0).
 """
 
 from __future__ import annotations
@@ -21,7 +26,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["random_folds", "stratified_folds", "stratified_split", "stratified_splits"]
+__all__ = [
+    "per_class_folds",
+    "random_folds",
+    "stratified_folds",
+    "stratified_split",
+    "stratified_splits",
+    "stratified_three_way_split",
+]
 
 
 def _seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
@@ -246,3 +258,116 @@ def stratified_folds(y: Any, n_folds: int, random_state: int = 0) -> np.ndarray:
         [rng.permutation(np.flatnonzero(codes == c)) for c in range(int(codes.max()) + 1)]
     )
     return _deal(order, n_folds)
+
+
+def _generator(seed: Any) -> np.random.Generator:
+    """A Generator from an int seed in ``[0, 2**32)``, a SeedSequence or a Generator (as is)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    return np.random.default_rng(_seed_sequence(seed))
+
+
+def stratified_three_way_split(
+    y: Any, train_size: float = 0.6, calibration_size: float = 0.2, seed: Any = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stratified train / calibration / test indices (by default 60/20/20 within every class).
+
+    Class by class (sorted labels), the class's rows are shuffled by one generator; the first
+    ``round(train_size * m_c)`` go to the training part, the next
+    ``round(calibration_size * m_c)`` to the calibration part and the rest to the test part
+    (Python's ``round``, half to even; unlike :func:`stratified_splits`, a class may leave a part
+    empty). These are the splits of the real-data validation of the λ* predictors.
+
+    Parameters
+    ----------
+    y : array_like of shape (N,)
+        Labels (any values :func:`numpy.unique` sorts).
+    train_size, calibration_size : float, default=0.6, 0.2
+        Shares of each class in the training and calibration parts, each in (0, 1), together
+        below 1.
+    seed : int, SeedSequence or Generator, default=0
+        An int in ``[0, 2**32)`` or a SeedSequence seeds ``default_rng``; a Generator is used
+        as is (and advanced).
+
+    Returns
+    -------
+    (train, calibration, test) : tuple of ndarray
+        Index arrays, sorted, disjoint, together ``0..N-1``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        In one line, naming the argument: an empty or not 1-D ``y``, a share outside (0, 1),
+        shares summing to 1 or more, a bad seed.
+
+    Examples
+    --------
+    >>> y = np.repeat([0, 1], [10, 5])
+    >>> train, cal, test = stratified_three_way_split(y, seed=0)
+    >>> [np.bincount(y[part]).tolist() for part in (train, cal, test)]
+    [[6, 3], [2, 1], [2, 1]]
+    """
+    y = _labels(y, codes=False)
+    train_size = _fraction(train_size, "train_size")
+    calibration_size = _fraction(calibration_size, "calibration_size")
+    if train_size + calibration_size >= 1.0:
+        raise ValueError(
+            "train_size + calibration_size must be below 1; got "
+            f"{train_size!r} + {calibration_size!r}"
+        )
+    rng = _generator(seed)
+    parts: list[list[np.ndarray]] = [[], [], []]
+    for c in np.unique(y):
+        idx = rng.permutation(np.flatnonzero(y == c))
+        n_train = int(round(train_size * idx.size))
+        n_cal = int(round(calibration_size * idx.size))
+        parts[0].append(idx[:n_train])
+        parts[1].append(idx[n_train : n_train + n_cal])
+        parts[2].append(idx[n_train + n_cal :])
+    return tuple(np.sort(np.concatenate(p)) for p in parts)
+
+
+def per_class_folds(y: Any, n_folds: int, seed: Any = 0) -> np.ndarray:
+    """Fold id (``0..n_folds-1``) of each row: each class's shuffled rows dealt from fold 0.
+
+    For ``c = 0..max(y)``, the rows of class ``c``, shuffled by one generator, are dealt
+    round-robin to the folds starting again at fold 0 (unlike :func:`stratified_folds`, whose
+    count runs on from one class to the next): every class is spread over the folds with counts
+    differing by at most one, and the low folds are the larger ones. These are the folds of the
+    cross-validated phase-1 predictions of the real-data validation of the λ* predictors.
+
+    Parameters
+    ----------
+    y : array_like of shape (N,)
+        Labels ``0..C-1`` (whole numbers).
+    n_folds : int
+        Number of folds, at least 2.
+    seed : int, SeedSequence or Generator, default=0
+        As in :func:`stratified_three_way_split`.
+
+    Returns
+    -------
+    ndarray of shape (N,), int64
+
+    Raises
+    ------
+    TypeError, ValueError
+        In one line: labels that are not whole numbers >= 0 in a non-empty 1-D array,
+        ``n_folds < 2``, a bad seed.
+
+    Examples
+    --------
+    >>> folds = per_class_folds(np.repeat([0, 1], [4, 4]), 3)
+    >>> np.bincount(folds).tolist()
+    [4, 2, 2]
+    """
+    y = _labels(y, codes=True)
+    n_folds = _count(n_folds, "n_folds", 2)
+    rng = _generator(seed)
+    fold = np.empty(y.size, dtype=np.int64)
+    for c in range(int(y.max()) + 1):
+        idx = rng.permutation(np.flatnonzero(y == c))
+        fold[idx] = np.arange(idx.size) % n_folds
+    return fold
