@@ -91,7 +91,7 @@ from simulations.report.violation_formats import (
     format_violations_text,
     write_violations,
 )
-from simulations.report.verdict_summary import (
+from simulations.report.verdict_tables import (
     format_verdict_summary_markdown,
     format_verdict_summary_wide,
     verdict_summary,
