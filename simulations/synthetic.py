@@ -381,7 +381,7 @@ def flip_labels(y, share: float, n_classes: int, seed=0) -> np.ndarray:
     n_classes = check_int("n_classes", n_classes, 2)
     y = np.array(y)
     if y.ndim != 1 or not np.issubdtype(y.dtype, np.integer):
-        raise TypeError(f"y must be a 1-D array of integer labels; got {y.dtype} of shape {y.shape}")
+        raise TypeError(f"y must be a 1-D array of integer labels; got {y.dtype}, shape {y.shape}")
     if y.size and not (0 <= y.min() and y.max() < n_classes):
         raise ValueError(f"y must hold labels in 0..{n_classes - 1}; got {y.min()}..{y.max()}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)

@@ -58,7 +58,9 @@ def test_verdict_hand_made(lambda_pre, lambda_emp, expected):
     assert feasibility_verdict(lambda_pre, lambda_emp) == expected  # LAMBDA_TARGET = 0.15
 
 
-@pytest.mark.parametrize(("lam", "error"), [(-0.1, ValueError), (math.nan, ValueError), ("x", TypeError)])
+@pytest.mark.parametrize(
+    ("lam", "error"), [(-0.1, ValueError), (math.nan, ValueError), ("x", TypeError)]
+)
 def test_verdict_rejects_a_bad_lambda(lam, error):
     with pytest.raises(error, match="lam"):
         feasibility_verdict(0.2, 0.2, lam)
@@ -106,7 +108,8 @@ def test_summarise_counts_hand_made_rows():
         _summary_row("boole", "failed"),
         _summary_row("certified", "type_I", predictions="calibration"),
     ]
-    table = {(s["predictions"], s["predictor"]): s for s in verdict_summary(rows, bench.PREDICTOR_NAMES)}
+    summary = verdict_summary(rows, bench.PREDICTOR_NAMES)
+    table = {(s["predictions"], s["predictor"]): s for s in summary}
     union = table["in_sample", "union"]
     assert (union["n"], union["correct"], union["type_I"], union["type_II"]) == (5, 1, 2, 2)
     assert (union["confirmed_type_I"], union["confirmed_type_II"]) == (1, 1)
@@ -260,12 +263,14 @@ def test_verdict_shares_figure(tmp_path):
     ]  # fmt: skip
     kinds = {"union": "paper", "certified": "valid, finite-sample"}
     plot = plot_verdict_shares(pooled, tmp_path / "v", "title", lam=LAM, kinds=kinds)
-    assert [p.name for p in plot.paths] == ["v.png", "v.pdf"] and all(p.is_file() for p in plot.paths)
+    assert [p.name for p in plot.paths] == ["v.png", "v.pdf"]
+    assert all(p.is_file() for p in plot.paths)
     # three bars per drawn verdict (no "failed" bar: no mark, no legend entry), three groups
     assert [t.get_text() for t in plot.ax.get_legend().get_texts()] == [
         "correct", "Type-I (conservative)", "Type-II (unsafe)",
     ]
     assert len(plot.ax.patches) == 9
-    assert [t.get_text() for t in plot.ax.get_yticklabels()][-1] == "certified  (valid, finite-sample)"
+    labels = [t.get_text() for t in plot.ax.get_yticklabels()]
+    assert labels[-1] == "certified  (valid, finite-sample)"
     with pytest.raises(ValueError, match="no row"):
         plot_verdict_shares([], tmp_path / "w", "t", lam=LAM, kinds=kinds)

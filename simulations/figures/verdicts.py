@@ -19,7 +19,9 @@ from simulations.report.violations import VERDICTS
 
 __all__ = ["VERDICT_COLOURS", "VERDICT_GROUPS", "VerdictSharesPlot", "plot_verdict_shares"]
 
-VERDICT_COLOURS = {"correct": "#009E73", "type_I": "#E69F00", "type_II": "#D55E00", "failed": "#999999"}
+VERDICT_COLOURS = {
+    "correct": "#009E73", "type_I": "#E69F00", "type_II": "#D55E00", "failed": "#999999"
+}  # fmt: skip
 """Okabe–Ito colours of the verdicts (:data:`simulations.report.VERDICTS`)."""
 
 VERDICT_GROUPS = (
@@ -96,7 +98,8 @@ def plot_verdict_shares(
             y -= 1.0
         y -= 0.4
     if not labels:
-        raise ValueError(f"pooled has no row whose predictions is one of {[k for k, _ in VERDICT_GROUPS]}")
+        groups = [key for key, _ in VERDICT_GROUPS]
+        raise ValueError(f"pooled has no row whose predictions is one of {groups}")
     shares, ypos = np.array(shares), np.array(ypos)
     fig = Figure(figsize=(8.0, 0.3 * (len(labels) + len(headers)) + 1.9))
     ax = fig.subplots()
@@ -104,12 +107,14 @@ def plot_verdict_shares(
     for j, v in enumerate(VERDICTS):
         if not shares[:, j].any():
             continue  # no legend entry without a mark
-        ax.barh(ypos, shares[:, j], left=left, color=VERDICT_COLOURS[v], label=_NAMES[v], height=0.75)
+        colour = VERDICT_COLOURS[v]
+        ax.barh(ypos, shares[:, j], left=left, color=colour, label=_NAMES[v], height=0.75)
         left += shares[:, j]
     unsafe = VERDICT_COLOURS["type_II"]
     for y_, share in zip(ypos, shares[:, 2], strict=True):
         ax.text(1.015, y_, f"{share:.0%}", va="center", fontsize=8, color=unsafe)
-    ax.text(1.015, headers[0][0], "unsafe", va="center", fontsize=8, color=unsafe, fontweight="bold")
+    ax.text(1.015, headers[0][0], "unsafe", va="center", fontsize=8, color=unsafe,
+            fontweight="bold")  # fmt: skip
     for y_, header in headers:
         ax.text(0.0, y_, header, va="center", fontsize=8.5, fontweight="bold")
     ax.set_yticks(ypos, labels, fontsize=8)

@@ -21,7 +21,8 @@ _ROW_KEYS = ("family", "predictions", "predictor", "verdict", "confirmed", "can_
 def verdict_summary(
     rows: Sequence[Mapping[str, Any]], predictor_order: Sequence[str], by_family: bool = True
 ) -> list[dict[str, Any]]:
-    """Counts per (family,) predictions and predictor: n, each verdict, confirmed calls, unsafe rate.
+    """Counts per (family,) predictions and predictor: n, each verdict, confirmed calls, the
+    unsafe rate.
 
     Parameters
     ----------
