@@ -34,6 +34,11 @@ have ``lambda_emp_cert_noisy`` a second block, ``"certified_noisy"``, judges the
 against λ*_EMP on test labels flipped as the calibration labels are: the test of the guarantee
 itself (the certificate speaks about the label law of its calibration data).
 
+The same verdict, one prediction at a time and with a ``"failed"`` for a predictor that gave no
+value, is :func:`feasibility_verdict` (:data:`VERDICTS`); the real-data validation of the
+predictors tallies such calls over many splits with :func:`verdict_summary` and prints them with
+:func:`format_verdict_summary_markdown` and :func:`format_verdict_summary_wide`.
+
 Input: a list of dicts (one per cell, the sweep's rows) or a mapping of column name to an array
 of equal length (e.g. a dict of NumPy arrays, or anything with ``keys()`` and ``[name]``).  Only
 the columns a table needs are required; values may be numbers or numeric strings (as read back
@@ -44,6 +49,8 @@ Where a change goes
 - reading and checking results, and which blocks are judged: :mod:`~simulations.report.columns`
   (a block's label, validity wording and columns are its entry in :mod:`simulations.registry`);
 - what a table counts: :mod:`~simulations.report.violations`, :mod:`~simulations.report.seed`;
+  the real-data validation's verdict tallies and their tables:
+  :mod:`~simulations.report.verdict_tables`;
 - how a table reads in CSV, Markdown, LaTeX or text:
   :mod:`~simulations.report.violation_formats`, :mod:`~simulations.report.seed_formats`, and
   what they share (number formats, escaping, the captions' notes, the writer):
