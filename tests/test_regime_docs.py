@@ -4,7 +4,10 @@ bootstrap SE) and the maxima its text states.
 
 Every quoted number is the CSV's value printed as the report prints it, so the comparison is of
 strings (no tolerance): a number that moves in the CSV, or a claim that names the wrong maximum,
-fails here.
+fails here. It only re-reads committed files, so it is exact on every machine (CONTRIBUTING.md,
+"What identical means"); a fresh run of the regime map on another machine or build may move
+last digits of λ*_PRE (one such run differed from the committed cells.csv in the last digit in
+539 of 7,220 cell rows), which is why no test recomputes the cells against the committed file.
 """
 
 from __future__ import annotations
