@@ -100,25 +100,26 @@ def plot_verdict_shares(
     if not labels:
         groups = [key for key, _ in VERDICT_GROUPS]
         raise ValueError(f"pooled has no row whose predictions is one of {groups}")
-    shares, ypos = np.array(shares), np.array(ypos)
+    share = np.array(shares)  # (predictor rows, verdicts)
+    y_at = np.array(ypos)
     fig = Figure(figsize=(8.0, 0.3 * (len(labels) + len(headers)) + 1.9))
     ax = fig.subplots()
     left = np.zeros(len(labels))
     for j, v in enumerate(VERDICTS):
-        if not shares[:, j].any():
+        if not share[:, j].any():
             continue  # no legend entry without a mark
         colour = VERDICT_COLOURS[v]
-        ax.barh(ypos, shares[:, j], left=left, color=colour, label=_NAMES[v], height=0.75)
-        left += shares[:, j]
+        ax.barh(y_at, share[:, j], left=left, color=colour, label=_NAMES[v], height=0.75)
+        left += share[:, j]
     unsafe = VERDICT_COLOURS["type_II"]
-    for y_, share in zip(ypos, shares[:, 2], strict=True):
-        ax.text(1.015, y_, f"{share:.0%}", va="center", fontsize=8, color=unsafe)
+    for y_, unsafe_share in zip(y_at, share[:, 2], strict=True):
+        ax.text(1.015, y_, f"{unsafe_share:.0%}", va="center", fontsize=8, color=unsafe)
     ax.text(1.015, headers[0][0], "unsafe", va="center", fontsize=8, color=unsafe,
             fontweight="bold")  # fmt: skip
     for y_, header in headers:
         ax.text(0.0, y_, header, va="center", fontsize=8.5, fontweight="bold")
-    ax.set_yticks(ypos, labels, fontsize=8)
-    ax.set_ylim(ypos.min() - 0.7, headers[0][0] + 0.7)
+    ax.set_yticks(y_at, labels, fontsize=8)
+    ax.set_ylim(y_at.min() - 0.7, headers[0][0] + 0.7)
     ax.set_xlim(0, 1)
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_xlabel(f"share of the {pooled[0]['n']} splits (verdict at λ = {lam})")

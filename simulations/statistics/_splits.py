@@ -326,7 +326,8 @@ def stratified_three_way_split(
         parts[0].append(idx[:n_train])
         parts[1].append(idx[n_train : n_train + n_cal])
         parts[2].append(idx[n_train + n_cal :])
-    return tuple(np.sort(np.concatenate(p)) for p in parts)
+    train, calibration, test = (np.sort(np.concatenate(p)) for p in parts)
+    return train, calibration, test
 
 
 def per_class_folds(y: Any, n_folds: int, seed: Any = 0) -> np.ndarray:
